@@ -1,0 +1,415 @@
+"""The :class:`Mechanism` builder: links, pairs, points, drivers and loads as plain data.
+
+Every ``add_*`` validates its arguments at once and raises
+:class:`~mechanism.errors.ModelError` naming the object and the key. Geometry is global
+at the design pose (hardpoints from a drawing), SI units and radians; each pair's two
+frames come from its location and axis (:func:`mechanism.frames.pair_frames`), every
+link matrix follows from them, and the design pose closes with all pair values zero.
+
+Mechanisms easier to state by link shapes (Denavit-Hartenberg style) declare each pair
+with ``frame_on_first``/``frame_on_second`` in link-local coordinates and close their loops
+with :meth:`Mechanism.assemble`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechanism import Mechanism
+>>> m = Mechanism("four-bar")
+>>> for link in ("crank", "coupler", "rocker"):
+...     m.add_link(link)
+>>> m.add_pair("A", "revolute", "ground", "crank", at=(0, 0, 0), axis=(0, 0, 1))
+>>> m.add_pair("B", "revolute", "crank", "coupler", at=(1, 0, 0), axis=(0, 0, 1))
+>>> m.add_pair("C", "revolute", "coupler", "rocker", at=(3, 2, 0), axis=(0, 0, 1))
+>>> m.add_pair("D", "revolute", "rocker", "ground", at=(4, 0, 0), axis=(0, 0, 1))
+>>> m.check().dof
+1
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _validate as check_arg
+from .errors import ModelError
+from .frames import pair_frames
+from .pairs import PAIR_TYPES, make_pair_type
+from .specs import (
+    GROUND,
+    LinkSpec,
+    Model,
+    PairForceSpec,
+    PairSpec,
+    PairSpringSpec,
+    PointDriverSpec,
+    PointForceSpec,
+    PointSpec,
+    SpringDamperSpec,
+)
+
+__all__ = ["Mechanism"]
+
+
+def _load_value(value, where):
+    """A load given as a number, a 3-vector, f(t) or a ``(times, values)`` table."""
+    if callable(value):
+        return value
+    if isinstance(value, tuple) and len(value) == 2:
+        times = np.array(value[0], dtype=float)
+        values = np.array(value[1], dtype=float)
+        if times.ndim != 1 or len(times) < 2 or values.shape[0] != len(times):
+            raise ModelError(where, "a table needs (times, values) with matching lengths >= 2")
+        if not np.all(np.diff(times) > 0):
+            raise ModelError(where, "table times must increase strictly")
+        if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))):
+            raise ModelError(where, "non-finite entry in the table")
+        return (times, values)
+    arr = np.array(value, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(where, f"non-finite load {value!r}")
+    return float(arr) if arr.ndim == 0 else arr
+
+
+class Mechanism:
+    """A spatial linkage under construction.
+
+    Parameters
+    ----------
+    name : str
+        Name used in reports and files. A link named ``"ground"`` exists from the start.
+    """
+
+    def __init__(self, name: str = "mechanism"):
+        self.name = check_arg.name(name, "mechanism name")
+        self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND)}
+        self._pairs: dict[str, PairSpec] = {}
+        self._points: dict[str, PointSpec] = {}
+        self._point_drivers: dict[str, PointDriverSpec] = {}
+        self._pair_springs: list[PairSpringSpec] = []
+        self._pair_forces: list[PairForceSpec] = []
+        self._spring_dampers: dict[str, SpringDamperSpec] = {}
+        self._point_forces: dict[str, PointForceSpec] = {}
+        self._gravity = np.zeros(3)
+        self._reference: dict[str, np.ndarray] = {}
+        self._snapshot: Model | None = None
+
+    # ------------------------------------------------------------------ links
+    def add_link(self, name, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None):
+        """Add a rigid link.
+
+        Parameters
+        ----------
+        name : str
+        mass : float, kg (0 for a massless link)
+        com : (3,) m, centre of mass, global at the design pose
+        inertia : (3, 3) kg m^2 about the centre of mass, global axes at the design pose
+        """
+        name = check_arg.name(name, "link name")
+        where = f"link {name!r}"
+        if name in self._links:
+            raise ModelError(where, "a link of that name exists already")
+        spec = LinkSpec(
+            name=name,
+            mass=check_arg.number(mass, f"{where}: mass", minimum=0.0),
+            com=check_arg.vector(com, f"{where}: com"),
+            inertia=check_arg.inertia_tensor(np.zeros((3, 3)) if inertia is None else inertia,
+                                            f"{where}: inertia"),
+        )
+        self._links[name] = spec
+        self._changed()
+
+    # ------------------------------------------------------------------ pairs
+    def add_pair(self, name, type, first, second, at=None, axis=None, *, axes=None,
+                 pitch=None, frame_on_first=None, frame_on_second=None):
+        """Add a kinematic pair joining ``first`` to ``second``.
+
+        Parameters
+        ----------
+        name : str
+        type : {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical"}
+            (``"universal"`` is accepted for ``"hooke"``).
+        first, second : str
+            Link names; the pair variables describe the motion of ``second`` relative to
+            ``first`` (right-handed rotation about ``axis``, slide along it).
+        at : (3,) m, global
+            Pair centre (a point on the axis for revolute, prismatic, cylindrical, helical).
+        axis : (3,), any non-zero length
+            Pair axis (not used by spherical and Hooke pairs).
+        axes : ((3,), (3,))
+            Hooke pair only: the pin on ``first`` and the pin on ``second``.
+        pitch : float
+            Helical pair only: advance per turn along ``axis``, m/rev.
+        frame_on_first, frame_on_second : (4, 4)
+            Link-local declaration instead of ``at``/``axis``: pose of the pair frame (Z along
+            the axis) in each link's own frame. Close the loops with :meth:`assemble`.
+        """
+        name = check_arg.name(name, "pair name")
+        where = f"pair {name!r}"
+        if name in self._pairs or name in self._point_drivers:
+            raise ModelError(where, "a pair or driver of that name exists already")
+        if not isinstance(type, str) or type not in PAIR_TYPES:
+            raise ModelError(f"{where}: type", f"unknown pair type {type!r} "
+                             f"(expected one of {', '.join(sorted(PAIR_TYPES))})")
+        for role, link in (("first", first), ("second", second)):
+            if link not in self._links:
+                raise ModelError(f"{where}: {role} link", f"unknown link {link!r}")
+        if first == second:
+            raise ModelError(where, f"joins link {first!r} to itself")
+        if type == "helical":
+            pitch = check_arg.number(pitch, f"{where}: pitch") if pitch is not None else None
+            if pitch is None:
+                raise ModelError(f"{where}: pitch", "a helical pair needs pitch= (m per turn)")
+        elif pitch is not None:
+            raise ModelError(f"{where}: pitch", f"only a helical pair takes a pitch, not {type!r}")
+
+        local = frame_on_first is not None or frame_on_second is not None
+        if local:
+            if frame_on_first is None or frame_on_second is None:
+                raise ModelError(where, "give both frame_on_first and frame_on_second")
+            if at is not None or axis is not None or axes is not None:
+                raise ModelError(where, "give either link-local frames or global at/axis, not both")
+            frame_j = check_arg.transform(frame_on_first, f"{where}: frame_on_first")
+            frame_k = check_arg.transform(frame_on_second, f"{where}: frame_on_second")
+            pair_type = make_pair_type(type, pitch=pitch)
+            spec = PairSpec(name, pair_type, first, second, frame_j, frame_k, local=True)
+        else:
+            spec = self._global_pair(name, type, first, second, at, axis, axes, pitch)
+        self._pairs[name] = spec
+        self._changed()
+
+    def _global_pair(self, name, kind, first, second, at, axis, axes, pitch):
+        where = f"pair {name!r}"
+        if at is None:
+            raise ModelError(f"{where}: at", "missing pair location")
+        at = check_arg.vector(at, f"{where}: at")
+        beta = None
+        if kind in ("hooke", "universal"):
+            if axes is None:
+                raise ModelError(f"{where}: axes", "a Hooke pair needs axes=(pin_on_first, pin_on_second)")
+            if axis is not None:
+                raise ModelError(f"{where}: axis", "a Hooke pair takes axes=, not axis=")
+            if not isinstance(axes, (tuple, list)) or len(axes) != 2:
+                raise ModelError(f"{where}: axes", "expected two pin directions")
+            pins = (check_arg.direction(axes[0], f"{where}: axes[0]"),
+                    check_arg.direction(axes[1], f"{where}: axes[1]"))
+            cross = np.linalg.norm(np.cross(*pins))
+            if cross < 1e-6:
+                raise ModelError(f"{where}: axes", "the two pins are parallel")
+            beta = float(np.arctan2(cross, pins[0] @ pins[1]))
+            axes, axis_used = pins, None
+        elif kind == "spherical":
+            if axis is not None or axes is not None:
+                raise ModelError(f"{where}: axis", "a spherical pair takes no axis")
+            axis_used = None
+        else:
+            if axes is not None:
+                raise ModelError(f"{where}: axes", f"only a Hooke pair takes axes=, not {kind!r}")
+            if axis is None:
+                raise ModelError(f"{where}: axis", f"a {kind} pair needs an axis")
+            axis_used = check_arg.direction(axis, f"{where}: axis")
+        pair_type = make_pair_type(kind, pitch=pitch, beta=beta)
+        frame_j, frame_k = pair_frames(pair_type.kind, at, axis_used, axes)
+        return PairSpec(name, pair_type, first, second, frame_j, frame_k,
+                        at=at, axis=axis_used, axes=axes)
+
+    # ----------------------------------------------------------------- points
+    def add_point(self, name, link, at, *, local=False):
+        """Name a point of ``link`` at ``at`` (m, global at the design pose; link frame if ``local``)."""
+        name = check_arg.name(name, "point name")
+        where = f"point {name!r}"
+        if name in self._points:
+            raise ModelError(where, "a point of that name exists already")
+        if link not in self._links:
+            raise ModelError(f"{where}: link", f"unknown link {link!r}")
+        self._points[name] = PointSpec(name, link, check_arg.vector(at, f"{where}: at"), local=bool(local))
+        self._changed()
+
+    def add_point_driver(self, name, point, direction):
+        """Drive the displacement of ``point`` along ``direction`` (m from the design pose).
+
+        Builds Pavlov's road loop: massless virtual links joined to the ground by three
+        prismatic pairs (the first along ``direction``, its variable named ``name``) and to
+        the point's link by a spherical pair at the point.
+        """
+        name = check_arg.name(name, "point driver name")
+        where = f"point driver {name!r}"
+        if name in self._pairs or name in self._point_drivers:
+            raise ModelError(where, "a pair or driver of that name exists already")
+        if point not in self._points:
+            raise ModelError(f"{where}: point", f"unknown point {point!r}")
+        if self._points[point].local:
+            raise ModelError(f"{where}: point", "point drivers need points given globally at the design pose")
+        self._point_drivers[name] = PointDriverSpec(name, point, check_arg.direction(direction, f"{where}: direction"))
+        self._changed()
+
+    # ------------------------------------------------------------------ loads
+    def set_gravity(self, vector):
+        """Gravitational acceleration, m/s^2, global, for example ``(0, 0, -9.81)``."""
+        self._gravity = check_arg.vector(vector, "gravity")
+        self._changed()
+
+    def add_pair_spring(self, pair, stiffness, free_value=0.0, damping=0.0):
+        """Torsion (or linear) spring-damper in a pair variable.
+
+        ``pair`` is a one-variable pair or a component (``"U.0"``); stiffness N m/rad (N/m),
+        free_value rad (m), damping N m s/rad (N s/m). Spherical components are not allowed
+        (their values are a rotation vector, not additive coordinates).
+        """
+        variable = self._scalar_variable(pair, f"pair spring on {pair!r}")
+        where = f"pair spring on {pair!r}"
+        self._pair_springs.append(PairSpringSpec(
+            variable,
+            check_arg.number(stiffness, f"{where}: stiffness", minimum=0.0),
+            check_arg.number(free_value, f"{where}: free_value"),
+            check_arg.number(damping, f"{where}: damping", minimum=0.0),
+        ))
+        self._changed()
+
+    def add_pair_force(self, pair, force):
+        """Generalized force (N m or N) in a pair variable: a number, ``f(t)`` or ``(times, values)``."""
+        variable = self._scalar_variable(pair, f"pair force on {pair!r}")
+        self._pair_forces.append(PairForceSpec(variable, _load_value(force, f"pair force on {pair!r}: force")))
+        self._changed()
+
+    def add_spring_damper(self, name, link_a, at_a, link_b, at_b, stiffness, free_length=None, damping=0.0):
+        """Point-to-point spring-damper (coil-over) between two links.
+
+        Attachment points are global at the design pose (m); stiffness N/m, free_length m
+        (default: the design length), damping N s/m.
+        """
+        name = check_arg.name(name, "spring-damper name")
+        where = f"spring-damper {name!r}"
+        if name in self._spring_dampers:
+            raise ModelError(where, "a spring-damper of that name exists already")
+        for key, link in (("link_a", link_a), ("link_b", link_b)):
+            if link not in self._links:
+                raise ModelError(f"{where}: {key}", f"unknown link {link!r}")
+        if link_a == link_b:
+            raise ModelError(where, f"joins link {link_a!r} to itself")
+        a = check_arg.vector(at_a, f"{where}: at_a")
+        b = check_arg.vector(at_b, f"{where}: at_b")
+        if np.linalg.norm(a - b) < 1e-12:
+            raise ModelError(where, "attachment points coincide")
+        if free_length is None:
+            free_length = float(np.linalg.norm(a - b))
+        self._spring_dampers[name] = SpringDamperSpec(
+            name, link_a, a, link_b, b,
+            check_arg.number(stiffness, f"{where}: stiffness", minimum=0.0),
+            check_arg.number(free_length, f"{where}: free_length", minimum=0.0),
+            check_arg.number(damping, f"{where}: damping", minimum=0.0),
+        )
+        self._changed()
+
+    def add_point_force(self, name, link, at, force):
+        """Force at a point of ``link`` (global at the design pose, m); vector N, global axes.
+
+        ``force`` is a 3-vector, ``f(t) -> 3-vector`` or a ``(times, (N, 3) values)`` table.
+        """
+        name = check_arg.name(name, "point force name")
+        where = f"point force {name!r}"
+        if name in self._point_forces:
+            raise ModelError(where, "a point force of that name exists already")
+        if link not in self._links:
+            raise ModelError(f"{where}: link", f"unknown link {link!r}")
+        value = _load_value(force, f"{where}: force")
+        if isinstance(value, np.ndarray) and value.shape != (3,):
+            raise ModelError(f"{where}: force", f"expected 3 numbers, got shape {value.shape}")
+        self._point_forces[name] = PointForceSpec(name, link, check_arg.vector(at, f"{where}: at"), value)
+        self._changed()
+
+    # -------------------------------------------------------------- queries
+    @property
+    def links(self):
+        """Link records by name (read-only view)."""
+        return dict(self._links)
+
+    @property
+    def pairs(self):
+        """Pair records by name (read-only view)."""
+        return dict(self._pairs)
+
+    @property
+    def points(self):
+        return dict(self._points)
+
+    @property
+    def point_drivers(self):
+        return dict(self._point_drivers)
+
+    @property
+    def gravity(self):
+        return self._gravity.copy()
+
+    def variable_names(self):
+        """Every pair variable name, in declaration order, then the point drivers."""
+        names = [v for p in self._pairs.values() for v in p.variable_names()]
+        return names + list(self._point_drivers)
+
+    def _scalar_variable(self, variable, where):
+        for pair in self._pairs.values():
+            if variable in pair.variable_names():
+                if pair.kind == "spherical":
+                    raise ModelError(where, f"{variable!r} is a spherical-pair component; "
+                                     "only additive pair variables take springs and forces")
+                return variable
+            if variable == pair.name:
+                raise ModelError(where, f"pair {variable!r} has {pair.size} variables; "
+                                 f"name one of {', '.join(pair.variable_names())}")
+        if variable in self._point_drivers:
+            return variable
+        raise ModelError(where, f"unknown pair variable {variable!r}")
+
+    # ------------------------------------------------------------- snapshots
+    def _changed(self):
+        self._snapshot = None
+
+    def snapshot(self) -> Model:
+        """Frozen copy of the model, as analyses take it and results keep it."""
+        if self._snapshot is None:
+            reference = tuple((name, np.array(values)) for name, values in self._reference.items())
+            self._snapshot = Model(
+                name=self.name,
+                links=tuple(self._links.values()),
+                pairs=tuple(self._pairs.values()),
+                points=tuple(self._points.values()),
+                point_drivers=tuple(self._point_drivers.values()),
+                pair_springs=tuple(self._pair_springs),
+                pair_forces=tuple(self._pair_forces),
+                spring_dampers=tuple(self._spring_dampers.values()),
+                point_forces=tuple(self._point_forces.values()),
+                gravity=self._gravity.copy(),
+                reference=reference,
+            )
+        return self._snapshot
+
+    # -------------------------------------------------------- analyses (loops)
+    def check(self):
+        """Loops and mobility at the reference assembly: a printable ``MobilityReport``."""
+        from loops.mobility import mobility_report
+
+        return mobility_report(self.snapshot())
+
+    def sweep(self, drivers, speeds=None, accelerations=None, **options):
+        """Position (and velocity, acceleration) sweep; see :func:`loops.sweep.sweep`."""
+        from loops.sweep import sweep
+
+        return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, **options)
+
+    def assemble(self, guess=None, **options):
+        """Close every loop from rough pair values ``guess`` (dict name -> value or values).
+
+        The assembled values become the reference from which sweeps start; returns them as
+        a dict pair name -> ndarray. Raises :class:`~mechanism.errors.ClosureError` naming
+        the loop that could not close.
+        """
+        from loops.closure import assemble
+
+        self._reference = {}
+        self._changed()
+        values = assemble(self.snapshot(), guess or {}, **options)
+        self._reference = {name: np.array(v) for name, v in values.items()}
+        self._changed()
+        return {name: np.array(v) for name, v in self._reference.items()}
+
+    def __repr__(self):
+        return (f"Mechanism({self.name!r}: {len(self._links)} links, {len(self._pairs)} pairs, "
+                f"{len(self._points)} points)")

@@ -1,0 +1,281 @@
+"""Kinematic pairs: variable matrices ``A(q)`` and their ``Q`` operators (METHOD.md, table).
+
+A pair joins two links. Frame ``j`` is fixed in the first link, frame ``k`` in the second,
+and the pair matrix ``A = T_j_k(q)`` maps coordinates in frame k to frame j (eq. 1).
+The derivative convention, kept for every type, is the *left* one:
+
+    dA = sum_k Q_k(q) A dq_k,     Q_k = hat(S_k(q))                       (METHOD.md, "Q operators")
+
+with ``S_k`` the unit twist of parameter k expressed in frame j. For revolute, prismatic,
+cylindrical and helical pairs ``Q A = A Q`` and ``S`` is constant (Pavlov's ``Q_rev``,
+``Q_pri``). The Hooke pair's second twist turns with its first angle. The spherical pair
+is parametrized locally: its three parameters are small rotations about frame j's fixed
+axes (``dA = hat(dw) A``), so its Q operators are the three constant generators and never
+degenerate (no Euler-angle gimbal lock). Its stored value is the rotation vector of ``A``
+(axis times angle, in frame j axes, which are the global axes at the design pose); a
+Newton or integration step re-seats it with :meth:`Spherical.advance`. Its ``q_dot`` is
+the relative angular velocity in the same axes, not the rate of the rotation vector.
+
+All methods take stacked values ``q`` of shape ``(..., k)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .transforms import (
+    exp_so3,
+    homogeneous,
+    lie_bracket,
+    log_so3,
+    rotation_about_x,
+    rotation_about_z,
+    translation_along_z,
+    transform_twists,
+    twist_matrix,
+)
+
+__all__ = [
+    "PairType",
+    "Revolute",
+    "Prismatic",
+    "Cylindrical",
+    "Helical",
+    "Hooke",
+    "Spherical",
+    "PAIR_TYPES",
+    "make_pair_type",
+]
+
+_Z_ROTATION = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+_Z_SLIDE = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+
+
+class PairType:
+    """Common interface of a pair type.
+
+    Attributes
+    ----------
+    kind : str
+        Type name as used by :meth:`mechanism.Mechanism.add_pair`.
+    size : int
+        Number of pair variables ``k``.
+    rotational : tuple of bool
+        Per variable: True for an angle (rad), False for a length (m).
+    additive : bool
+        True when ``q + dq`` is the correct update (all types but spherical).
+    """
+
+    kind = ""
+    size = 1
+    rotational: tuple = (True,)
+    additive = True
+
+    def matrix(self, q):
+        """Pair matrix ``A(q)``: ``(..., k) -> (..., 4, 4)``."""
+        raise NotImplementedError
+
+    def twists(self, q):
+        """Unit twists ``S_k(q)`` in frame j: ``(..., k) -> (..., k, 6)``."""
+        q = np.asarray(q, dtype=float)
+        return np.broadcast_to(self._constant_twists, q.shape[:-1] + self._constant_twists.shape)
+
+    def operators(self, q):
+        """Pavlov's ``Q_k = hat(S_k)``, with ``dA/dq_k = Q_k A``: ``(..., k) -> (..., k, 4, 4)``."""
+        return twist_matrix(self.twists(q))
+
+    def twist_rates(self, q, q_dot):
+        """``d S_k / dt`` due to the pair's own motion, frame j: ``(..., k, 6)`` (zero but Hooke)."""
+        q = np.asarray(q, dtype=float)
+        return np.zeros(q.shape[:-1] + (self.size, 6))
+
+    def advance(self, q, dq):
+        """Value after the increments ``dq`` along the twists: plain ``q + dq`` unless spherical."""
+        return np.asarray(q, dtype=float) + dq
+
+    def values_from_matrix(self, A):
+        """Read the pair variables back from a pair matrix ``(..., 4, 4) -> (..., k)``."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class Revolute(PairType):
+    """Revolute pair: ``A = Rot_z(g)``, g right-handed about the common Z (rad)."""
+
+    kind = "revolute"
+    _constant_twists = _Z_ROTATION[None, :]
+
+    def matrix(self, q):
+        return rotation_about_z(np.asarray(q, dtype=float)[..., 0])
+
+    def values_from_matrix(self, A):
+        return np.arctan2(A[..., 1, 0], A[..., 0, 0])[..., None]
+
+
+class Prismatic(PairType):
+    """Prismatic pair: ``A = Trans_z(s)``, slide s along the common Z (m)."""
+
+    kind = "prismatic"
+    rotational = (False,)
+    _constant_twists = _Z_SLIDE[None, :]
+
+    def matrix(self, q):
+        return translation_along_z(np.asarray(q, dtype=float)[..., 0])
+
+    def values_from_matrix(self, A):
+        return A[..., 2, 3][..., None]
+
+
+class Cylindrical(PairType):
+    """Cylindrical pair: ``A = Rot_z(g) Trans_z(s)``; variables (g rad, s m)."""
+
+    kind = "cylindrical"
+    size = 2
+    rotational = (True, False)
+    _constant_twists = np.stack([_Z_ROTATION, _Z_SLIDE])
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        A = rotation_about_z(q[..., 0])
+        A[..., 2, 3] = q[..., 1]
+        return A
+
+    def values_from_matrix(self, A):
+        return np.stack([np.arctan2(A[..., 1, 0], A[..., 0, 0]), A[..., 2, 3]], axis=-1)
+
+
+class Helical(PairType):
+    """Helical (screw) pair: ``A = Rot_z(g) Trans_z(pitch g / 2 pi)``; one variable g (rad).
+
+    Parameters
+    ----------
+    pitch : float
+        Advance per turn along +Z, m/rev (negative for a left-hand thread).
+    """
+
+    kind = "helical"
+
+    def __init__(self, pitch: float):
+        self.pitch = float(pitch)
+        lead = self.pitch / (2.0 * np.pi)
+        self._constant_twists = (_Z_ROTATION + lead * _Z_SLIDE)[None, :]
+
+    def matrix(self, q):
+        g = np.asarray(q, dtype=float)[..., 0]
+        A = rotation_about_z(g)
+        A[..., 2, 3] = self.pitch * g / (2.0 * np.pi)
+        return A
+
+    def values_from_matrix(self, A):
+        # The angle is not periodic for a screw: recover it from the slide when the lead
+        # is non-zero, which keeps whole turns.
+        if self.pitch != 0.0:
+            return (A[..., 2, 3] * 2.0 * np.pi / self.pitch)[..., None]
+        return np.arctan2(A[..., 1, 0], A[..., 0, 0])[..., None]
+
+    def __repr__(self):
+        return f"Helical(pitch={self.pitch!r})"
+
+
+class Hooke(PairType):
+    """Hooke (universal) pair: ``A = Rot_z(phi) Rot_x(beta) Rot_z(theta)``.
+
+    Frame j has Z along the pin on the first link, frame k Z along the pin on the second
+    link; both X along ``t = Z_j x Z_k`` at the design pose. ``phi`` (variable 0) turns about
+    the first pin, ``theta`` (variable 1) about the second; ``beta`` is the fixed angle from
+    the first pin to the second about t (pi/2 for a cross).
+    """
+
+    kind = "hooke"
+    size = 2
+    rotational = (True, True)
+
+    def __init__(self, beta: float = np.pi / 2):
+        self.beta = float(beta)
+        self._tilt = rotation_about_x(self.beta)
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        return rotation_about_z(q[..., 0]) @ self._tilt @ rotation_about_z(q[..., 1])
+
+    def _second_axis(self, phi):
+        """Second pin in frame j: ``Rot_z(phi) Rot_x(beta) e_z``; ``(...,) -> (..., 3)``."""
+        sb, cb = np.sin(self.beta), np.cos(self.beta)
+        return np.stack([sb * np.sin(phi), -sb * np.cos(phi), np.full_like(phi, cb)], axis=-1)
+
+    def twists(self, q):
+        q = np.asarray(q, dtype=float)
+        S = np.zeros(q.shape[:-1] + (2, 6))
+        S[..., 0, 2] = 1.0
+        S[..., 1, :3] = self._second_axis(q[..., 0])
+        return S
+
+    def twist_rates(self, q, q_dot):
+        # The second pin is carried by the cross, which turns with phi: dS_1/dt = [S_0, S_1] phi'.
+        q = np.asarray(q, dtype=float)
+        S = self.twists(q)
+        rates = np.zeros_like(S)
+        rates[..., 1, :] = lie_bracket(S[..., 0, :], S[..., 1, :]) * np.asarray(q_dot)[..., 0:1]
+        return rates
+
+    def values_from_matrix(self, A):
+        # A = Rz(phi) Rx(beta) Rz(theta): the third column is Rz(phi) Rx(beta) e_z, the
+        # third row is e_z^T Rx(beta) Rz(theta).
+        phi = np.arctan2(A[..., 0, 2], -A[..., 1, 2])
+        theta = np.arctan2(A[..., 2, 0], A[..., 2, 1])
+        return np.stack([phi, theta], axis=-1)
+
+    def __repr__(self):
+        return f"Hooke(beta={self.beta!r})"
+
+
+class Spherical(PairType):
+    """Spherical (ball) pair: three rotations, stored as the rotation vector of ``A``.
+
+    Increments are rotations about frame j's fixed axes (left generators), so the
+    Q operators are ``hat(e_x), hat(e_y), hat(e_z)`` at every orientation.
+    """
+
+    kind = "spherical"
+    size = 3
+    rotational = (True, True, True)
+    additive = False
+    _constant_twists = np.hstack([np.eye(3), np.zeros((3, 3))])
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        return homogeneous(exp_so3(q), np.zeros(q.shape))
+
+    def advance(self, q, dq):
+        """``log(exp(hat(dq)) exp(hat(q)))``: rotate by ``dq`` about frame j's axes, re-seat."""
+        return log_so3(exp_so3(dq) @ exp_so3(q))
+
+    def values_from_matrix(self, A):
+        return log_so3(np.asarray(A)[..., :3, :3])
+
+
+PAIR_TYPES = {
+    "revolute": Revolute,
+    "prismatic": Prismatic,
+    "cylindrical": Cylindrical,
+    "helical": Helical,
+    "hooke": Hooke,
+    "universal": Hooke,
+    "spherical": Spherical,
+}
+
+
+def make_pair_type(kind: str, *, pitch=None, beta=None) -> PairType:
+    """Instance of the pair type named ``kind`` (``"universal"`` is an alias of ``"hooke"``)."""
+    if kind == "helical":
+        return Helical(pitch)
+    if kind in ("hooke", "universal"):
+        return Hooke(np.pi / 2 if beta is None else beta)
+    return PAIR_TYPES[kind]()
+
+
+def world_twists(frame_j_world, pair: PairType, q):
+    """Unit twists of a pair in the global frame: ``Ad(T_0j) S_k(q)``; shape ``(k, 6)``."""
+    return transform_twists(np.asarray(frame_j_world)[None], pair.twists(q))

@@ -1,0 +1,187 @@
+"""The model as plain data: frozen records of links, pairs, points, drivers and loads.
+
+A :class:`mechanism.Mechanism` is a builder that validates and collects these records;
+:meth:`~mechanism.Mechanism.snapshot` freezes them into a :class:`Model`, which every
+analysis takes and every result keeps, so editing the builder never changes an old result.
+State (pair values, speeds) is never stored here.
+
+Geometry convention: every vector is global, at the design pose, in SI units, unless the
+pair was declared with link-local frames (``PairSpec.local``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+import numpy as np
+
+from .pairs import PairType
+
+__all__ = [
+    "GROUND",
+    "LinkSpec",
+    "PairSpec",
+    "PointSpec",
+    "PointDriverSpec",
+    "PairSpringSpec",
+    "PairForceSpec",
+    "SpringDamperSpec",
+    "PointForceSpec",
+    "Model",
+]
+
+GROUND = "ground"
+
+#: A load given as a constant, a function of time ``f(t)``, or a table ``(times, values)``.
+LoadValue = Union[float, np.ndarray, Callable[[float], Any], tuple]
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """A rigid link.
+
+    mass : kg; com : (3,) m, global at the design pose; inertia : (3, 3) kg m^2 about the
+    centre of mass, global axes at the design pose. ``virtual`` links are the massless
+    links of a point driver's road loop.
+    """
+
+    name: str
+    mass: float = 0.0
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+    virtual: bool = False
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """A kinematic pair between ``first`` and ``second`` link.
+
+    ``frame_on_first`` (frame j) and ``frame_on_second`` (frame k) are 4x4 poses of the pair
+    frames in their links' frames. For pairs declared by global geometry the link frames
+    are the global frame at the design pose, the pair matrix there is the identity except
+    for a Hooke pair's fixed tilt, and ``at``/``axis``/``axes`` keep what the user gave.
+    """
+
+    name: str
+    pair_type: PairType
+    first: str
+    second: str
+    frame_on_first: np.ndarray
+    frame_on_second: np.ndarray
+    at: np.ndarray | None = None
+    axis: np.ndarray | None = None
+    axes: tuple | None = None
+    local: bool = False
+    virtual: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.pair_type.kind
+
+    @property
+    def size(self) -> int:
+        return self.pair_type.size
+
+    def variable_names(self) -> list[str]:
+        """``["B"]`` for one variable, ``["U.0", "U.1"]`` for several."""
+        if self.size == 1:
+            return [self.name]
+        return [f"{self.name}.{i}" for i in range(self.size)]
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """A named point on a link: ``at`` (3,) m, global at the design pose (link frame if local)."""
+
+    name: str
+    link: str
+    at: np.ndarray
+    local: bool = False
+
+
+@dataclass(frozen=True)
+class PointDriverSpec:
+    """Drives the displacement of ``point`` along unit ``direction`` from the design pose (m)."""
+
+    name: str
+    point: str
+    direction: np.ndarray
+
+
+@dataclass(frozen=True)
+class PairSpringSpec:
+    """Spring-damper inside a pair variable: ``-stiffness (q - free_value) - damping q'``."""
+
+    variable: str
+    stiffness: float
+    free_value: float = 0.0
+    damping: float = 0.0
+
+
+@dataclass(frozen=True)
+class PairForceSpec:
+    """External generalized force (N or N m) in a pair variable: number, f(t) or table."""
+
+    variable: str
+    force: LoadValue
+
+
+@dataclass(frozen=True)
+class SpringDamperSpec:
+    """Point-to-point spring-damper between two links (attachment points global, design pose).
+
+    Tension force ``stiffness (length - free_length) + damping length'`` pulls the points together.
+    """
+
+    name: str
+    link_a: str
+    at_a: np.ndarray
+    link_b: str
+    at_b: np.ndarray
+    stiffness: float
+    free_length: float
+    damping: float = 0.0
+
+
+@dataclass(frozen=True)
+class PointForceSpec:
+    """Force at a link point; the vector (N, global axes) is a constant, f(t) or table."""
+
+    name: str
+    link: str
+    at: np.ndarray
+    force: LoadValue
+
+
+@dataclass(frozen=True)
+class Model:
+    """Frozen model: what analyses take and results keep.
+
+    ``reference`` maps pair names to their values at the reference assembly (zeros at the
+    design pose; what :meth:`~mechanism.Mechanism.assemble` found for link-local models).
+    """
+
+    name: str
+    links: tuple
+    pairs: tuple
+    points: tuple
+    point_drivers: tuple
+    pair_springs: tuple
+    pair_forces: tuple
+    spring_dampers: tuple
+    point_forces: tuple
+    gravity: np.ndarray
+    reference: tuple  # ((pair name, values ndarray), ...)
+
+    def link(self, name: str) -> LinkSpec:
+        return next(link for link in self.links if link.name == name)
+
+    def pair(self, name: str) -> PairSpec:
+        return next(p for p in self.pairs if p.name == name)
+
+    def point(self, name: str) -> PointSpec:
+        return next(p for p in self.points if p.name == name)
+
+    def reference_values(self) -> dict:
+        return {name: values for name, values in self.reference}
