@@ -25,18 +25,17 @@ import numpy as np
 
 from .transforms import (
     exp_so3,
-    homogeneous,
     lie_bracket,
     log_so3,
     rotation_about_x,
     rotation_about_z,
-    translation_along_z,
-    transform_twists,
     twist_matrix,
 )
 
 __all__ = [
     "PairType",
+    "ScrewPair",
+    "screw_matrices",
     "Revolute",
     "Prismatic",
     "Cylindrical",
@@ -70,6 +69,8 @@ class PairType:
     size = 1
     rotational: tuple = (True,)
     additive = True
+    #: True when a twist turns with the pair's own variables (see :meth:`twist_rates`).
+    twists_vary = False
 
     def matrix(self, q):
         """Pair matrix ``A(q)``: ``(..., k) -> (..., 4, 4)``."""
@@ -101,52 +102,68 @@ class PairType:
         return f"{type(self).__name__}()"
 
 
-class Revolute(PairType):
+def screw_matrices(angle, slide):
+    """``Rot_z(angle) Trans_z(slide)`` for stacked angles (rad) and slides (m): ``(...,) -> (..., 4, 4)``.
+
+    The one formula behind every pair that turns and slides along its own Z (revolute,
+    prismatic, cylindrical, helical); see :attr:`ScrewPair.screw_coefficients`.
+    """
+    A = rotation_about_z(angle)
+    A[..., 2, 3] = slide
+    return A
+
+
+class ScrewPair(PairType):
+    """A pair whose matrix is ``Rot_z(g) Trans_z(s)`` with ``(g, s)`` linear in its variables.
+
+    ``screw_coefficients`` (k, 2): row i gives ``(dg/dq_i, ds/dq_i)``. The twists follow from
+    it: ``S_i = dg/dq_i * (e_z, 0) + ds/dq_i * (0, e_z)``.
+    """
+
+    screw_coefficients = np.array([[1.0, 0.0]])
+
+    @property
+    def _constant_twists(self):
+        return (self.screw_coefficients[:, :1] * _Z_ROTATION + self.screw_coefficients[:, 1:] * _Z_SLIDE)
+
+    def matrix(self, q):
+        angle_slide = np.asarray(q, dtype=float) @ self.screw_coefficients
+        return screw_matrices(angle_slide[..., 0], angle_slide[..., 1])
+
+
+class Revolute(ScrewPair):
     """Revolute pair: ``A = Rot_z(g)``, g right-handed about the common Z (rad)."""
 
     kind = "revolute"
-    _constant_twists = _Z_ROTATION[None, :]
-
-    def matrix(self, q):
-        return rotation_about_z(np.asarray(q, dtype=float)[..., 0])
 
     def values_from_matrix(self, A):
         return np.arctan2(A[..., 1, 0], A[..., 0, 0])[..., None]
 
 
-class Prismatic(PairType):
+class Prismatic(ScrewPair):
     """Prismatic pair: ``A = Trans_z(s)``, slide s along the common Z (m)."""
 
     kind = "prismatic"
     rotational = (False,)
-    _constant_twists = _Z_SLIDE[None, :]
-
-    def matrix(self, q):
-        return translation_along_z(np.asarray(q, dtype=float)[..., 0])
+    screw_coefficients = np.array([[0.0, 1.0]])
 
     def values_from_matrix(self, A):
         return A[..., 2, 3][..., None]
 
 
-class Cylindrical(PairType):
+class Cylindrical(ScrewPair):
     """Cylindrical pair: ``A = Rot_z(g) Trans_z(s)``; variables (g rad, s m)."""
 
     kind = "cylindrical"
     size = 2
     rotational = (True, False)
-    _constant_twists = np.stack([_Z_ROTATION, _Z_SLIDE])
-
-    def matrix(self, q):
-        q = np.asarray(q, dtype=float)
-        A = rotation_about_z(q[..., 0])
-        A[..., 2, 3] = q[..., 1]
-        return A
+    screw_coefficients = np.eye(2)
 
     def values_from_matrix(self, A):
         return np.stack([np.arctan2(A[..., 1, 0], A[..., 0, 0]), A[..., 2, 3]], axis=-1)
 
 
-class Helical(PairType):
+class Helical(ScrewPair):
     """Helical (screw) pair: ``A = Rot_z(g) Trans_z(pitch g / 2 pi)``; one variable g (rad).
 
     Parameters
@@ -159,14 +176,7 @@ class Helical(PairType):
 
     def __init__(self, pitch: float):
         self.pitch = float(pitch)
-        lead = self.pitch / (2.0 * np.pi)
-        self._constant_twists = (_Z_ROTATION + lead * _Z_SLIDE)[None, :]
-
-    def matrix(self, q):
-        g = np.asarray(q, dtype=float)[..., 0]
-        A = rotation_about_z(g)
-        A[..., 2, 3] = self.pitch * g / (2.0 * np.pi)
-        return A
+        self.screw_coefficients = np.array([[1.0, self.pitch / (2.0 * np.pi)]])
 
     def values_from_matrix(self, A):
         # The angle is not periodic for a screw: recover it from the slide when the lead
@@ -191,6 +201,7 @@ class Hooke(PairType):
     kind = "hooke"
     size = 2
     rotational = (True, True)
+    twists_vary = True
 
     def __init__(self, beta: float = np.pi / 2):
         self.beta = float(beta)
@@ -246,11 +257,20 @@ class Spherical(PairType):
 
     def matrix(self, q):
         q = np.asarray(q, dtype=float)
-        return homogeneous(exp_so3(q), np.zeros(q.shape))
+        A = np.zeros(q.shape[:-1] + (4, 4))
+        A[..., :3, :3] = exp_so3(q)
+        A[..., 3, 3] = 1.0
+        return A
+
+    @staticmethod
+    def rotate(rotations, dq):
+        """Rotation blocks ``(..., 3, 3)`` after increments ``dq`` (..., 3) about frame j's axes:
+        ``exp(hat(dq)) R``."""
+        return exp_so3(dq) @ rotations
 
     def advance(self, q, dq):
         """``log(exp(hat(dq)) exp(hat(q)))``: rotate by ``dq`` about frame j's axes, re-seat."""
-        return log_so3(exp_so3(dq) @ exp_so3(q))
+        return log_so3(self.rotate(exp_so3(q), dq))
 
     def values_from_matrix(self, A):
         return log_so3(np.asarray(A)[..., :3, :3])
@@ -274,8 +294,3 @@ def make_pair_type(kind: str, *, pitch=None, beta=None) -> PairType:
     if kind in ("hooke", "universal"):
         return Hooke(np.pi / 2 if beta is None else beta)
     return PAIR_TYPES[kind]()
-
-
-def world_twists(frame_j_world, pair: PairType, q):
-    """Unit twists of a pair in the global frame: ``Ad(T_0j) S_k(q)``; shape ``(k, 6)``."""
-    return transform_twists(np.asarray(frame_j_world)[None], pair.twists(q))

@@ -32,6 +32,7 @@ __all__ = [
     "translation_along_z",
     "homogeneous",
     "inverse",
+    "cross",
     "skew",
     "unskew",
     "twist_matrix",
@@ -121,6 +122,23 @@ def inverse(T):
     return out
 
 
+def cross(a, b):
+    """``a x b`` over the last axis of ``(..., 3)`` arrays (broadcasting).
+
+    Written out by components: ``np.cross`` spends most of its time moving axes, and this is
+    on the solver's hot path.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
+
+
 def skew(w):
     """``hat(w)``: the 3x3 skew matrix with ``hat(w) x = w x x``; ``(..., 3) -> (..., 3, 3)``."""
     w = np.asarray(w, dtype=float)
@@ -177,7 +195,7 @@ def transform_twists(T, xi):
     R = T[..., :3, :3]
     p = T[..., :3, 3]
     w = np.einsum("...ij,...j->...i", R, xi[..., :3])
-    v = np.einsum("...ij,...j->...i", R, xi[..., 3:]) + np.cross(p, w)
+    v = np.einsum("...ij,...j->...i", R, xi[..., 3:]) + cross(p, w)
     return np.concatenate([w, v], axis=-1)
 
 
@@ -189,24 +207,41 @@ def lie_bracket(a, b):
     """
     wa, va = a[..., :3], a[..., 3:]
     wb, vb = b[..., :3], b[..., 3:]
-    return np.concatenate([np.cross(wa, wb), np.cross(wa, vb) - np.cross(wb, va)], axis=-1)
+    return np.concatenate([cross(wa, wb), cross(wa, vb) - cross(wb, va)], axis=-1)
 
 
 def exp_so3(w):
     """Rotation matrix of the rotation vector ``w`` (axis times angle, rad): ``(..., 3) -> (..., 3, 3)``.
 
-    Rodrigues' formula with series for small angles, accurate to round-off at every angle.
+    Rodrigues' formula in the form ``R = cos(t) I + (sin(t)/t) hat(w) + ((1 - cos t)/t^2) w w^T``,
+    with series for small angles: accurate to round-off at every angle.
     """
     w = np.asarray(w, dtype=float)
     theta2 = np.einsum("...i,...i->...", w, w)
-    theta = np.sqrt(theta2)
     small = theta2 < 1e-12
-    safe = np.where(small, 1.0, theta)
-    a = np.where(small, 1.0 - theta2 / 6.0, np.sin(safe) / safe)
-    b = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(safe)) / np.where(small, 1.0, theta2))
-    K = skew(w)
-    eye = np.broadcast_to(np.eye(3), K.shape)
-    return eye + a[..., None, None] * K + b[..., None, None] * (K @ K)
+    if np.any(small):
+        safe2 = np.where(small, 1.0, theta2)
+        theta = np.sqrt(safe2)
+        a = np.where(small, 1.0 - theta2 / 6.0, np.sin(theta) / theta)
+        b = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(theta)) / safe2)
+        c = np.where(small, 1.0 - theta2 / 2.0, np.cos(theta))
+    else:
+        theta = np.sqrt(theta2)
+        c = np.cos(theta)
+        a = np.sin(theta) / theta
+        b = (1.0 - c) / theta2
+    R = b[..., None, None] * (w[..., :, None] * w[..., None, :])
+    aw = a[..., None] * w
+    R[..., 0, 0] += c
+    R[..., 1, 1] += c
+    R[..., 2, 2] += c
+    R[..., 0, 1] -= aw[..., 2]
+    R[..., 1, 0] += aw[..., 2]
+    R[..., 0, 2] += aw[..., 1]
+    R[..., 2, 0] -= aw[..., 1]
+    R[..., 1, 2] -= aw[..., 0]
+    R[..., 2, 1] += aw[..., 0]
+    return R
 
 
 def log_so3(R):
@@ -251,7 +286,7 @@ def frame_from_points(origin, on_x, on_z):
     ex = np.asarray(on_x, dtype=float) - o
     ex = ex - ez * (ex @ ez)
     ex = ex / np.linalg.norm(ex)
-    return homogeneous(np.column_stack([ex, np.cross(ez, ex), ez]), o)
+    return homogeneous(np.column_stack([ex, cross(ez, ex), ez]), o)
 
 
 def frame_from_axis(origin, axis, x_hint=None):

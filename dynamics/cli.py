@@ -1,0 +1,413 @@
+"""The ``kinematrix`` command (also ``python -m mechanism``).
+
+Subcommands (DESIGN.md, "Model files and command line")::
+
+    kinematrix check    MODEL.toml
+    kinematrix sweep    MODEL.toml --drive A=0:360:1 [--drive ...] [--speed A=1] [--acceleration A=0]
+                        [--out res.csv] [--plot traj.png --points P,Q] [--animate sweep.gif]
+    kinematrix simulate MODEL.toml --t-end 2 [--q0 A=10] [--qd0 A=0] [--samples 201]
+                        [--out sim.csv] [--plot sim.png]
+    kinematrix plot     res.csv --x A --y C,D [--out curves.png]
+
+Every value on the command line and in the CSV files is in the model file's units (its
+``[units]``: lengths in m or mm, angles in rad or deg; rates per second). ``START:STOP:STEP``
+walks from START in steps of STEP and ends exactly on STOP, which the steps reach within
+half a step (the last step stretches or shrinks by up to half a step).
+
+Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions it
+reached are still written), 2 for user errors (bad model file, bad option, unknown driver
+or point), each reported as one line on stderr.
+
+The sweep's columns come from :meth:`loops.results.SweepResult.columns`, the one place that
+names and orders them; this module only scales them to the file's units.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["main"]
+
+PROG = "kinematrix"
+
+
+class UserError(Exception):
+    """A mistake on the command line or in its inputs: one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block) and exit status 2."""
+
+    def error(self, message):
+        raise UserError(f"{message} (see '{self.prog} --help')")
+
+
+# ------------------------------------------------------------------------ arguments
+def _assignment(text, option):
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value:
+        raise UserError(f"{option} {text!r}: expected NAME=VALUE")
+    return name.strip(), value.strip()
+
+
+def _number(text, what):
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{what}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise UserError(f"{what}: {text!r} is not a finite number")
+    return value
+
+
+#: Largest number of positions a --drive range may expand to.
+MAX_POSITIONS = 10_000_000
+
+
+def parse_range(text, what="--drive"):
+    """``START:STOP:STEP`` (or one number) -> ndarray of values, STOP included.
+
+    The values are START + k STEP; the last one is STOP itself, reached within half a step.
+    """
+    parts = text.split(":")
+    if len(parts) == 1:
+        return np.array([_number(parts[0], what)])
+    if len(parts) != 3:
+        raise UserError(f"{what}: {text!r} is neither a number nor START:STOP:STEP")
+    start, stop, step = (_number(p, what) for p in parts)
+    if start == stop:
+        return np.array([start])
+    if step == 0.0 or (stop - start) * step < 0.0:
+        raise UserError(f"{what}: STEP {parts[2]} does not lead from {parts[0]} to {parts[1]}")
+    steps = math.floor((stop - start) / step + 0.5)
+    if steps + 1 > MAX_POSITIONS:
+        raise UserError(f"{what}: {text!r} gives {steps + 1} positions (at most {MAX_POSITIONS})")
+    if steps == 0:  # STOP is less than half a step away: go straight there
+        return np.array([start, stop])
+    values = start + step * np.arange(steps + 1, dtype=float)
+    values[-1] = stop
+    return values
+
+
+def _variable_quantities(model):
+    """Pair variable (and point driver) name -> "angle" or "length"."""
+    out = {}
+    for pair in model.pairs:
+        for name, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
+            out[name] = "angle" if rotational else "length"
+    for driver in model.point_drivers:
+        out[driver.name] = "length"
+    return out
+
+
+def _quantity_of(quantities, name, option):
+    if name not in quantities:
+        known = ", ".join(quantities) or "none"
+        raise UserError(f"{option} {name}: not a pair variable or point driver of the model (known: {known})")
+    return quantities[name]
+
+
+# -------------------------------------------------------------------------- output
+def _write_atomically(path, text):
+    from loops.results import write_text_atomically
+
+    try:
+        write_text_atomically(path, text)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _scaled_columns(columns, units):
+    """(names, (N, C) array) of result columns in the file's units."""
+    names = [c.name for c in columns]
+    data = [np.asarray(c.values, dtype=float) * units.factor(c.dimension) for c in columns]
+    return names, data
+
+
+def _csv_text(names, data, rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    table = np.column_stack(data) if data else np.zeros((rows, 0))
+    for row in table:
+        writer.writerow([repr(float(x)) for x in row])
+    return buffer.getvalue()
+
+
+def _write_result_csv(result, out, units, leading=()):
+    """Write ``result.columns()`` (plus ``leading`` (name, values) columns, already in file
+    units) to ``out`` in the file's units; ``out`` None writes to stdout."""
+    if out is not None and units.is_si and not leading and hasattr(result, "to_csv"):
+        try:
+            result.to_csv(out)
+        except OSError as exc:
+            raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+        return
+    names, data = _scaled_columns(result.columns(), units)
+    names = [name for name, _ in leading] + names
+    data = [np.asarray(values, dtype=float) for _, values in leading] + data
+    text = _csv_text(names, data, len(result))
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        _write_atomically(out, text)
+
+
+def _plotting():
+    from loops import plotting
+
+    return plotting
+
+
+def _plot_call(function, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    except OSError as exc:
+        raise UserError(f"cannot write the plot: {exc.strerror or exc}") from None
+
+
+# ------------------------------------------------------------------------ commands
+def _load(path):
+    from mechanism.model_file import read_model
+
+    return read_model(path)
+
+
+def cmd_check(args):
+    loaded = _load(args.model)
+    print(loaded.mechanism.check())
+    return 0
+
+
+def cmd_sweep(args):
+    from mechanism.errors import SweepStopped
+
+    loaded = _load(args.model)
+    mechanism, units = loaded.mechanism, loaded.units
+    model = mechanism.snapshot()
+    quantities = _variable_quantities(model)
+
+    drivers = {}
+    for text in args.drive:
+        name, spec = _assignment(text, "--drive")
+        quantity = _quantity_of(quantities, name, "--drive")
+        if name in drivers:
+            raise UserError(f"--drive {name}: given twice")
+        drivers[name] = units.to_si(parse_range(spec, f"--drive {name}"), quantity)
+    rates = {}
+    for option, given in (("--speed", args.speed), ("--acceleration", args.acceleration)):
+        rates[option] = {}
+        for text in given:
+            name, value = _assignment(text, option)
+            if name not in drivers:
+                raise UserError(f"{option} {name}: not a driver of this sweep (drivers: {', '.join(drivers)})")
+            rates[option][name] = units.to_si(_number(value, f"{option} {name}"), quantities[name])
+
+    point_names = [p.name for p in model.points]
+    plot_points = point_names
+    if args.points is not None:
+        plot_points = [p.strip() for p in args.points.split(",") if p.strip()]
+        for name in plot_points:
+            if name not in point_names:
+                raise UserError(f"--points: unknown point {name!r} (known: {', '.join(point_names) or 'none'})")
+    if args.plot and not plot_points:
+        raise UserError("--plot: the model has no points to plot (add [[points]] or name them with --points)")
+
+    count = max(len(v) for v in drivers.values())
+    status = 0
+    try:
+        result = mechanism.sweep(drivers, speeds=rates["--speed"] or None,
+                                 accelerations=rates["--acceleration"] or None)
+    except SweepStopped as stop:
+        result = stop.partial
+        status = 1
+        reached = len(result)
+        where = ""
+        if reached:
+            last = ", ".join(f"{name} = {result.q(name)[-1] * units.factor(quantities[name]):.6g} "
+                             f"{units.label(quantities[name])}" for name in drivers)
+            where = f"; last position reached: {last}"
+        print(f"{PROG}: sweep stopped after {reached} of {count} positions: {stop.reason}{where}",
+              file=sys.stderr)
+
+    _write_result_csv(result, args.out, units)
+    if len(result):
+        plotting = _plotting() if (args.plot or args.animate) else None
+        if args.plot:
+            _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
+                       length_scale=units.factor("length"), length_unit=units.length)
+        if args.animate:
+            _plot_call(plotting.animate_sweep, result, args.animate, points=plot_points,
+                       length_scale=units.factor("length"), length_unit=units.length)
+    return status
+
+
+def cmd_simulate(args):
+    try:
+        from dynamics import simulate
+    except ImportError:
+        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
+                        "installation)") from None
+    from mechanism.errors import SimulationStopped
+
+    loaded = _load(args.model)
+    mechanism, units = loaded.mechanism, loaded.units
+    quantities = _variable_quantities(mechanism.snapshot())
+    if not (math.isfinite(args.t_end) and args.t_end > 0):
+        raise UserError(f"--t-end: must be positive, got {args.t_end!r}")
+    initial = {}
+    for option, given in (("--q0", args.q0), ("--qd0", args.qd0)):
+        initial[option] = {}
+        for text in given:
+            name, value = _assignment(text, option)
+            quantity = _quantity_of(quantities, name, option)
+            initial[option][name] = units.to_si(_number(value, f"{option} {name}"), quantity)
+    options = {}
+    if args.samples is not None:
+        if args.samples < 2:
+            raise UserError(f"--samples: need at least 2, got {args.samples}")
+        options["t_eval"] = np.linspace(0.0, args.t_end, args.samples)
+
+    status = 0
+    try:
+        result = simulate(mechanism, t_end=args.t_end, q0=initial["--q0"], qd0=initial["--qd0"], **options)
+    except SimulationStopped as stop:
+        result, status = stop.partial, 1
+        print(f"{PROG}: simulation stopped: {stop.reason}", file=sys.stderr)
+
+    times = np.asarray(result.t, dtype=float)
+    names, data = _simulation_columns(result, mechanism.snapshot(), units)
+    text = _csv_text(["t"] + names, [times] + data, len(times))
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        _write_atomically(args.out, text)
+    if args.plot and len(times):
+        wanted = list(initial["--q0"]) or [n for n in names if n in quantities]
+        curves = {name: data[names.index(name)] for name in wanted if name in names}
+        _plot_call(_plotting().plot_curves, times, curves, path=args.plot, x_label="t [s]",
+                   y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
+    return status
+
+
+def _simulation_columns(result, model, units):
+    """Columns of a simulation result in the file's units: its own ``columns()`` when it
+    has them (the naming of SweepResult.columns), else pair variables and points."""
+    if hasattr(result, "columns"):
+        names, data = _scaled_columns([c for c in result.columns() if c.name != "t"], units)
+        return names, data
+    quantities = _variable_quantities(model)
+    names, data = [], []
+    for suffix, q_getter, p_getter in (("", "q", "point"), ("_dot", "q_dot", "point_velocity"),
+                                       ("_ddot", "q_ddot", "point_acceleration")):
+        if not hasattr(result, q_getter):
+            continue
+        for name, quantity in quantities.items():
+            names.append(name + suffix)
+            data.append(np.asarray(getattr(result, q_getter)(name)) * units.factor(quantity))
+        if hasattr(result, p_getter):
+            for point in model.points:
+                xyz = np.asarray(getattr(result, p_getter)(point.name)) * units.factor("length")
+                for axis, label in enumerate("xyz"):
+                    names.append(f"{point.name}.{label}{suffix}")
+                    data.append(xyz[:, axis])
+    return names, data
+
+
+def cmd_plot(args):
+    plotting = _plotting()
+    columns = [c.strip() for c in args.y.split(",") if c.strip()]
+    if not columns:
+        raise UserError("--y: name at least one column")
+    out = args.out or os.path.splitext(args.csv)[0] + ".png"
+    try:
+        header, table = plotting.read_csv(args.csv)
+    except OSError as exc:
+        raise UserError(f"cannot read {args.csv}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UserError(f"{args.csv}: {exc}") from None
+    for name in [args.x] + columns:
+        if name not in header:
+            raise UserError(f"{args.csv}: no column {name!r} (columns: {', '.join(header)})")
+    x = table[:, header.index(args.x)]
+    curves = {name: table[:, header.index(name)] for name in columns}
+    _plot_call(plotting.plot_curves, x, curves, path=out, x_label=args.x,
+               y_label=", ".join(columns), title=os.path.basename(args.csv))
+    print(out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- main
+def build_parser():
+    parser = _Parser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
+                     "(Pavlov's matrix method). Values are in the model file's units.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("check", help="loops, mobility and problems of a model")
+    p.add_argument("model", metavar="MODEL", help="TOML model file")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("sweep", help="position/velocity/acceleration sweep")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--drive", action="append", required=True, metavar="NAME=START:STOP:STEP",
+                   help="driver and its values (or NAME=VALUE to hold one); repeat for several")
+    p.add_argument("--speed", action="append", default=[], metavar="NAME=V",
+                   help="driver speed, file units per second")
+    p.add_argument("--acceleration", action="append", default=[], metavar="NAME=A",
+                   help="driver acceleration, file units per second squared")
+    p.add_argument("--out", metavar="FILE.csv", help="CSV output (default: standard output)")
+    p.add_argument("--plot", metavar="FILE.png", help="point trajectories")
+    p.add_argument("--points", metavar="P,Q", help="points to plot (default: all)")
+    p.add_argument("--animate", metavar="FILE.gif", help="animation of the sweep")
+    p.set_defaults(handler=cmd_sweep)
+
+    p = sub.add_parser("simulate", help="dynamic response")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--t-end", type=float, required=True, metavar="T", help="end time, s")
+    p.add_argument("--q0", action="append", default=[], metavar="NAME=V",
+                   help="initial value of an independent coordinate, file units")
+    p.add_argument("--qd0", action="append", default=[], metavar="NAME=V",
+                   help="initial rate of an independent coordinate, file units per second")
+    p.add_argument("--samples", type=int, metavar="N", help="number of stored times (default: the solver's)")
+    p.add_argument("--out", metavar="FILE.csv")
+    p.add_argument("--plot", metavar="FILE.png")
+    p.set_defaults(handler=cmd_simulate)
+
+    p = sub.add_parser("plot", help="curves of CSV columns")
+    p.add_argument("csv", metavar="FILE.csv")
+    p.add_argument("--x", required=True, metavar="COL")
+    p.add_argument("--y", required=True, metavar="COL[,COL...]")
+    p.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV")
+    p.set_defaults(handler=cmd_plot)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error)."""
+    from mechanism.errors import KinematrixError, ModelError
+
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except (UserError, ModelError) as exc:
+        message = " ".join(str(exc).split("\n"))
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+    except KinematrixError as exc:  # a solve failed in a way the command does not cover
+        print(f"{PROG}: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Position analysis: Newton / least-squares iteration on the closure equations (METHOD.md eq. 3).
+
+Each step solves ``B dq = W`` for all loops at once, with ``B`` in twist form
+(:meth:`KinematicSystem.constraint_matrix`) and ``W`` the closure defects
+(:meth:`KinematicSystem.residual`), rows and columns made dimensionless. The solve is a
+rank-revealing least-squares one (SVD, minimum-norm step), never ``(B^T B)^-1``, because
+``B`` loses rank in real mechanisms: planar loops (3 of 6 equations trivial), passive spins,
+overconstrained loops (Bennett). Steps are limited in size and backtracked when the defect
+grows (damping). A position is returned only when every loop closes to ``tolerance``
+(dimensionless: rotation in rad, gap over the mechanism size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanism.errors import ClosureError, ModelError
+
+from .system import compile_model
+from .velocity import Factorization, free_columns
+
+__all__ = ["DEFAULT_TOLERANCE", "NewtonOutcome", "newton", "solve_position", "assemble"]
+
+#: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
+DEFAULT_TOLERANCE = 1e-10
+#: Largest Newton step, dimensionless (rad, or sizes for slides): keeps the iteration local.
+MAX_STEP = 0.5
+
+
+@dataclass
+class NewtonOutcome:
+    """What :func:`newton` reached.
+
+    ``factorization`` is that of ``B_free`` at the first iterate (None when no step was
+    needed); ``correction`` the sum of the dimensionless step sizes (max norm).
+    """
+
+    q: np.ndarray
+    config: object
+    error: float
+    iterations: int
+    converged: bool
+    correction: float = 0.0
+    factorization: Factorization | None = None
+
+
+def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE, max_iterations=25,
+           max_step=MAX_STEP):
+    """Close the loops from ``q`` holding the ``driven`` columns; returns a :class:`NewtonOutcome`.
+
+    ``rotations`` are the spherical pairs' rotation blocks at ``q`` when known. Never raises
+    for a failure to converge: callers (sweeps, :func:`solve_position`) decide.
+    """
+    q = np.array(q, dtype=float)
+    config = system.evaluate(q, rotations)
+    error = system.closure_error(config)
+    free = free_columns(system, driven)
+    scale = system.column_scale[free]
+    iterations, stalled, correction, first = 0, 0, 0.0, None
+    while error > tolerance and iterations < max_iterations:
+        iterations += 1
+        factorization = Factorization(system, system.constraint_matrix(config)[:, free], free)
+        first = first or factorization
+        step = factorization.pinv @ -system.residual(config)
+        longest = np.abs(step / scale).max(initial=0.0)
+        if longest > max_step:
+            step *= max_step / longest
+        dq = np.zeros(system.n)
+        dq[free] = step
+        # Backtrack while the defect grows: damping far from the solution.
+        for _ in range(6):
+            trial, trial_rotations = system.step(q, dq, config.rotations)
+            trial_config = system.evaluate(trial, trial_rotations)
+            trial_error = system.closure_error(trial_config)
+            if trial_error < error or trial_error <= tolerance:
+                break
+            dq *= 0.5
+        else:
+            stalled += 1
+            if stalled >= 3:
+                break
+        q, config, error = trial, trial_config, trial_error
+        correction += np.abs(dq[free] / scale).max(initial=0.0)
+    system.seat(q, config.rotations)  # config.q is q: both get the rotation vectors
+    return NewtonOutcome(q, config, error, iterations, error <= tolerance, correction, first)
+
+
+def worst_loop(system, config) -> str:
+    """Name of the loop with the largest dimensionless defect, with its pairs."""
+    if not system.loops:
+        return ""
+    rotation, gap = system.closure_defects(config)
+    worst = np.maximum(np.abs(rotation).max(axis=1), np.abs(gap).max(axis=1) / system.scale)
+    loop = system.loops[int(np.argmax(worst))]
+    return f"{loop.name}: {'-'.join(loop.pairs)}"
+
+
+def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAULT_TOLERANCE,
+                   max_iterations=50):
+    """Closed configuration near ``q0`` with the driven columns held; raises :class:`ClosureError`.
+
+    Returns
+    -------
+    q : (n,) closed variables
+    config : Configuration at ``q``
+    """
+    outcome = newton(system, q0, driven, tolerance=tolerance, max_iterations=max_iterations)
+    if not outcome.converged:
+        loop = worst_loop(system, outcome.config)
+        values = driver_values or {}
+        at = ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+        raise ClosureError(
+            f"{loop} cannot close{' at ' + at if at else ''}: defect {outcome.error:.3g} "
+            f"(relative to size {system.scale:.4g} m) after {outcome.iterations} iterations",
+            loop=loop, driver_values=values, residual=outcome.error, iterations=outcome.iterations)
+    return outcome.q, outcome.config
+
+
+def assemble(model, guess, *, hold=(), tolerance=DEFAULT_TOLERANCE, max_iterations=100):
+    """Close every loop of ``model`` starting from rough pair values.
+
+    Parameters
+    ----------
+    model : mechanism.specs.Model
+    guess : dict, pair name -> value (rad/m) or values (multi-variable pairs); others start at 0
+        (or at the model's reference).
+    hold : names of variables kept at their guessed values (for example the driver).
+
+    Returns
+    -------
+    dict pair name -> ndarray of its values at the closed assembly.
+    """
+    system = compile_model(model, with_point_drivers=False)
+    q = system.reference_q()
+    for name, value in guess.items():
+        if name in system.pair_slices:
+            q[system.pair_slices[name]] = value
+        elif name in system.variable_index:
+            q[system.variable_index[name]] = value
+        else:
+            raise ModelError(f"guess {name!r}", "not a pair or pair variable of the model")
+    driven = system.driver_columns(hold) if hold else np.zeros(0, dtype=int)
+    q, _ = solve_position(system, q, driven, {h: q[system.variable_index[h]] for h in hold},
+                          tolerance=tolerance, max_iterations=max_iterations)
+    return {pair.name: q[system.pair_slices[pair.name]].copy() for pair in system.pairs}

@@ -1,0 +1,148 @@
+"""Mobility of a closed-loop mechanism: counted (Grubler-Kutzbach) and true (rank of ``B``).
+
+* ``grubler``: the spatial Grubler-Kutzbach count ``6 (links - 1) - sum(6 - f_p)``, which
+  equals ``variables - 6 loops``.
+* ``redundant``: closure equations that depend on others, ``6 loops - rank(B)`` (a planar
+  loop has 3, a Bennett loop 2).
+* ``mobility``: ``variables - rank(B)``, the dimension of the motions that keep every loop
+  closed at the reference assembly.
+* ``passive``: idle freedoms among them: a link whose pairs all lie on one line and all
+  allow it to spin about that line (a tie rod between two balls) turns without moving
+  anything else.
+* ``dof = mobility - passive``, so that ``grubler == dof + passive - redundant``.
+
+The report describes the mechanism without the virtual links of point drivers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mechanism.specs import GROUND
+
+from .system import compile_model
+from .velocity import RANK_TOLERANCE
+
+__all__ = ["MobilityReport", "mobility_report"]
+
+
+@dataclass
+class MobilityReport:
+    """Loops and mobility of a mechanism (printable).
+
+    Attributes
+    ----------
+    loops : list of loops.loop_basis.Loop, each a tuple of its pair names in walk order
+    grubler, dof, passive, redundant : int
+    passive_links : list of str, links with an idle spin
+    links, pairs, variables : int, counts (ground included in links)
+    closure_error : float, dimensionless closure defect at the reference assembly
+    """
+
+    name: str
+    loops: list
+    grubler: int
+    dof: int
+    passive: int
+    redundant: int
+    passive_links: list = field(default_factory=list)
+    links: int = 0
+    pairs: int = 0
+    variables: int = 0
+    closure_error: float = 0.0
+
+    @property
+    def mobility(self) -> int:
+        """Every freedom, idle ones included: ``dof + passive``."""
+        return self.dof + self.passive
+
+    def __str__(self):
+        lines = [f"Mechanism {self.name!r}: {self.links} links (ground included), {self.pairs} pairs, "
+                 f"{self.variables} pair variables, {len(self.loops)} independent loop(s)"]
+        for loop in self.loops:
+            lines.append(f"  {loop.name}: pairs {' - '.join(loop)}; links {' - '.join(loop.links)}")
+        lines.append(f"Grubler-Kutzbach count: {self.variables} pair variables - 6 x {len(self.loops)} loop "
+                     f"equations = {self.grubler}")
+        rank = 6 * len(self.loops) - self.redundant
+        lines.append(f"Redundant constraints: {self.redundant} (rank of the closure matrix B is {rank} of "
+                     f"{6 * len(self.loops)} equations; planar loops have 3 dependent equations each)")
+        lines.append(f"Passive freedoms: {self.passive}"
+                     + (f" (idle spin of {', '.join(self.passive_links)} about the line through its pairs)"
+                        if self.passive_links else ""))
+        lines.append(f"Degrees of freedom: {self.dof} (pair variables - rank of B - passive = "
+                     f"{self.variables} - {rank} - {self.passive})")
+        lines.append(f"Check: grubler {self.grubler} = dof {self.dof} + passive {self.passive} "
+                     f"- redundant {self.redundant}")
+        if self.closure_error > 1e-8:
+            lines.append(f"Warning: the reference assembly does not close (defect {self.closure_error:.3g}); "
+                         "the counts above hold for a closed assembly only: call assemble()")
+        return "\n".join(lines)
+
+
+def _idle_spin(system, config, link) -> np.ndarray | None:
+    """Variable rates spinning ``link`` about the line through its pairs with nothing else moving.
+
+    None when the link's pairs are not on one line or one of them does not allow the spin.
+    """
+    index = system.link_index[link]
+    touching = [i for i, p in enumerate(system.pairs) if index in (system.first[i], system.second[i])]
+    if len(touching) < 2:
+        return None  # a link hanging on one pair has a real freedom
+    centres = config.pair_frames[touching, :3, 3]
+    spread = centres - centres[0]
+    far = int(np.argmax(np.linalg.norm(spread, axis=1)))
+    length = np.linalg.norm(spread[far])
+    if length < 1e-9 * system.scale:
+        return None
+    direction = spread[far] / length
+    off_line = spread - np.outer(spread @ direction, direction)
+    if np.abs(off_line).max() > 1e-9 * system.scale:
+        return None
+    spin = np.r_[direction, np.cross(centres[0], direction)]  # unit twist about the line
+    rates = np.zeros(system.n)
+    for i in touching:
+        cols = np.arange(system.pair_slices[system.pairs[i].name].start,
+                         system.pair_slices[system.pairs[i].name].stop)
+        # The pair's relative motion (second w.r.t. first) must be +-spin.
+        wanted = spin if system.second[i] == index else -spin
+        basis = config.twists[cols].T
+        x, *_ = np.linalg.lstsq(basis, wanted, rcond=None)
+        if np.linalg.norm(basis @ x - wanted) > 1e-8 * max(1.0, system.scale):
+            return None
+        rates[cols] = x
+    return rates
+
+
+def mobility_report(model) -> MobilityReport:
+    """Mobility report of ``model`` at its reference assembly (see the module docstring)."""
+    system = compile_model(model, with_point_drivers=False)
+    config = system.evaluate(system.reference_q())
+    B = system.constraint_matrix(config) * system.row_scale[:, None] * system.column_scale[None, :]
+    s = np.linalg.svd(B, compute_uv=False) if B.size else np.zeros(0)
+    rank = int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+    n_equations = 6 * len(system.loops)
+    mobility = system.n - rank
+    spins, idle_links = [], []
+    for link in system.link_names:
+        if link == GROUND:
+            continue
+        rates = _idle_spin(system, config, link)
+        if rates is not None:
+            spins.append(rates / system.column_scale)
+            idle_links.append(link)
+    passive = int(np.linalg.matrix_rank(np.array(spins))) if spins else 0
+    return MobilityReport(
+        name=model.name,
+        loops=list(system.loops),
+        grubler=system.n - n_equations,
+        dof=mobility - passive,
+        passive=passive,
+        redundant=n_equations - rank,
+        passive_links=idle_links,
+        links=len(system.links),
+        pairs=len(system.pairs),
+        variables=system.n,
+        closure_error=system.closure_error(config),
+    )
