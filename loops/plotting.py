@@ -230,69 +230,108 @@ def plot_csv(csv_path, x, y, *, path=None, title=None):
 
 
 # ------------------------------------------------------------------------ snapshot
-def _link_geometry(result):
-    """Per link: (pair centres in link coordinates (k, 4), pair names); and per pair its
-    (link, centre) on the first link, for markers."""
-    model = result.model
-    nodes = {link.name: [] for link in model.links}
-    pairs = []
-    for pair in model.pairs:
-        if getattr(pair, "virtual", False):
-            continue
-        on_first = np.asarray(pair.frame_on_first, dtype=float)[:, 3]
-        on_second = np.asarray(pair.frame_on_second, dtype=float)[:, 3]
-        nodes.setdefault(pair.first, []).append(on_first)
-        nodes.setdefault(pair.second, []).append(on_second)
-        pairs.append((pair, on_first))
-    return nodes, pairs
+class _Scene:
+    """What a snapshot or an animation frame draws, computed per sweep position.
+
+    Each link is a polyline through its pair centres and its points (closed when it has
+    more than two); pair centres sit on the pair's first link.
+    """
+
+    def __init__(self, result, points, length_scale):
+        self.result = result
+        self.points = list(result.point_names) if points is None else list(points)
+        self.scale = length_scale
+        model = result.model
+        self.links = [link.name for link in model.links if not getattr(link, "virtual", False)]
+        self.nodes = {name: [] for name in self.links}
+        self.pairs = []
+        for pair in model.pairs:
+            if getattr(pair, "virtual", False):
+                continue
+            self.nodes.setdefault(pair.first, []).append(np.asarray(pair.frame_on_first, dtype=float)[:, 3])
+            self.nodes.setdefault(pair.second, []).append(np.asarray(pair.frame_on_second, dtype=float)[:, 3])
+            self.pairs.append((pair.name, pair.pair_type.kind, pair.first,
+                               np.asarray(pair.frame_on_first, dtype=float)[:, 3]))
+        point_links = {p.name: p.link for p in model.points}
+        self.point_link = {name: point_links.get(name) for name in self.points}
+        self.poses = {}
+        for link in self.links:
+            try:
+                self.poses[link] = np.asarray(result.pose(link), dtype=float)
+            except Exception:  # the ground, when the result does not list it, stays put
+                self.poses[link] = np.broadcast_to(np.eye(4), (len(result), 4, 4))
+        self.tracks = {name: np.asarray(result.point(name), dtype=float) * length_scale for name in self.points}
+        self.kinds = list(dict.fromkeys(kind for _, kind, _, _ in self.pairs))
+
+    def link_polyline(self, link, index):
+        T = self.poses[link][index]
+        xyz = [(T @ c)[:3] * self.scale for c in self.nodes.get(link, [])]
+        xyz += [self.tracks[p][index] for p in self.points if self.point_link[p] == link]
+        if len(xyz) > 2:
+            xyz.append(xyz[0])
+        return np.array(xyz).reshape(-1, 3)
+
+    def pair_centre(self, first, centre, index):
+        return (self.poses[first][index] @ centre)[:3] * self.scale
+
+    def extent(self, indices):
+        """Every drawn coordinate over the given positions: (M, 3)."""
+        parts = [track[indices] for track in self.tracks.values()]
+        for link, centres in self.nodes.items():
+            if link in self.poses:
+                for c in centres:
+                    parts.append((self.poses[link][indices] @ c)[:, :3] * self.scale)
+        return np.concatenate(parts) if parts else np.zeros((0, 3))
+
+    def draw(self, ax, index):
+        """Create the artists at position ``index``; returns an updater ``update(index)``."""
+        from matplotlib.lines import Line2D
+
+        colors = dict(zip(self.links, _colors(len(self.links))))
+        link_lines = {}
+        for link in self.links:
+            xyz = self.link_polyline(link, index)
+            ground = link == "ground"
+            (line,) = ax.plot(xyz[:, 0], xyz[:, 1], xyz[:, 2], color="0.45" if ground else colors[link],
+                              linestyle="--" if ground else "-", linewidth=1.2 if ground else 2.5)
+            link_lines[link] = line
+        pair_marks = []
+        for name, kind, first, centre in self.pairs:
+            xyz = self.pair_centre(first, centre, index)
+            (mark,) = ax.plot([xyz[0]], [xyz[1]], [xyz[2]], linestyle="", marker=PAIR_MARKERS.get(kind, "o"),
+                              markersize=8, color="k", zorder=5)
+            pair_marks.append((mark, first, centre))
+        point_marks = []
+        for name in self.points:
+            xyz = self.tracks[name][index]
+            (mark,) = ax.plot([xyz[0]], [xyz[1]], [xyz[2]], linestyle="", marker=".", markersize=8,
+                              color="tab:red")
+            label = ax.text(xyz[0], xyz[1], xyz[2], f" {name}", fontsize="small", color="tab:red")
+            point_marks.append((mark, label, name))
+        if self.kinds:
+            handles = [Line2D([], [], linestyle="", marker=PAIR_MARKERS.get(kind, "o"), color="k", label=kind)
+                       for kind in self.kinds]
+            ax.legend(handles=handles, loc="upper left", fontsize="small", title="pairs")
+
+        def update(k):
+            for link, line in link_lines.items():
+                xyz = self.link_polyline(link, k)
+                line.set_data_3d(xyz[:, 0], xyz[:, 1], xyz[:, 2])
+            for mark, first, centre in pair_marks:
+                xyz = self.pair_centre(first, centre, k)
+                mark.set_data_3d([xyz[0]], [xyz[1]], [xyz[2]])
+            for mark, label, name in point_marks:
+                xyz = self.tracks[name][k]
+                mark.set_data_3d([xyz[0]], [xyz[1]], [xyz[2]])
+                label.set_position_3d(xyz)
+
+        return update
 
 
-def _pose(result, link, index):
-    try:
-        return np.asarray(result.pose(link)[index], dtype=float)
-    except Exception:  # the ground (or a link the result does not track) stays put
-        return np.eye(4)
-
-
-def _draw_mechanism(ax, result, index, nodes, pairs, points, length_scale, with_legend=True):
-    """Draw links, pairs and points at sweep position ``index``; returns the artists' points."""
-    from matplotlib.lines import Line2D
-
-    drawn = []
-    real_links = [link.name for link in result.model.links if not getattr(link, "virtual", False)]
-    colors = dict(zip(real_links, _colors(len(real_links))))
-    point_xyz = {}
-    for point in points:
-        point_xyz[point] = np.asarray(result.point(point)[index], dtype=float) * length_scale
-    point_links = {p.name: p.link for p in result.model.points}
-    for link in real_links:
-        T = _pose(result, link, index)
-        centres = [(T @ c)[:3] * length_scale for c in nodes.get(link, [])]
-        centres += [point_xyz[p] for p in points if point_links.get(p) == link]
-        if len(centres) < 2:
-            continue
-        xyz = np.array(centres + ([centres[0]] if len(centres) > 2 else []))
-        ground = link == "ground"
-        ax.plot(xyz[:, 0], xyz[:, 1], xyz[:, 2], color="0.45" if ground else colors[link],
-                linestyle="--" if ground else "-", linewidth=1.2 if ground else 2.5)
-        drawn.append(xyz)
-    kinds_seen = []
-    for pair, centre in pairs:
-        xyz = (_pose(result, pair.first, index) @ centre)[:3] * length_scale
-        kind = pair.pair_type.kind
-        ax.scatter(*xyz, marker=PAIR_MARKERS.get(kind, "o"), s=60, color="k", depthshade=False, zorder=5)
-        drawn.append(xyz[None])
-        if kind not in kinds_seen:
-            kinds_seen.append(kind)
-    for name, xyz in point_xyz.items():
-        ax.scatter(*xyz, marker=".", s=40, color="tab:red", depthshade=False)
-        ax.text(*xyz, f" {name}", fontsize="small", color="tab:red")
-        drawn.append(xyz[None])
-    if with_legend and kinds_seen:
-        handles = [Line2D([], [], linestyle="", marker=PAIR_MARKERS.get(kind, "o"), color="k", label=kind)
-                   for kind in kinds_seen]
-        ax.legend(handles=handles, loc="upper left", fontsize="small", title="pairs")
-    return np.concatenate(drawn) if drawn else np.zeros((0, 3))
+def _label_3d(ax, length_unit):
+    ax.set_xlabel(f"x [{length_unit}]")
+    ax.set_ylabel(f"y [{length_unit}]")
+    ax.set_zlabel(f"z [{length_unit}]")
 
 
 def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, length_unit="m",
@@ -300,30 +339,29 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
     """The mechanism at sweep position ``index`` in 3D.
 
     Each link is drawn as lines through its pair centres and points (the ground dashed);
-    each pair is marked at its centre with the marker of its type (:data:`PAIR_MARKERS`).
+    each pair is marked at its centre with the marker of its type (:data:`PAIR_MARKERS`);
+    points are red dots with their names.
     """
     count = len(result)
     if not -count <= index < count:
         raise IndexError(f"sweep position {index} out of range (the sweep has {count})")
-    points = list(result.point_names) if points is None else list(points)
+    index %= count
     if ax is None:
         fig = _new_figure((6.5, 5.5))
         ax = fig.add_subplot(1, 1, 1, projection="3d")
     else:
         fig = ax.figure
-    nodes, pairs = _link_geometry(result)
-    drawn = _draw_mechanism(ax, result, index, nodes, pairs, points, length_scale)
-    ax.set_xlabel(f"x [{length_unit}]")
-    ax.set_ylabel(f"y [{length_unit}]")
-    ax.set_zlabel(f"z [{length_unit}]")
-    _equal_3d(ax, drawn)
-    ax.set_title(title or f"{result.model.name}: position {index % count + 1} of {count}")
+    scene = _Scene(result, points, length_scale)
+    scene.draw(ax, index)
+    _label_3d(ax, length_unit)
+    _equal_3d(ax, scene.extent([index]))
+    ax.set_title(title or f"{result.model.name}: position {index + 1} of {count}")
     return _save(fig, path)
 
 
 # ----------------------------------------------------------------------- animation
 def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length_unit="m",
-                  trails=True, every=1, dpi=80):
+                  trails=True, every=None, max_frames=200, dpi=72):
     """Save an animated GIF of a sweep (matplotlib's PillowWriter; needs pillow).
 
     Parameters
@@ -332,7 +370,12 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
     path : str or path-like, the .gif file
     points : points drawn (with their trails when ``trails``); default all
     fps : frames per second
-    every : draw every ``every``-th sweep position
+    every : draw every ``every``-th sweep position; default: enough to stay within
+        ``max_frames`` frames. The last position is always drawn.
+
+    Returns
+    -------
+    path
     """
     from matplotlib import animation
 
@@ -343,40 +386,31 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
     count = len(result)
     if count == 0:
         raise ValueError("the sweep has no positions to animate")
-    points = list(result.point_names) if points is None else list(points)
+    if every is None:
+        every = -(-count // max(int(max_frames), 1))
     frames = list(range(0, count, max(int(every), 1)))
     if frames[-1] != count - 1:
         frames.append(count - 1)
 
-    nodes, pairs = _link_geometry(result)
-    # Fixed limits over the whole sweep, so the picture does not jump.
-    everything = []
-    tracks = {p: np.asarray(result.point(p), dtype=float) * length_scale for p in points}
-    everything += list(tracks.values())
-    for link in result.model.links:
-        for c in nodes.get(link.name, []):
-            try:
-                poses = np.asarray(result.pose(link.name), dtype=float)
-            except Exception:
-                continue
-            everything.append((poses @ c)[:, :3] * length_scale)
-    extent = np.concatenate(everything) if everything else np.zeros((0, 3))
-
+    scene = _Scene(result, points, length_scale)
     fig = _new_figure((6, 5))
     ax = fig.add_subplot(1, 1, 1, projection="3d")
+    update = scene.draw(ax, frames[0])
+    trail_lines = {}
+    if trails:
+        for name, xyz in scene.tracks.items():
+            (trail_lines[name],) = ax.plot(xyz[:1, 0], xyz[:1, 1], xyz[:1, 2], color="tab:red",
+                                           linewidth=0.8, alpha=0.7)
+    _label_3d(ax, length_unit)
+    _equal_3d(ax, scene.extent(slice(None)))  # fixed limits: the picture does not jump
+    title = ax.set_title("")
 
     def draw(frame):
-        ax.cla()
-        _draw_mechanism(ax, result, frame, nodes, pairs, points, length_scale)
-        if trails:
-            for name, xyz in tracks.items():
-                ax.plot(xyz[: frame + 1, 0], xyz[: frame + 1, 1], xyz[: frame + 1, 2],
-                        color="tab:red", linewidth=0.8, alpha=0.7)
-        ax.set_xlabel(f"x [{length_unit}]")
-        ax.set_ylabel(f"y [{length_unit}]")
-        ax.set_zlabel(f"z [{length_unit}]")
-        _equal_3d(ax, extent)
-        ax.set_title(f"{result.model.name}: position {frame + 1} of {count}")
+        update(frame)
+        for name, line in trail_lines.items():
+            xyz = scene.tracks[name][: frame + 1]
+            line.set_data_3d(xyz[:, 0], xyz[:, 1], xyz[:, 2])
+        title.set_text(f"{result.model.name}: position {frame + 1} of {count}")
         return []
 
     movie = animation.FuncAnimation(fig, draw, frames=frames, blit=False, repeat=False)

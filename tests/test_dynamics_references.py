@@ -286,7 +286,8 @@ def test_slider_crank_torque_is_the_power_balance(crank_speed):
 
     for theta in np.linspace(0.0, 2 * np.pi, 13):
         kinetic, potential = energy(theta)
-        assert_allclose(slider_crank_energy(p, theta, crank_speed), (kinetic, potential), rtol=1e-9, atol=1e-9)
+        assert_allclose(slider_crank_energy(p, theta, crank_speed), (kinetic, potential),
+                        rtol=1e-9, atol=1e-9)
         dE = central_difference(lambda x: sum(energy(x)), theta, h)
         dx_B = central_difference(lambda x: slider_crank_points(p, x)["B"][0], theta, h)
         # Torques reach ~100 N m; two nested 4th-order differences keep ~1e-8 of it.

@@ -219,7 +219,8 @@ def double_pendulum_energy(params: RodDoublePendulum, angles, rates):
     omega_1 = rates[..., 0]
     omega_abs_2 = rates[..., 0] + rates[..., 1]
     # Velocity of the centre of rod 2: l1 w1 e(theta_1 + pi/2) + l2/2 w2abs e(theta_1 + theta_2 + pi/2).
-    v2_squared = (l1 * omega_1) ** 2 + (l2 / 2 * omega_abs_2) ** 2 + l1 * l2 * omega_1 * omega_abs_2 * np.cos(theta_2)
+    v2_squared = ((l1 * omega_1) ** 2 + (l2 / 2 * omega_abs_2) ** 2
+                  + l1 * l2 * omega_1 * omega_abs_2 * np.cos(theta_2))
     kinetic = (0.5 * (m1 * l1**2 / 3) * omega_1**2
                + 0.5 * m2 * v2_squared + 0.5 * (m2 * l2**2 / 12) * omega_abs_2**2)
     height_1 = l1 / 2 * np.sin(theta_1)
@@ -337,7 +338,7 @@ def solar_array_equations(direction_sign: int = 1):
 
     Returns
     -------
-    (sympy.Matrix, tuple)
+    (sympy.ImmutableMatrix, tuple)
         The two equations (expressions equal to zero) in ``phi1(t)``, ``phi2(t)`` and
         their derivatives, and the symbols ``(phi1, phi2, (L1, L2, m1, m2, J1, J2),
         (T1, T12))``.
@@ -370,7 +371,7 @@ def solar_array_equations(direction_sign: int = 1):
     loads = [(panel_1, (T1 - T12) * ground.z), (panel_2, T12 * ground.z)]
     lagrange = me.LagrangesMethod(lagrangian, [phi_1, phi_2], forcelist=loads, frame=ground)
     equations = (-lagrange.form_lagranges_equations()).applyfunc(lambda e: sp.expand(e, trig=True))
-    return equations, (phi_1, phi_2, (L1, L2, m1, m2, J1, J2), (T1, T12))
+    return sp.ImmutableMatrix(equations), (phi_1, phi_2, (L1, L2, m1, m2, J1, J2), (T1, T12))
 
 
 def published_solar_array_equations():
@@ -395,7 +396,7 @@ def published_solar_array_equations():
              + T1)
     second = (2 * L1 * L2 * m2 * (d1**2 * sp.sin(phi_2) + dd1 * sp.cos(phi_2))
               - (J2 + L2**2 * m2) * (dd1 + dd2) + T12)
-    return sp.Matrix([first, second])
+    return sp.ImmutableMatrix([first, second])
 
 
 @functools.lru_cache(maxsize=None)
