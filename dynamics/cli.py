@@ -124,11 +124,22 @@ def _write_atomically(path, text):
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _scaled_columns(columns, units):
-    """(names, (N, C) array) of result columns in the file's units."""
+def _scaled_columns(columns, units, exact=()):
+    """(names, list of (N,) arrays) of result columns in the file's units.
+
+    Columns named in ``exact`` (the drivers and their rates, which the user typed) are
+    converted to the shortest numbers that read back as the SI values, so that a driver
+    given as 15 deg is written 15.0 and not 14.999999999999998.
+    """
     names = [c.name for c in columns]
-    data = [np.asarray(c.values, dtype=float) * units.factor(c.dimension) for c in columns]
+    data = [units.from_si(c.values, c.dimension) if c.name in exact
+            else np.asarray(c.values, dtype=float) * units.factor(c.dimension) for c in columns]
     return names, data
+
+
+def _driver_columns(result):
+    drivers = list(getattr(result, "drivers", []))
+    return {name + suffix for name in drivers for suffix in ("", "_dot", "_ddot")}
 
 
 def _csv_text(names, data, rows):
@@ -141,18 +152,17 @@ def _csv_text(names, data, rows):
     return buffer.getvalue()
 
 
-def _write_result_csv(result, out, units, leading=()):
-    """Write ``result.columns()`` (plus ``leading`` (name, values) columns, already in file
-    units) to ``out`` in the file's units; ``out`` None writes to stdout."""
-    if out is not None and units.is_si and not leading and hasattr(result, "to_csv"):
+def _write_result_csv(result, out, units):
+    """Write ``result.columns()`` in the file's units to ``out`` (None: standard output).
+
+    SI files go through ``result.to_csv`` itself."""
+    if out is not None and units.is_si and hasattr(result, "to_csv"):
         try:
             result.to_csv(out)
         except OSError as exc:
             raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
         return
-    names, data = _scaled_columns(result.columns(), units)
-    names = [name for name, _ in leading] + names
-    data = [np.asarray(values, dtype=float) for _, values in leading] + data
+    names, data = _scaled_columns(result.columns(), units, exact=_driver_columns(result))
     text = _csv_text(names, data, len(result))
     if out is None:
         sys.stdout.write(text)
@@ -358,7 +368,8 @@ def build_parser():
     p = sub.add_parser("sweep", help="position/velocity/acceleration sweep")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--drive", action="append", required=True, metavar="NAME=START:STOP:STEP",
-                   help="driver and its values (or NAME=VALUE to hold one); repeat for several")
+                   help="driver values in the file's units: START:STOP:STEP (the last step ends "
+                   "exactly on STOP) or a single value to hold; repeat for several drivers")
     p.add_argument("--speed", action="append", default=[], metavar="NAME=V",
                    help="driver speed, file units per second")
     p.add_argument("--acceleration", action="append", default=[], metavar="NAME=A",

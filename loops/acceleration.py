@@ -37,11 +37,11 @@ class Motion:
 
 
 def velocity_product_terms(system, config, q_dot, link_velocities=None):
-    """``xi_k' q_k'`` for every variable, (n, 6): the part of the accelerations due to rates alone."""
+    """``xi_k' q_k'`` for every variable, (..., n, 6): the part of the accelerations due to rates alone."""
     if link_velocities is None:
         link_velocities = system.link_velocities(config, q_dot)
     rates = system.twist_rates(config, q_dot, link_velocities)
-    return rates * np.asarray(q_dot)[:, None]
+    return rates * np.asarray(q_dot)[..., None]
 
 
 def solve_acceleration(linearization, q_dot, driver_accelerations, config, terms=None):
@@ -52,11 +52,12 @@ def solve_acceleration(linearization, q_dot, driver_accelerations, config, terms
     system = linearization.system
     if terms is None:
         terms = velocity_product_terms(system, config, q_dot)
-    loop_terms = system.shift_to_centres(system.loop_incidence @ terms, config)
-    q_ddot = np.zeros(system.n)
-    q_ddot[linearization.driven] = driver_accelerations
-    rhs = -linearization.B[:, linearization.driven] @ np.asarray(driver_accelerations, dtype=float) - loop_terms
-    q_ddot[linearization.free] = linearization.solve(rhs)
+    loop_terms = system.velocity_product_rhs(config, q_dot, terms)
+    accelerations = np.asarray(driver_accelerations, dtype=float)
+    q_ddot = np.zeros(loop_terms.shape[:-1] + (system.n,))
+    q_ddot[..., linearization.driven] = accelerations
+    rhs = -linearization.driver_terms(accelerations) - loop_terms
+    q_ddot[..., linearization.free] = linearization.solve_vector(rhs)
     return q_ddot
 
 
@@ -70,5 +71,5 @@ def solve_motion(linearization, config, driver_speeds, driver_accelerations) -> 
     link_velocities = system.link_velocities(config, q_dot)
     terms = velocity_product_terms(system, config, q_dot, link_velocities)
     q_ddot = solve_acceleration(linearization, q_dot, driver_accelerations, config, terms)
-    link_accelerations = system.link_incidence @ (config.twists * q_ddot[:, None] + terms)
+    link_accelerations = system.link_incidence @ (config.twists * q_ddot[..., None] + terms)
     return Motion(q_dot, q_ddot, link_velocities, link_accelerations)

@@ -21,7 +21,7 @@ from mechanism.errors import ClosureError, ModelError
 from .system import compile_model
 from .velocity import Factorization, free_columns
 
-__all__ = ["DEFAULT_TOLERANCE", "NewtonOutcome", "newton", "solve_position", "assemble"]
+__all__ = ["DEFAULT_TOLERANCE", "NewtonOutcome", "newton", "correct_batch", "solve_position", "assemble"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -61,7 +61,7 @@ def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE,
     iterations, stalled, correction, first = 0, 0, 0.0, None
     while error > tolerance and iterations < max_iterations:
         iterations += 1
-        factorization = Factorization(system, system.constraint_matrix(config)[:, free], free)
+        factorization = Factorization(system, system.constraint_matrix(config)[..., free], free)
         first = first or factorization
         step = factorization.pinv @ -system.residual(config)
         longest = np.abs(step / scale).max(initial=0.0)
@@ -85,6 +85,48 @@ def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE,
         correction += np.abs(dq[free] / scale).max(initial=0.0)
     system.seat(q, config.rotations)  # config.q is q: both get the rotation vectors
     return NewtonOutcome(q, config, error, iterations, error <= tolerance, correction, first)
+
+
+def correct_batch(system, q, rotations, driven, *, tolerance=DEFAULT_TOLERANCE, max_iterations=4,
+                  max_step=MAX_STEP):
+    """Chord-Newton correction of a stack of predicted configurations, all at once.
+
+    ``B`` is factorized once, at the predictions, and reused by every iteration (the
+    predictions of a sweep are close enough for the chord iteration to converge fast).
+
+    Parameters
+    ----------
+    q : (N, n) predicted variables (spherical slots may be stale), ``rotations`` (N, m, 3, 3)
+    driven : columns held fixed
+
+    Returns
+    -------
+    q : (N, n) seated; config : batched Configuration; converged : (N,) bool;
+    correction : (N,) sum of dimensionless step sizes; factorization : at the predictions
+    """
+    config = system.evaluate(q, rotations)
+    free = free_columns(system, driven)
+    scale = system.column_scale[free]
+    factorization = Factorization(system, system.constraint_matrix(config)[..., free], free)
+    correction = np.zeros(q.shape[0])
+    error = system.closure_error(config)
+    # Iterations are cheap in a batch: aim well below the tolerance.
+    target = tolerance * 1e-3
+    for _ in range(max_iterations):
+        if np.all(error <= target):
+            break
+        step = -(factorization.pinv @ system.residual(config)[..., None])[..., 0]
+        longest = np.abs(step / scale).max(axis=-1)
+        step *= np.minimum(1.0, max_step / np.maximum(longest, 1e-300))[:, None]
+        step[error <= target] = 0.0  # leave closed positions alone
+        dq = np.zeros_like(q)
+        dq[:, free] = step
+        q, rotations = system.step(q, dq, rotations)
+        config = system.evaluate(q, rotations)
+        error = system.closure_error(config)
+        correction += np.abs(step / scale).max(axis=-1)
+    system.seat(q, rotations)
+    return q, config, error <= tolerance, correction, factorization
 
 
 def worst_loop(system, config) -> str:

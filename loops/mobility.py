@@ -22,6 +22,7 @@ import numpy as np
 
 from mechanism.specs import GROUND
 
+from .passive import idle_spin
 from .system import compile_model
 from .velocity import RANK_TOLERANCE
 
@@ -81,45 +82,12 @@ class MobilityReport:
         return "\n".join(lines)
 
 
-def _idle_spin(system, config, link) -> np.ndarray | None:
-    """Variable rates spinning ``link`` about the line through its pairs with nothing else moving.
-
-    None when the link's pairs are not on one line or one of them does not allow the spin.
-    """
-    index = system.link_index[link]
-    touching = [i for i, p in enumerate(system.pairs) if index in (system.first[i], system.second[i])]
-    if len(touching) < 2:
-        return None  # a link hanging on one pair has a real freedom
-    centres = config.pair_frames[touching, :3, 3]
-    spread = centres - centres[0]
-    far = int(np.argmax(np.linalg.norm(spread, axis=1)))
-    length = np.linalg.norm(spread[far])
-    if length < 1e-9 * system.scale:
-        return None
-    direction = spread[far] / length
-    off_line = spread - np.outer(spread @ direction, direction)
-    if np.abs(off_line).max() > 1e-9 * system.scale:
-        return None
-    spin = np.r_[direction, np.cross(centres[0], direction)]  # unit twist about the line
-    rates = np.zeros(system.n)
-    for i in touching:
-        cols = np.arange(system.pair_slices[system.pairs[i].name].start,
-                         system.pair_slices[system.pairs[i].name].stop)
-        # The pair's relative motion (second w.r.t. first) must be +-spin.
-        wanted = spin if system.second[i] == index else -spin
-        basis = config.twists[cols].T
-        x, *_ = np.linalg.lstsq(basis, wanted, rcond=None)
-        if np.linalg.norm(basis @ x - wanted) > 1e-8 * max(1.0, system.scale):
-            return None
-        rates[cols] = x
-    return rates
-
-
 def mobility_report(model) -> MobilityReport:
     """Mobility report of ``model`` at its reference assembly (see the module docstring)."""
     system = compile_model(model, with_point_drivers=False)
     config = system.evaluate(system.reference_q())
-    B = system.constraint_matrix(config) * system.row_scale[:, None] * system.column_scale[None, :]
+    rows = system.row_scale[:6 * len(system.loops)]
+    B = system.loop_matrix(config) * rows[:, None] * system.column_scale[None, :]
     s = np.linalg.svd(B, compute_uv=False) if B.size else np.zeros(0)
     rank = int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
     n_equations = 6 * len(system.loops)
@@ -128,9 +96,9 @@ def mobility_report(model) -> MobilityReport:
     for link in system.link_names:
         if link == GROUND:
             continue
-        rates = _idle_spin(system, config, link)
-        if rates is not None:
-            spins.append(rates / system.column_scale)
+        found = idle_spin(system, config, link)
+        if found is not None:
+            spins.append(found[0] / system.column_scale)
             idle_links.append(link)
     passive = int(np.linalg.matrix_rank(np.array(spins))) if spins else 0
     return MobilityReport(

@@ -361,7 +361,7 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
 
 # ----------------------------------------------------------------------- animation
 def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length_unit="m",
-                  trails=True, every=None, max_frames=200, dpi=72):
+                  trails=True, every=None, max_frames=120, dpi=72):
     """Save an animated GIF of a sweep (matplotlib's PillowWriter; needs pillow).
 
     Parameters

@@ -36,6 +36,7 @@ from mechanism.transforms import cross, exp_so3, inverse, lie_bracket, log_so3, 
 
 from .graph import mechanism_graph, spanning_tree
 from .loop_basis import independent_loops
+from .passive import find_gauges, gauge_rates, gauge_rows, gauge_values
 
 __all__ = ["KinematicSystem", "Configuration", "compile_model"]
 
@@ -100,7 +101,12 @@ class KinematicSystem:
         self._stack_constants()
         self._compile_tree()
         self._compile_incidence()
+        self.gauges = []
         self.scale = self._size()
+        reference = self.evaluate(self.reference_q())
+        if self.closure_error(reference) < 1e-8:
+            # Idle spins are fixed by a gauge equation each (loops.passive).
+            self.gauges = find_gauges(self, reference, self._spherical_members)
 
     # ------------------------------------------------------------- compiling
     def _layout_variables(self):
@@ -213,7 +219,7 @@ class KinematicSystem:
 
     def advance(self, q, dq):
         """``q`` moved by ``dq`` along the variables' twists (re-seats spherical pairs)."""
-        q_new, rotations = self.step(q, dq, exp_so3(q[self._spherical_cols]))
+        q_new, rotations = self.step(q, dq, exp_so3(np.asarray(q)[..., self._spherical_cols]))
         return self.seat(q_new, rotations)
 
     def step(self, q, dq, rotations):
@@ -223,67 +229,69 @@ class KinematicSystem:
         (:meth:`mechanism.pairs.Spherical.rotate`). Returns ``(q_new, rotations_new)`` for
         :meth:`evaluate`; the spherical slots of ``q_new`` are stale until :meth:`seat`
         (iterations need only the rotation blocks, and the logarithm is costly).
+        Shapes: ``q, dq (..., n)``, ``rotations (..., m, 3, 3)``.
         """
         out = q + dq
         if len(self._spherical_members):
-            rotations = Spherical.rotate(rotations, dq[self._spherical_cols])
+            rotations = Spherical.rotate(rotations, dq[..., self._spherical_cols])
         return out, rotations
 
     def seat(self, q, rotations):
         """Write the spherical pairs' rotation vectors ``log(R)`` into ``q`` (in place); returns ``q``."""
         if len(self._spherical_members):
-            q[self._spherical_cols] = log_so3(rotations)
+            q[..., self._spherical_cols] = log_so3(rotations)
         return q
 
     # ---------------------------------------------------------- evaluation
     def evaluate(self, q, rotations=None) -> Configuration:
         """Pair matrices, link poses (eq. 5), pair frames and world twists at ``q``.
 
-        ``rotations`` (m, 3, 3), when known (from :meth:`step`), spares re-exponentiating the
-        spherical pairs' rotation vectors.
+        ``q`` is ``(n,)`` or a stack ``(..., n)``; every array of the result gets the same
+        leading axes. ``rotations`` ``(..., m, 3, 3)``, when known (from :meth:`step`), spares
+        re-exponentiating the spherical pairs' rotation vectors.
         """
         q = np.asarray(q, dtype=float)
-        n_pairs = len(self.pairs)
-        A = np.zeros((n_pairs, 4, 4))
+        batch = q.shape[:-1]
+        A = np.zeros(batch + (len(self.pairs), 4, 4))
         if len(self._screw_members):
-            angle_slide = self._screw_map @ q
-            A[self._screw_members] = screw_matrices(angle_slide[0], angle_slide[1])
+            angle_slide = np.einsum("kpn,...n->k...p", self._screw_map, q)
+            A[..., self._screw_members, :, :] = screw_matrices(angle_slide[0], angle_slide[1])
+        if rotations is None:
+            rotations = exp_so3(q[..., self._spherical_cols])
         if len(self._spherical_members):
-            if rotations is None:
-                rotations = exp_so3(q[self._spherical_cols])
-            A[self._spherical_members, :3, :3] = rotations
-            A[self._spherical_members, 3, 3] = 1.0
+            A[..., self._spherical_members, :3, :3] = rotations
+            A[..., self._spherical_members, 3, 3] = 1.0
         for pair_type, members, cols in self._other_groups:
-            A[members] = pair_type.matrix(q[cols])
+            A[..., members, :, :] = pair_type.matrix(q[..., cols])
         S = self._constant_twists
         if self._varying_twists:
-            S = S.copy()
+            S = np.array(np.broadcast_to(S, batch + S.shape))
             for pair_type, members, cols in self._varying_twists:
-                S[cols.ravel()] = pair_type.twists(q[cols]).reshape(-1, 6)
+                S[..., cols.ravel(), :] = pair_type.twists(q[..., cols]).reshape(batch + (-1, 6))
         # Link matrix across each pair: T_first^-1 T_second = F_j A F_k^-1.
         across = self.frame_j @ A @ self.frame_k_inv
-        T = np.empty((len(self.links), 4, 4))
-        T[self._ground] = np.eye(4)
+        T = np.empty(batch + (len(self.links), 4, 4))
+        T[..., self._ground, :, :] = np.eye(4)
         for parents, children, pair_ids, backward, any_backward in self._levels:
-            M = across[pair_ids]
+            M = across[..., pair_ids, :, :]
             if any_backward:
-                M[backward] = inverse(M[backward])
-            T[children] = T[parents] @ M
-        W = T[self.first] @ self.frame_j
-        xi = transform_twists(W[self.column_pair], S)
+                M[..., backward, :, :] = inverse(M[..., backward, :, :])
+            T[..., children, :, :] = T[..., parents, :, :] @ M
+        W = T[..., self.first, :, :] @ self.frame_j
+        xi = transform_twists(W[..., self.column_pair, :, :], S)
         return Configuration(q, A, T, W, xi, rotations)
 
     def closure_defects(self, config: Configuration):
-        """Closure defect of every loop at its chord (eq. 2): ``(rotation (L, 3) rad, gap (L, 3) m)``.
+        """Closure defect of every loop at its chord (eq. 2): ``(rotation (..., L, 3) rad, gap (..., L, 3) m)``.
 
         The chord's frame k as reached through its first link, ``W_c A_c``, against the same
         frame on its second link, ``T_0(second) F_k``.
         """
         if config.defects is None:
             c = self.chord_pairs
-            reached = config.pair_frames[c] @ config.pair_matrices[c]
-            target = config.link_poses[self.second[c]] @ self.frame_k[c]
-            R = reached[:, :3, :3] @ np.swapaxes(target[:, :3, :3], -1, -2)
+            reached = config.pair_frames[..., c, :, :] @ config.pair_matrices[..., c, :, :]
+            target = config.link_poses[..., self.second[c], :, :] @ self.frame_k[c]
+            R = reached[..., :3, :3] @ np.swapaxes(target[..., :3, :3], -1, -2)
             # Near closure the antisymmetric part equals the rotation vector to third order
             # and costs a fraction of the logarithm; far from it (or near a half turn, where
             # sin vanishes) only the logarithm tells the truth.
@@ -291,55 +299,87 @@ class KinematicSystem:
                 rotation = unskew(R)
             else:
                 rotation = log_so3(R)
-            gap = reached[:, :3, 3] - target[:, :3, 3]
+            gap = reached[..., :3, 3] - target[..., :3, 3]
             config.defects = (rotation, gap)
         return config.defects
 
     def residual(self, config: Configuration) -> np.ndarray:
-        """Stacked closure defects ``(6 L,)``: per loop (rotation rad, gap m)."""
+        """Stacked defects ``(..., 6 L + k)``: per loop (rotation rad, gap m), then the k gauges (rad)."""
         rotation, gap = self.closure_defects(config)
-        return np.concatenate([rotation, gap], axis=1).ravel()
+        both = np.concatenate([rotation, gap], axis=-1)
+        both = both.reshape(both.shape[:-2] + (-1,))
+        if self.gauges:
+            both = np.concatenate([both, gauge_values(self.gauges, config.rotations)], axis=-1)
+        return both
 
-    def closure_error(self, config: Configuration) -> float:
-        """Largest defect relative to size: ``max(|rotation|, |gap| / scale)`` (dimensionless)."""
+    def closure_error(self, config: Configuration):
+        """Largest defect relative to size, ``max(|rotation|, |gap| / scale, |gauge|)``: float, or
+        (...,) for a stack."""
+        batch = config.q.shape[:-1]
         if not len(self.loops):
-            return 0.0
+            return np.zeros(batch) if batch else 0.0
         rotation, gap = self.closure_defects(config)
-        return float(max(np.abs(rotation).max(), np.abs(gap).max() / self.scale))
+        error = np.maximum(np.abs(rotation).max(axis=(-2, -1)), np.abs(gap).max(axis=(-2, -1)) / self.scale)
+        if self.gauges:
+            error = np.maximum(error, np.abs(gauge_values(self.gauges, config.rotations)).max(axis=-1))
+        return error if batch else float(error)
 
     def loop_centres(self, config: Configuration) -> np.ndarray:
-        """Where each loop's equations take their translational part: its chord's centre (L, 3)."""
-        return config.pair_frames[self.chord_pairs, :3, 3]
+        """Where each loop's equations take their translational part: its chord's centre (..., L, 3)."""
+        return config.pair_frames[..., self.chord_pairs, :, :][..., :3, 3]
 
     def constraint_matrix(self, config: Configuration) -> np.ndarray:
-        """Linearized closure ``B`` (eq. 3) in twist form, shape ``(6 L, n)``.
+        """Linearized closure ``B`` (eq. 3) and gauges of idle spins, shape ``(..., 6 L + k, n)``."""
+        B = self.loop_matrix(config)
+        if self.gauges:
+            B = np.concatenate([B, gauge_rows(self.gauges, config.rotations, self._spherical_cols, self.n)],
+                               axis=-2)
+        return B
+
+    def loop_matrix(self, config: Configuration) -> np.ndarray:
+        """Linearized closure ``B`` (eq. 3) in twist form, shape ``(..., 6 L, n)``.
 
         Rows per loop: rotation (3), then the velocity of the point at the chord centre (3);
         column j is the world twist of variable j signed by the loop's walk (eq. 4 in twist
         form: ``sum_j B_j q_j' = 0``).
         """
-        omega, v = config.twists[:, :3], config.twists[:, 3:]
+        omega, v = config.twists[..., :3], config.twists[..., 3:]
         centres = self.loop_centres(config)
-        inc = self.loop_incidence
-        at_centre = v[None, :, :] + cross(omega[None, :, :], centres[:, None, :])
-        B = np.concatenate([inc[:, :, None] * omega[None], inc[:, :, None] * at_centre], axis=2)
-        return B.transpose(0, 2, 1).reshape(-1, self.n)
+        inc = self.loop_incidence[:, :, None]
+        at_centre = v[..., None, :, :] + cross(omega[..., None, :, :], centres[..., :, None, :])
+        B = np.concatenate([inc * omega[..., None, :, :], inc * at_centre], axis=-1)
+        B = np.swapaxes(B, -1, -2)
+        return B.reshape(B.shape[:-3] + (-1, self.n))
+
+    def velocity_product_rhs(self, config: Configuration, q_dot, terms) -> np.ndarray:
+        """The rate-only part of the differentiated equations, ``(..., 6 L + k)``.
+
+        Loops: ``sum_k xi_k' q_k'`` (``terms``, (..., n, 6)) referred to the chord centres;
+        gauges: the rate of their rows times the rates (:func:`loops.passive.gauge_rates`).
+        """
+        rhs = self.shift_to_centres(self.loop_incidence @ terms, config)
+        if self.gauges:
+            rates = gauge_rates(self.gauges, config.rotations, self._spherical_cols, np.asarray(q_dot))
+            rhs = np.concatenate([rhs, rates], axis=-1)
+        return rhs
 
     def shift_to_centres(self, spatial, config: Configuration) -> np.ndarray:
-        """Loop equations ``(L, 6)`` of spatial vectors referred to the chord centres, ``(6 L,)``.
+        """Loop equations ``(..., L, 6)`` of spatial vectors referred to the chord centres, ``(..., 6 L)``.
 
         ``(w, v) -> (w, v + w x c)``: the same transform that gives the rows of
         :meth:`constraint_matrix` from origin-referenced twists.
         """
         centres = self.loop_centres(config)
-        w, v = spatial[:, :3], spatial[:, 3:]
-        return np.concatenate([w, v + cross(w, centres)], axis=1).ravel()
+        w, v = spatial[..., :3], spatial[..., 3:]
+        shifted = np.concatenate([w, v + cross(w, centres)], axis=-1)
+        return shifted.reshape(shifted.shape[:-2] + (-1,))
 
     # ------------------------------------------------------------ scaling
     @cached_property
     def row_scale(self) -> np.ndarray:
-        """Row weights making ``B`` dimensionless: 1 for rotations, 1/scale for gaps, (6 L,)."""
-        return np.tile(np.r_[np.ones(3), np.full(3, 1.0 / self.scale)], len(self.loops))
+        """Row weights making ``B`` dimensionless: 1 for rotations and gauges, 1/scale for gaps, (6 L + k,)."""
+        loops = np.tile(np.r_[np.ones(3), np.full(3, 1.0 / self.scale)], len(self.loops))
+        return np.r_[loops, np.ones(len(self.gauges))]
 
     @cached_property
     def column_scale(self) -> np.ndarray:
@@ -348,21 +388,22 @@ class KinematicSystem:
 
     # --------------------------------------------------------- link motion
     def link_velocities(self, config: Configuration, q_dot) -> np.ndarray:
-        """Spatial velocities ``(omega, v)`` of every link, global, origin-referenced: (L, 6)."""
-        return self.link_incidence @ (config.twists * np.asarray(q_dot)[:, None])
+        """Spatial velocities ``(omega, v)`` of every link, global, origin-referenced: (..., L, 6)."""
+        return self.link_incidence @ (config.twists * np.asarray(q_dot)[..., None])
 
     def twist_rates(self, config: Configuration, q_dot, link_velocities) -> np.ndarray:
-        """``d xi_j / dt`` of every variable's world twist, (n, 6).
+        """``d xi_j / dt`` of every variable's world twist, (..., n, 6).
 
         A pair's frame j is carried by its first link, so ``xi' = [V_first, xi] + Ad(W) S'``
         (the Lie bracket with the carrier's velocity, plus the pair's own change of twist,
         non-zero only for the Hooke pair's second pin).
         """
-        rates = lie_bracket(link_velocities[self.column_carrier], config.twists)
+        rates = lie_bracket(link_velocities[..., self.column_carrier, :], config.twists)
+        batch = rates.shape[:-2]
         for pair_type, members, cols in self._varying_twists:
-            own = pair_type.twist_rates(config.q[cols], np.asarray(q_dot)[cols]).reshape(-1, 6)
-            frames = config.pair_frames[np.repeat(members, cols.shape[1])]
-            rates[cols.ravel()] += transform_twists(frames, own)
+            own = pair_type.twist_rates(config.q[..., cols], np.asarray(q_dot)[..., cols])
+            frames = config.pair_frames[..., np.repeat(members, cols.shape[1]), :, :]
+            rates[..., cols.ravel(), :] += transform_twists(frames, own.reshape(batch + (-1, 6)))
         return rates
 
     def public_variables(self) -> list[str]:

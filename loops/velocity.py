@@ -36,17 +36,26 @@ class Factorization:
     def __init__(self, system, B_free, free):
         rows, cols = system.row_scale, system.column_scale[free]
         scaled = B_free * rows[:, None] * cols[None, :]
-        if scaled.size:
+        batch = scaled.shape[:-2]
+        k = min(scaled.shape[-2:])
+        if k:
             U, s, Vt = np.linalg.svd(scaled, full_matrices=False)
         else:
-            U, s, Vt = np.zeros((scaled.shape[0], 0)), np.zeros(0), np.zeros((0, scaled.shape[1]))
-        largest = s[0] if len(s) else 0.0
-        keep = s > RANK_TOLERANCE * max(largest, 1.0)
+            U = np.zeros(batch + (scaled.shape[-2], 0))
+            s = np.zeros(batch + (0,))
+            Vt = np.zeros(batch + (0, scaled.shape[-1]))
+        largest = s[..., :1] if k else np.zeros(batch + (1,))
+        keep = s > RANK_TOLERANCE * np.maximum(largest, 1.0)
         self.singular_values = s
-        self.rank = int(keep.sum())
-        self.conditioning = float(s[keep][-1] / largest) if self.rank else 0.0
+        rank = keep.sum(axis=-1)
+        smallest = np.min(np.where(keep, s, np.inf), axis=-1, initial=np.inf)
+        conditioning = np.where(rank > 0, smallest / np.where(largest[..., 0] > 0, largest[..., 0], 1.0), 0.0)
+        self.rank = int(rank) if not batch else rank
+        self.conditioning = float(conditioning) if not batch else conditioning
+        inverse_s = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
         # Pseudo-inverse in scaled units, mapped back: x = C pinv(R B C) R rhs.
-        self.pinv = (cols[:, None] * (Vt[keep].T / s[keep])) @ (U[:, keep].T * rows[None, :])
+        V = np.swapaxes(Vt, -1, -2) * inverse_s[..., None, :]
+        self.pinv = (cols[:, None] * V) @ (np.swapaxes(U, -1, -2) * rows[None, :])
 
 
 class ClosureLinearization:
@@ -73,14 +82,15 @@ class ClosureLinearization:
         self.B = system.constraint_matrix(config)
         self.driven = np.asarray(driven, dtype=int)
         self.free = free_columns(system, self.driven)
-        self._B_free = self.B[:, self.free]
+        self._B_free = self.B[..., self.free]
+        self._B_driven = self.B[..., self.driven]
         self._refine = factorization is not None
         self.factorization = factorization or Factorization(system, self._B_free, self.free)
         self.rank = self.factorization.rank
         self.conditioning = self.factorization.conditioning
 
     def solve(self, rhs):
-        """Least-squares, minimum-norm ``x`` of ``B_free x = rhs``; ``rhs`` (6 L,) or (6 L, m)."""
+        """Least-squares, minimum-norm ``x`` of ``B_free x = rhs`` for right-hand sides ``(..., 6 L, m)``."""
         pinv = self.factorization.pinv
         x = pinv @ rhs
         if self._refine:
@@ -88,9 +98,17 @@ class ClosureLinearization:
                 x = x + pinv @ (rhs - self._B_free @ x)
         return x
 
+    def solve_vector(self, rhs):
+        """:meth:`solve` for one right-hand side per configuration, ``(..., 6 L) -> (..., n - d)``."""
+        return self.solve(rhs[..., None])[..., 0]
+
+    def driver_terms(self, driver_values):
+        """``B_driven @ values`` for driver rates ``(..., d)``: ``(..., 6 L)``."""
+        return (self._B_driven @ np.asarray(driver_values, dtype=float)[..., None])[..., 0]
+
     def tangent(self):
-        """``dq_free / d(driver)`` for unit driver rates: (n - d, d)."""
-        return self.solve(-self.B[:, self.driven])
+        """``dq_free / d(driver)`` for unit driver rates: (..., n - d, d)."""
+        return self.solve(-self._B_driven)
 
 
 def free_columns(system, driven) -> np.ndarray:
@@ -101,13 +119,13 @@ def free_columns(system, driven) -> np.ndarray:
 
 
 def solve_velocity(linearization: ClosureLinearization, driver_speeds) -> np.ndarray:
-    """All variable rates ``q'`` (n,) for the given driver rates (eq. 4).
+    """All variable rates ``q'`` (..., n) for the given driver rates (..., d) (eq. 4).
 
     Spherical pairs' rates are relative angular velocities (rad/s, frame j axes).
     """
     system = linearization.system
-    q_dot = np.zeros(system.n)
-    q_dot[linearization.driven] = driver_speeds
-    rhs = -linearization.B[:, linearization.driven] @ np.asarray(driver_speeds, dtype=float)
-    q_dot[linearization.free] = linearization.solve(rhs)
+    speeds = np.asarray(driver_speeds, dtype=float)
+    q_dot = np.zeros(linearization.B.shape[:-2] + (system.n,))
+    q_dot[..., linearization.driven] = speeds
+    q_dot[..., linearization.free] = linearization.solve_vector(-linearization.driver_terms(speeds))
     return q_dot

@@ -182,21 +182,41 @@ class Units:
         so that writing, reading and writing again gives the same text.
         """
         arr = np.asarray(value, dtype=float)
-        if self.is_si or QUANTITIES[quantity] == (0, 0) or self.factor(quantity) == 1.0:
+        if self.is_si or self.factor(quantity) == 1.0:
             out = arr.copy()
         else:
-            out = np.array([self._preimage(float(s), quantity) for s in arr.ravel()]).reshape(arr.shape)
+            out = self._preimages(arr.ravel(), quantity).reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
 
-    def _preimage(self, s, quantity):
-        if s == 0.0 or not math.isfinite(s):
-            return s
-        estimate = s * self.factor(quantity)
-        hit = _shortest_preimage(lambda y: self.to_si(y, quantity), s, estimate)
-        if hit is None:
-            reached = self.to_si(estimate, quantity)
-            hit = _shortest_preimage(lambda y: self.to_si(y, quantity), reached, estimate)
-        return estimate if hit is None else hit
+    def _preimages(self, si, quantity, spread=4, depth=0):
+        """Per element of ``si`` (1-D): the shortest float near ``si * factor`` that
+        :meth:`to_si` maps to it exactly; elements without one go through the value that the
+        nearest estimate reaches."""
+        estimate = si * self.factor(quantity)
+        out = si.copy()  # zeros and non-finite values stay as they are
+        best = np.full(si.shape, np.inf)
+        todo = np.isfinite(si) & (si != 0.0) & np.isfinite(estimate)
+        candidates = [estimate]
+        up = down = estimate
+        for _ in range(spread):  # in order of distance, so ties in length keep the closest
+            up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+            candidates += [up, down]
+        for candidate in candidates:
+            hit = todo & (self.to_si(candidate, quantity) == si)
+            if not hit.any():
+                continue
+            lengths = np.full(si.shape, np.inf)
+            lengths[hit] = [len(repr(y)) for y in candidate[hit].tolist()]
+            better = lengths < best
+            out[better], best[better] = candidate[better], lengths[better]
+        missing = todo & np.isinf(best)
+        if missing.any():
+            if depth >= 3:  # pragma: no cover - the nearest estimate always has a preimage
+                out[missing] = estimate[missing]
+            else:
+                reached = np.atleast_1d(self.to_si(estimate[missing], quantity))
+                out[missing] = self._preimages(reached, quantity, spread, depth + 1)
+        return out
 
     def label(self, quantity) -> str:
         """Unit of ``quantity`` in this file, for messages and plot labels."""
@@ -218,14 +238,6 @@ def _neighbours(x, count):
         down = math.nextafter(down, -math.inf)
         out += [up, down]
     return out
-
-
-def _shortest_preimage(convert, target, estimate, spread=4):
-    """Among floats near ``estimate`` that ``convert`` maps to ``target``: the shortest repr."""
-    hits = [y for y in _neighbours(estimate, spread) if convert(y) == target]
-    if not hits:
-        return None
-    return min(hits, key=lambda y: (len(repr(y)), abs(y - estimate), y))
 
 
 def _canonical_direction(value, where):

@@ -2,8 +2,8 @@
 and one located line for every mistake in a file."""
 
 import dataclasses
-import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -565,3 +565,18 @@ def test_assembly_guess_of_unknown_pair_is_located(tmp_path):
     with pytest.raises(ModelError) as info:
         load_model(path)
     assert str(info.value) == "four_bar.toml: assemble.guess: E: unknown pair 'E'"
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
+@pytest.mark.parametrize("units", [None, ("mm", "deg")])
+def test_example_files_round_trip(tmp_path, example, units):
+    loaded = load_model(example)
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    model_file.save_model(loaded, first, units=units)
+    again = load_model(first)
+    assert_same(loaded.snapshot(), again.snapshot())
+    model_file.save_model(again, second, units=units)
+    assert first.read_bytes() == second.read_bytes()

@@ -21,7 +21,7 @@ import re
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy.optimize import brentq, fsolve, minimize_scalar
+from scipy.optimize import brentq, minimize_scalar, root
 
 from mechanism import Mechanism, SweepStopped
 from reference import closed_forms as cf
@@ -45,6 +45,7 @@ def to_global(frame, xy):
 
 
 def to_global_vector(frame, xy):
+    """Like :func:`to_global` for free vectors (velocities, accelerations): rotation only."""
     xy = np.asarray(xy, dtype=float)
     local = np.concatenate([xy, np.zeros(xy.shape[:-1] + (3 - xy.shape[-1],))], axis=-1)
     return local @ frame[:3, :3].T
@@ -79,22 +80,23 @@ def assert_closed(res, pairs, size):
         P1, P2 = res.pose(first), res.pose(second)
         c1 = P1[:, :3, :3] @ at + P1[:, :3, 3]
         c2 = P2[:, :3, :3] @ at + P2[:, :3, 3]
-        assert_allclose(c1, c2, rtol=0.0, atol=TOL * size, err_msg=f"pair {name}: centres apart")
         if "axis" in extra:
             axis = np.asarray(extra["axis"], float) / np.linalg.norm(extra["axis"])
-            assert_allclose(P1[:, :3, :3] @ axis, P2[:, :3, :3] @ axis, rtol=0.0, atol=TOL,
-                            err_msg=f"pair {name}: axes apart")
+            a1 = P1[:, :3, :3] @ axis
+            assert_allclose(a1, P2[:, :3, :3] @ axis, rtol=0.0, atol=TOL, err_msg=f"pair {name}: axes apart")
+        if kind in ("prismatic", "cylindrical", "helical"):
+            # The second frame slides along the (common) axis: the centres stay on that line.
+            offset = c2 - c1
+            along = np.sum(offset * a1, axis=1, keepdims=True) * a1
+            assert_allclose(offset - along, 0.0, rtol=0.0, atol=TOL * size, err_msg=f"pair {name}: off its axis")
+        else:
+            assert_allclose(c1, c2, rtol=0.0, atol=TOL * size, err_msg=f"pair {name}: centres apart")
         relative = np.linalg.inv(P1) @ P2
         expected = cf.pair_relative_motion(kind, at, res.q(name), **extra)
         assert_allclose(relative[:, :3, :3], expected[:, :3, :3], rtol=0.0, atol=TOL,
                         err_msg=f"pair {name}: rotation differs from its values")
         assert_allclose(relative[:, :3, 3], expected[:, :3, 3], rtol=0.0, atol=TOL * size,
                         err_msg=f"pair {name}: translation differs from its values")
-
-
-def central_difference_triples(centres, h):
-    """Driver values ``c - h, c, c + h`` for each centre, in sweep order."""
-    return np.concatenate([[c - h, c, c + h] for c in centres])
 
 
 # =============================================================================
@@ -106,7 +108,7 @@ FOUR_BAR = dict(a=0.04, b=0.12, c=0.09, d=0.10)  # m; Grashof crank-rocker (0.04
 @pytest.mark.parametrize("branch", [-1, 1])
 def test_freudenstein_matches_numerical_solve(branch):
     """Reference self-check: Freudenstein's closed form (Norton eq. 4.10) equals scipy's
-    root of the vector loop equation, started near it, on both branches."""
+    root (Levenberg-Marquardt) of the vector loop equation, started near it, on both branches."""
     a, b, c, d = FOUR_BAR.values()
     for t2 in np.linspace(-np.pi, np.pi, 25):
         t3, t4 = cf.four_bar_angles(a, b, c, d, t2, branch)
@@ -115,10 +117,11 @@ def test_freudenstein_matches_numerical_solve(branch):
             z = a * np.exp(1j * t2) + b * np.exp(1j * x[0]) - c * np.exp(1j * x[1]) - d
             return [z.real, z.imag]
 
-        root = fsolve(loop, [t3 + 0.05, t4 - 0.05], xtol=1e-14)
-        assert_allclose(loop(root), 0.0, rtol=0.0, atol=1e-14)  # fsolve converged to round-off
+        sol = root(loop, [t3 + 0.05, t4 - 0.05], method="lm", options={"xtol": 1e-15, "ftol": 1e-15})
+        # Levenberg-Marquardt drives the O(0.1 m) residual to round-off.
+        assert_allclose(loop(sol.x), 0.0, rtol=0.0, atol=1e-15)
         # Both solutions satisfy the same well-conditioned equations: agree to 1e-11 rad.
-        assert_angles_close(root, [t3, t4], atol=1e-11)
+        assert_angles_close(sol.x, [t3, t4], atol=1e-11)
 
 
 @pytest.mark.parametrize("branch", [-1, 1])
@@ -616,8 +619,9 @@ def build_bennett(theta1_0):
 
 
 def test_bennett_mobility():
-    """Bennett linkage: 4R spatial loop, grubler 6*3 - 4*5 = -2, yet dof 1 (three redundant
-    constraints, Bennett's condition a/sin(alpha) = b/sin(beta))."""
+    """Bennett linkage (G. T. Bennett, Engineering 76 (1903) 777): 4R spatial loop, grubler
+    6*3 - 4*5 = -2, yet dof 1 thanks to a/sin(alpha) = b/sin(beta), so three constraints
+    are redundant and none is passive."""
     info = build_bennett(1.2).m.check()
     assert (info.grubler, info.dof) == (-2, 1)
     assert info.grubler == info.dof + info.passive - info.redundant
@@ -700,64 +704,156 @@ def test_wobble_plate_drive():
 # =============================================================================
 # 3. finite-difference checks of the solver's own rates
 # =============================================================================
-# Central differences of closed sweep positions with h = 1e-5 rad of the driver:
-# truncation h^2/6 |q'''| ~ 1e-10 |q'''|, and the closure error (<= 1e-10 x size, usually
-# round-off after Newton's last quadratic step) divided by h; 1e-6 relative and absolute
-# (in rad or m per unit driver speed, scaled by size for points) covers both with margin.
-FD_H = 1e-5
+# Derivatives along a sweep are estimated from sweep samples at c + k h, k = -2..2, by
+# Richardson's extrapolation of the central differences with steps h and 2h:
+# D = (4 D_h - D_2h) / 3, truncation O(h^4) ~ 1e-12 with h = 1e-3 rad. Sweep positions
+# are closed to the default tolerance (1e-10, relative to size), not to round-off, so each
+# sample carries up to ~1e-10 of error and D about 1.5e-10 / h ~ 1.5e-7 (rad or m per unit
+# driver speed, divided by the size for points). FD_TOL = 1e-6 (relative and absolute)
+# covers that with margin, and is far below any error in the analytic formulas (O(1)).
+FD_H = 1e-3
 FD_TOL = 1e-6
+OFFSETS = np.array([-2, -1, 0, 1, 2])
+
+
+def stencil_values(centres, h=FD_H):
+    """Driver values c - 3h (a lead-in), c - 2h, c - h, c, c + h, c + 2h for each centre.
+
+    The lead-in sample makes every stencil sample a short step from the previous one, so
+    these tests check differential consistency only; rates after long steps are the
+    subject of :func:`test_rates_do_not_depend_on_the_sweep_step`.
+    """
+    return (np.asarray(centres)[:, None] + h * np.r_[-3, OFFSETS][None, :]).ravel()
+
+
+def _stencils(samples):
+    return np.asarray(samples).reshape((-1, 6) + np.shape(samples)[1:])[:, 1:]
+
+
+def stencil_derivative(samples, h=FD_H):
+    """Richardson-extrapolated central difference at each centre: samples (6 m, ...) -> (m, ...)."""
+    f = _stencils(samples)
+    d1 = (f[:, 3] - f[:, 1]) / (2 * h)
+    d2 = (f[:, 4] - f[:, 0]) / (4 * h)
+    return (4 * d1 - d2) / 3
+
+
+def at_centres(samples):
+    return _stencils(samples)[:, 2]
+
+
+def rotation_vector(R):
+    """Rotation vector of rotations (..., 3, 3) with angle < pi/2 (plain numpy, for small steps)."""
+    skew = (R - np.swapaxes(R, -1, -2)) / 2
+    v = np.stack([skew[..., 2, 1], skew[..., 0, 2], skew[..., 1, 0]], axis=-1)
+    sin = np.linalg.norm(v, axis=-1, keepdims=True)
+    cos = (np.trace(R, axis1=-2, axis2=-1)[..., None] - 1) / 2
+    angle = np.arctan2(sin, cos)
+    return v * np.where(sin > 0, angle / np.where(sin > 0, sin, 1.0), 1.0)
 
 
 def test_four_bar_velocities_match_differences_of_positions():
-    """Four-bar (Freudenstein geometry): solver q_dot and point velocity vs central
-    differences of closed sweep positions; q_ddot and point acceleration vs central
-    differences of the solver's own (analytic) velocities, with a driver acceleration."""
+    """Four-bar (Freudenstein geometry): solver q_dot and point velocity vs differences of
+    closed sweep positions; q_ddot and point acceleration vs differences of the solver's
+    own (analytic) velocities, with a driver acceleration:
+    q'' = d(q')/d(theta) w + (q' / w) al for a driver at speed w and acceleration al."""
     a, b, c, d = FOUR_BAR.values()
     bt, _ = build_four_bar(a, b, c, d, 0.6, -1)
-    centres = np.linspace(0.2, 6.0, 8)
-    values = central_difference_triples(centres, FD_H)
+    values = stencil_values(np.linspace(0.2, 6.0, 8))
     w, al = 1.0, 0.4
     res = bt.m.sweep({"A": values}, speeds={"A": w}, accelerations={"A": al})
-    lo, mid, hi = slice(0, None, 3), slice(1, None, 3), slice(2, None, 3)
     for name in ("B", "C", "D"):
-        q = res.q(name)
-        fd = (q[hi] - q[lo]) / (2 * FD_H) * w
-        assert_allclose(res.q_dot(name)[mid], fd, rtol=FD_TOL, atol=FD_TOL)
-        # q'' = d(q')/dtheta * w + (q'/w) * al along the sweep (w, al constant per sample).
-        qd = res.q_dot(name)
-        fd2 = (qd[hi] - qd[lo]) / (2 * FD_H) * w + qd[mid] / w * al
-        assert_allclose(res.q_ddot(name)[mid], fd2, rtol=FD_TOL, atol=FD_TOL)
-    P, V = res.point("P"), res.point_velocity("P")
-    assert_allclose(V[mid], (P[hi] - P[lo]) / (2 * FD_H) * w, rtol=FD_TOL, atol=FD_TOL * d)
-    fd_acc = (V[hi] - V[lo]) / (2 * FD_H) * w + V[mid] / w * al
-    assert_allclose(res.point_acceleration("P")[mid], fd_acc, rtol=FD_TOL, atol=FD_TOL * d)
+        q_dot = at_centres(res.q_dot(name))
+        assert_allclose(q_dot, stencil_derivative(res.q(name)) * w, rtol=FD_TOL, atol=FD_TOL)
+        expected = stencil_derivative(res.q_dot(name)) * w + q_dot / w * al
+        assert_allclose(at_centres(res.q_ddot(name)), expected, rtol=FD_TOL, atol=FD_TOL)
+    V = res.point_velocity("P")
+    assert_allclose(at_centres(V), stencil_derivative(res.point("P")) * w, rtol=FD_TOL, atol=FD_TOL * d)
+    expected = stencil_derivative(V) * w + at_centres(V) / w * al
+    assert_allclose(at_centres(res.point_acceleration("P")), expected, rtol=FD_TOL, atol=FD_TOL * d)
 
 
-def test_rssr_spherical_rates_match_differences_of_positions():
-    """RSSR: rocker speed vs differences of positions, and each spherical pair's q_dot
-    (relative angular velocity in global design axes, DESIGN.md) vs
-    vee(log(R(t+h) R(t-h)^T)) / 2h of the relative rotations the sweep reports."""
+def test_rssr_rates_match_differences_of_positions():
+    """RSSR: rocker speed and acceleration vs differences of closed positions and of the
+    solver's velocities (the coupler's passive spin plays no part in the rocker angle)."""
+    bt = build_rssr(RSSR["S2_0"])
+    values = stencil_values(np.linspace(0.3, 6.0, 6))
+    w, al = 1.0, -0.3
+    res = bt.m.sweep({"A": values}, speeds={"A": w}, accelerations={"A": al})
+    q_dot = at_centres(res.q_dot("D"))
+    assert_allclose(q_dot, stencil_derivative(res.q("D")) * w, rtol=FD_TOL, atol=FD_TOL)
+    expected = stencil_derivative(res.q_dot("D")) * w + q_dot / w * al
+    assert_allclose(at_centres(res.q_ddot("D")), expected, rtol=FD_TOL, atol=FD_TOL)
+
+
+def build_rsur():
+    """The RSSR with its second ball replaced by a Hooke joint (pin on the coupler normal to
+    the coupler and the rocker axis; pin on the rocker along the rocker axis): the same
+    rocker motion, but no passive spin (grubler 6*3 - (5+3+4+5) = 1 = dof)."""
     g = RSSR
-    bt = build_rssr(g["S2_0"])
-    centres = np.linspace(0.3, 6.0, 6)
-    values = central_difference_triples(centres, FD_H)
+    pin_coupler = np.cross(g["u_D"], g["S1_0"] - g["S2_0"])
+    bt = Built("RSUR")
+    bt.link("crank", "coupler", "rocker")
+    bt.pair("A", "revolute", "ground", "crank", g["A"], axis=g["u_A"])
+    bt.pair("S1", "spherical", "crank", "coupler", g["S1_0"])
+    bt.pair("U", "hooke", "coupler", "rocker", g["S2_0"], axes=(pin_coupler, g["u_D"]))
+    bt.pair("D", "revolute", "ground", "rocker", g["D"], axis=g["u_D"])
+    return bt
+
+
+def test_rsur_spherical_pair_rates_match_differences_of_positions():
+    """RSUR (no passive freedom): the spherical pair's q_dot, the relative angular velocity
+    in global design axes (DESIGN.md), equals log(R(t + h) R(t - h)^T) / 2h of the
+    relative rotations the sweep reports (even in h, so Richardson applies); its value is
+    the rotation vector of that rotation; the Hooke pair's rates match differences of its
+    angles; the rocker follows the RSSR closed form."""
+    g = RSSR
+    bt = build_rsur()
+    info = bt.m.check()
+    assert (info.grubler, info.dof, info.passive, info.redundant) == (1, 1, 0, 0)
+    values = stencil_values(np.linspace(0.3, 6.0, 6))
     w = 1.0
     res = bt.m.sweep({"A": values}, speeds={"A": w})
-    lo, mid, hi = slice(0, None, 3), slice(1, None, 3), slice(2, None, 3)
-    q = res.q("D")
-    assert_allclose(res.q_dot("D")[mid], (q[hi] - q[lo]) / (2 * FD_H) * w, rtol=FD_TOL, atol=FD_TOL)
-    for name, first, second in (("S1", "crank", "coupler"), ("S2", "coupler", "rocker")):
-        rel = np.linalg.inv(res.pose(first)) @ res.pose(second)
-        R = rel[:, :3, :3]
-        step = R[hi] @ np.swapaxes(R[lo], 1, 2)  # left increment, global design axes
-        # vee of the (skew) log of a small rotation: the antisymmetric part suffices at
-        # this size (error O(angle^3) ~ 1e-15).
-        skew = (step - np.swapaxes(step, 1, 2)) / 2
-        omega = np.stack([skew[:, 2, 1], skew[:, 0, 2], skew[:, 1, 0]], axis=1) / (2 * FD_H) * w
-        assert_allclose(res.q_dot(name)[mid], omega, rtol=FD_TOL, atol=FD_TOL)
-        # And the value itself is the rotation vector of the relative rotation.
-        assert_allclose(cf.pair_relative_motion("spherical", np.zeros(3), res.q(name))[:, :3, :3], R,
-                        rtol=0.0, atol=TOL)
+    args = (g["A"], g["u_A"], g["S1_0"], g["D"], g["u_D"], g["S2_0"])
+    assert_angles_close(res.q("D"), cf.rssr_rocker_angle(*args, values, -1))
+    rel = np.linalg.inv(res.pose("crank")) @ res.pose("coupler")
+    R = _stencils(rel[:, :3, :3])
+    Rt = np.swapaxes(R, -1, -2)
+    d1 = rotation_vector(R[:, 3] @ Rt[:, 1]) / (2 * FD_H)  # left increments: the crank's axes
+    d2 = rotation_vector(R[:, 4] @ Rt[:, 0]) / (4 * FD_H)
+    assert_allclose(at_centres(res.q_dot("S1")), (4 * d1 - d2) / 3 * w, rtol=FD_TOL, atol=FD_TOL)
+    assert_allclose(cf.pair_relative_motion("spherical", np.zeros(3), res.q("S1"))[:, :3, :3],
+                    rel[:, :3, :3], rtol=0.0, atol=TOL)
+    for name in ("U.0", "U.1"):
+        assert_allclose(at_centres(res.q_dot(name)), stencil_derivative(res.q(name)) * w, rtol=FD_TOL, atol=FD_TOL)
+    assert_closed(res, bt.pairs, 0.1)
+
+
+def test_rates_do_not_depend_on_the_sweep_step():
+    """Velocities and accelerations are functions of the configuration and the driver
+    rates only, so they must not depend on how far the sweep stepped to reach a sample.
+    Four-bar and Bennett swept straight to values 0.8 rad apart (and the four-bar to a
+    single far value) vs the closed forms, at the same 1e-9 as the fine sweeps above."""
+    a, b, c, d = FOUR_BAR.values()
+    bt, (t2_0, t3_0, t4_0) = build_four_bar(a, b, c, d, 0.6, -1)
+    w, al = 1.0, 0.4
+    for qA in (np.linspace(0.2, 6.0, 8), np.array([3.0])):
+        res = bt.m.sweep({"A": qA}, speeds={"A": w}, accelerations={"A": al})
+        t2 = t2_0 + qA
+        t3, t4 = cf.four_bar_angles(a, b, c, d, t2, -1)
+        w3, w4 = cf.four_bar_velocities(a, b, c, t2, t3, t4, w)
+        al3, al4 = cf.four_bar_accelerations(a, b, c, t2, t3, t4, w, w3, w4, al)
+        assert_angles_close(res.q("D"), -(t4 - t4_0))
+        assert_allclose(res.q_dot("D"), -w4, rtol=TOL, atol=TOL * w)
+        assert_allclose(res.q_ddot("D"), -al4, rtol=TOL, atol=TOL * w**2)
+    alpha, beta = BENNETT["alpha"], BENNETT["beta"]
+    bt = build_bennett(1.2)
+    q1 = np.linspace(0.0, 2 * np.pi, 9)
+    res = bt.m.sweep({"J1": q1}, speeds={"J1": w}, accelerations={"J1": al})
+    t2_dot, t2_ddot = cf.bennett_rates(1.2 + q1, alpha, beta, w, al)
+    K = cf.bennett_constant(alpha, beta)
+    assert_allclose(res.q_dot("J2"), t2_dot, rtol=TOL, atol=TOL * w * K)
+    assert_allclose(res.q_ddot("J2"), t2_ddot, rtol=TOL, atol=TOL * w**2 * K**2)
 
 
 # =============================================================================
@@ -804,3 +900,5 @@ def test_driving_a_rocker_past_its_limit_raises_sweep_stopped():
     numbers = [float(x) for x in re.findall(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", reason)]
     first_refused = values[values > qD.max() + 1e-12][0]
     assert any(qD.max() - step - 1e-3 <= x <= first_refused + 1e-3 for x in numbers), reason
+    # ... and the place it names is the toggle itself, to within half a grid step.
+    assert any(abs(x - limit) < step / 2 for x in numbers), (reason, limit)

@@ -236,10 +236,10 @@ def hooke_joint(theta1, beta, omega1=0.0, alpha1=0.0, *, input_pin_in_plane=True
         tan(t2) = tan(t1) / cos(b),      w2 / w1 = cos b / (1 - sin^2 b cos^2 t1),
 
     which is the form of Wikipedia, "Universal joint", section "Equation of motion"
-    (angles zero with the input yoke in the plane of the shafts). Shifting both zeros by
-    a quarter turn (``input_pin_in_plane=False``) gives the other common form (e.g.
-    J. E. Shigley, J. J. Uicker, *Theory of Machines and Mechanisms*, sec. on the Hooke
-    joint):
+    (``tan g1 = cos b tan g2``, ``w2/w1 = cos b / (1 - sin^2 b cos^2 g1)``; its input pin
+    ``x1 = (cos g1, sin g1, 0)`` starts in the plane of the two axles). Shifting both zeros
+    by a quarter turn (``input_pin_in_plane=False``, the input pin normal to that plane)
+    gives the other common form, derived here from the same constraint:
 
         tan(t2) = cos(b) tan(t1),        w2 / w1 = cos b / (1 - sin^2 b sin^2 t1).
 
@@ -298,9 +298,9 @@ def rssr_rocker_angle(A, u_A, S1_0, D, u_D, S2_0, theta, branch, length=None):
     ``|S1 - S2| = length`` (default ``|S1_0 - S2_0|``). Angles are right-handed about the
     given axes.
 
-    Derivation (the displacement analysis of the RSSR by the constant-distance condition
-    of the S-S coupler, as in C. H. Suh and C. W. Radcliffe, *Kinematics and Mechanisms
-    Design*, Wiley 1978, ch. 7): write ``p = S2_0 - D = p_ax + p_perp`` (along and normal to
+    Derivation (self-contained; the classic displacement analysis of the RSSR by the
+    constant-distance condition of the S-S coupler, as in C. H. Suh and C. W. Radcliffe,
+    *Kinematics and Mechanisms Design*, Wiley 1978): write ``p = S2_0 - D = p_ax + p_perp`` (along and normal to
     ``u_D``); Rodrigues gives ``S2 - D = p_ax + cos(phi) p_perp + sin(phi) u_D x p_perp``.
     With ``w = S1(theta) - D`` the condition ``|w - (S2 - D)|^2 = length^2`` becomes,
     because ``p_ax``, ``p_perp`` and ``u_D x p_perp`` are mutually orthogonal and the last two
@@ -567,8 +567,7 @@ def pair_relative_motion(kind, at, q, *, axis=None, axes=None, pitch=None):
         R = rotation_matrix(pin1, q[:, 0]) @ rotation_matrix(pin2, q[:, 1])
     elif kind == "spherical":
         angle = np.linalg.norm(q, axis=1)
-        safe = np.where(angle > 0.0, angle, 1.0)
-        R = np.stack([rotation_matrix(w / s, a) for w, s, a in zip(q, safe, angle)])
+        R = np.stack([rotation_matrix(w, a) if a > 0.0 else np.eye(3) for w, a in zip(q, angle)])
     else:
         raise ValueError(f"unknown pair kind {kind!r}")
     T = np.zeros((n, 4, 4))

@@ -1,0 +1,367 @@
+"""The command line (dynamics/cli.py), driven as ``python -m mechanism`` on files in tmp_path:
+values in the file's units both ways, exit status 0/1/2, one-line errors, CSV and PNG output."""
+
+import csv
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dynamics.cli import main, parse_range
+
+try:
+    from tests.reference.closed_forms import four_bar_angles, four_bar_coupler_point, four_bar_velocities, wrap
+except ImportError:  # tests/ itself on sys.path
+    from reference.closed_forms import four_bar_angles, four_bar_coupler_point, four_bar_velocities, wrap
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Crank-rocker (Grashof: shortest + longest = 160 <= 180 = sum of the others), mm.
+CRANK, COUPLER, ROCKER, GROUND = 40.0, 120.0, 80.0, 100.0
+# Coupler-rocker pin C at the design pose (crank along +x): intersection of two circles.
+C_X = (COUPLER**2 - ROCKER**2 - CRANK**2 + GROUND**2) / (2 * (GROUND - CRANK))
+C_Y = math.sqrt(COUPLER**2 - (C_X - CRANK) ** 2)
+POINT = (60.0, 50.0)  # coupler point P, mm
+
+
+def crank_rocker_toml(axis_c="[0, 0, 1]", units='length = "mm"\nangle = "deg"'):
+    return f"""\
+name = "crank-rocker"
+[units]
+{units}
+
+[[links]]
+name = "crank"
+[[links]]
+name = "coupler"
+[[links]]
+name = "rocker"
+
+[[pairs]]
+name = "A"
+type = "revolute"
+links = ["ground", "crank"]
+at = [0, 0, 0]
+axis = [0, 0, 1]
+
+[[pairs]]
+name = "B"
+type = "revolute"
+links = ["crank", "coupler"]
+at = [{CRANK!r}, 0, 0]
+axis = [0, 0, 1]
+
+[[pairs]]
+name = "C"
+type = "revolute"
+links = ["coupler", "rocker"]
+at = [{C_X!r}, {C_Y!r}, 0]
+axis = {axis_c}
+
+[[pairs]]
+name = "D"
+type = "revolute"
+links = ["ground", "rocker"]
+at = [{GROUND!r}, 0, 0]
+axis = [0, 0, 1]
+
+[[points]]
+name = "P"
+link = "coupler"
+at = [{POINT[0]!r}, {POINT[1]!r}, 0]
+"""
+
+
+def run(*args, cwd):
+    """``python -m mechanism ARGS`` -> CompletedProcess (headless, repository importable)."""
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
+    return subprocess.run([sys.executable, "-m", "mechanism", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def read_table(path):
+    with open(path, newline="") as handle:
+        rows = list(csv.reader(handle))
+    header = rows[0]
+    data = np.array([[float(v) for v in row] for row in rows[1:]]).reshape(len(rows) - 1, len(header))
+    return {name: data[:, i] for i, name in enumerate(header)}, header
+
+
+def assert_user_error(proc, expected=None):
+    """Exit 2, one line on stderr, no traceback (and the exact line when given)."""
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("kinematrix: error: ")
+    if expected is not None:
+        assert lines[0] == f"kinematrix: error: {expected}"
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "four_bar.toml"
+    path.write_text(crank_rocker_toml())
+    return path
+
+
+# ------------------------------------------------------------------------- ranges
+@pytest.mark.parametrize("text, expected", [
+    ("0:360:90", [0, 90, 180, 270, 360]),
+    ("0:10:3", [0, 3, 6, 10]),            # 9 is within half a step of 10: the last step lands on 10
+    ("0:10:4", [0, 4, 8, 10]),            # 12 would overshoot by half a step: stop at 10
+    ("10:0:-2.5", [10, 7.5, 5, 2.5, 0]),
+    ("0:0.2:1", [0, 0.2]),                # STOP less than half a step away
+    ("5:5:1", [5]),
+    ("30", [30]),
+])
+def test_ranges_end_exactly_on_stop(text, expected):
+    np.testing.assert_array_equal(parse_range(text), expected)
+
+
+def test_long_range_has_every_step_and_stop_exactly():
+    values = parse_range("0:1:0.001")
+    assert len(values) == 1001 and values[-1] == 1.0
+    np.testing.assert_allclose(np.diff(values), 0.001, rtol=1e-9, atol=0)
+
+
+# ------------------------------------------------------------------------- check
+def test_check_prints_the_mobility_report(model, tmp_path):
+    proc = run("check", model, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    report = proc.stdout
+    assert "crank-rocker" in report
+    assert "Degrees of freedom: 1" in report
+
+
+# ------------------------------------------------------------------------- sweep
+def test_sweep_in_mm_and_deg_matches_freudenstein(model, tmp_path):
+    speed = 30.0  # deg/s
+    proc = run("sweep", model, "--drive", "A=0:360:5", "--speed", f"A={speed}", "--out", "res.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no progress bar when stderr is not a terminal
+    table, header = read_table(tmp_path / "res.csv")
+    assert header[:7] == ["A", "B", "C", "D", "P.x", "P.y", "P.z"]
+    assert header[7:11] == ["A_dot", "B_dot", "C_dot", "D_dot"]
+    assert "P.z_ddot" == header[-1]
+    theta2_deg = table["A"]
+    np.testing.assert_array_equal(theta2_deg, np.arange(0.0, 361.0, 5.0))  # written in deg
+
+    theta2 = np.radians(theta2_deg)
+    # The design pose picks the branch: the one whose rocker angle at theta2 = 0 is C's.
+    theta4_design = math.atan2(C_Y, C_X - GROUND)
+    theta3_design = math.atan2(C_Y, C_X - CRANK)
+    branch = min((-1, 1), key=lambda s: abs(wrap(four_bar_angles(CRANK, COUPLER, ROCKER, GROUND, 0.0, s)[1]
+                                                - theta4_design)))
+    theta3, theta4 = four_bar_angles(CRANK, COUPLER, ROCKER, GROUND, theta2, branch)
+    rocker = theta4 - theta4_design           # pair D: ground -> rocker
+    coupler = theta3 - theta3_design          # absolute turn of the coupler
+    # Angles come from a closure solved to 1e-10 (dimensionless); compare at 1e-9 rad, modulo 2 pi.
+    for column, expected in (("D", rocker), ("B", coupler - theta2), ("C", rocker - coupler)):
+        error = wrap(np.radians(table[column]) - expected)
+        assert np.abs(error).max() < 1e-9, (column, np.abs(error).max())
+
+    # Coupler point, mm: distance p from the crank pin and angle delta from the line B -> C.
+    offset = np.array(POINT) - [CRANK, 0.0]
+    p, delta = np.hypot(*offset), math.atan2(offset[1], offset[0]) - theta3_design
+    omega2 = np.radians(speed)
+    omega3, omega4 = four_bar_velocities(CRANK, COUPLER, ROCKER, theta2, theta3, theta4, omega2)
+    position, velocity, _ = four_bar_coupler_point(CRANK, p, delta, theta2, theta3, omega2, omega3)
+    np.testing.assert_allclose(np.column_stack([table["P.x"], table["P.y"]]), position, rtol=0, atol=1e-9 * 100)
+    np.testing.assert_allclose(table["P.z"], 0.0, rtol=0, atol=1e-12)
+    # Rates in file units per second: deg/s and mm/s.
+    np.testing.assert_allclose(np.radians(table["D_dot"]), omega4, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.column_stack([table["P.x_dot"], table["P.y_dot"]]), velocity,
+                               rtol=0, atol=1e-9 * 100)
+    np.testing.assert_array_equal(table["A_dot"], speed)
+
+
+def test_sweep_in_si_writes_what_to_csv_writes(tmp_path):
+    from mechanism import load_model
+
+    path = tmp_path / "si.toml"
+    path.write_text(crank_rocker_toml(units='length = "m"\nangle = "rad"'))
+    proc = run("sweep", path, "--drive", "A=0:1:0.25", "--speed", "A=2", "--out", "cli.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = load_model(path).sweep({"A": [0.0, 0.25, 0.5, 0.75, 1.0]}, speeds={"A": 2.0})
+    result.to_csv(tmp_path / "api.csv")
+    assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "api.csv").read_bytes()
+
+
+def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
+    proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
+    assert len(lines) == 4 and lines[3].startswith("20.0,")
+
+
+def test_sweep_plot_is_a_real_png(model, tmp_path):
+    from matplotlib import image
+
+    proc = run("sweep", model, "--drive", "A=0:360:2", "--out", "res.csv", "--plot", "traj.png",
+               "--points", "P", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    png = tmp_path / "traj.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size > 10_000
+    pixels = image.imread(png)
+    colours = np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)
+    assert len(colours) > 10
+
+
+def test_stopped_sweep_keeps_partial_csv_and_exits_1(model, tmp_path):
+    # The rocker of a crank-rocker swings through less than 180 deg: driving it from the
+    # design pose to 180 deg meets a dead point (crank and coupler in line) on the way.
+    proc = run("sweep", model, "--drive", "D=0:180:1", "--out", "part.csv", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    message = proc.stderr.strip()
+    assert message.startswith("kinematrix: sweep stopped after ")
+    assert "of 181 positions" in message and "last position reached: D = " in message
+    table, header = read_table(tmp_path / "part.csv")
+    reached = len(table["D"])
+    assert 1 < reached < 181
+    assert f"stopped after {reached} of 181" in message
+    np.testing.assert_array_equal(table["D"], np.arange(reached, dtype=float))  # deg, every one reached
+    assert header[0] == "D"  # the driver comes first
+
+
+# ------------------------------------------------------------------------ plot
+def test_plot_subcommand_draws_csv_columns(model, tmp_path):
+    assert run("sweep", model, "--drive", "A=0:360:10", "--out", "res.csv", cwd=tmp_path).returncode == 0
+    proc = run("plot", "res.csv", "--x", "A", "--y", "C,D", "--out", "curves.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "curves.png").stat().st_size > 10_000
+    proc = run("plot", "res.csv", "--x", "A", "--y", "P.y", cwd=tmp_path)  # default: beside the CSV
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "res.png").exists() and proc.stdout.strip() == "res.png"
+
+
+# -------------------------------------------------------------------- user errors
+def test_bad_model_file_is_one_located_line(tmp_path):
+    path = tmp_path / "four_bar.toml"
+    path.write_text(crank_rocker_toml(axis_c="[0, 0, 0]"))
+    for command in (["check", path], ["sweep", path, "--drive", "A=0:10:1"]):
+        assert_user_error(run(*command, cwd=tmp_path),
+                          "four_bar.toml: pairs[2] ('C'): axis: zero-length direction [0, 0, 0]")
+
+
+def test_toml_syntax_error_exits_2(tmp_path):
+    path = tmp_path / "four_bar.toml"
+    path.write_text(crank_rocker_toml().replace("at = [0, 0, 0]", "at = [0, 0, 0"))
+    proc = run("check", path, cwd=tmp_path)
+    assert_user_error(proc)
+    assert "four_bar.toml: line " in proc.stderr and "TOML syntax error" in proc.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["sweep", "{model}", "--drive", "Z=0:10:1"],
+     "--drive Z: not a pair variable or point driver of the model (known: A, B, C, D)"),
+    (["sweep", "{model}", "--drive", "A=0:10"], "--drive A: '0:10' is neither a number nor START:STOP:STEP"),
+    (["sweep", "{model}", "--drive", "A"], "--drive 'A': expected NAME=VALUE"),
+    (["sweep", "{model}", "--drive", "A=0:10:0"], "--drive A: STEP 0 does not lead from 0 to 10"),
+    (["sweep", "{model}", "--drive", "A=0:10:-1"], "--drive A: STEP -1 does not lead from 0 to 10"),
+    (["sweep", "{model}", "--drive", "A=zero:10:1"], "--drive A: 'zero' is not a number"),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--speed", "B=1"],
+     "--speed B: not a driver of this sweep (drivers: A)"),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--speed", "A=fast"], "--speed A: 'fast' is not a number"),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--plot", "p.png", "--points", "P,Q"],
+     "--points: unknown point 'Q' (known: P)"),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--drive", "A=0:5:1"], "--drive A: given twice"),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--drive", "D=0:5:1"], None),  # lengths differ
+    (["sweep", "{model}"], "the following arguments are required: --drive (see 'kinematrix sweep --help')"),
+    (["sweep", "absent.toml", "--drive", "A=0:10:1"], None),
+    (["sweep", "{model}", "--drive", "A=0:10:1", "--out", "no/such/dir/res.csv"], None),
+    (["frobnicate", "{model}"], None),
+    ([], None),
+    (["plot", "missing.csv", "--x", "A", "--y", "C"], None),
+    (["simulate", "{model}", "--t-end", "-1"], None),
+])
+def test_user_errors_exit_2_with_one_line(model, tmp_path, args, expected):
+    args = [str(model) if a == "{model}" else a for a in args]
+    proc = run(*args, cwd=tmp_path)
+    assert_user_error(proc, expected)
+    if "absent.toml" in args:
+        assert "absent.toml: cannot read the model file" in proc.stderr
+
+
+def test_plot_of_an_unknown_column_exits_2(model, tmp_path):
+    assert run("sweep", model, "--drive", "A=0:20:10", "--out", "res.csv", cwd=tmp_path).returncode == 0
+    proc = run("plot", "res.csv", "--x", "A", "--y", "E", cwd=tmp_path)
+    assert_user_error(proc)
+    assert "res.csv: no column 'E' (columns: A, B, C, D, P.x" in proc.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("dynamics") is not None
+                    and hasattr(__import__("dynamics"), "simulate"), reason="dynamics.simulate exists")
+def test_simulate_says_it_is_not_available_yet(model, tmp_path):
+    proc = run("simulate", model, "--t-end", "1", cwd=tmp_path)
+    assert_user_error(proc)
+    assert "simulate is not available yet" in proc.stderr
+
+
+def test_main_returns_the_status_in_process(model, tmp_path, capsys):
+    assert main(["sweep", str(model), "--drive", "A=0:20:10", "--out", str(tmp_path / "r.csv")]) == 0
+    assert main(["sweep", str(model), "--drive", "Z=0:20:10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--drive Z" in err
+
+
+class FakeSimulation:
+    """Stands in for dynamics.simulate's result: the API of DESIGN.md (t, q, q_dot, point)."""
+
+    def __init__(self, t_end, q0, qd0):
+        self.t = np.linspace(0.0, t_end, 5)
+        self.q0, self.qd0 = q0, qd0
+
+    def q(self, name):
+        return self.q0.get(name, 0.0) + self.qd0.get(name, 0.0) * self.t
+
+    def q_dot(self, name):
+        return np.full_like(self.t, self.qd0.get(name, 0.0))
+
+    def point(self, name):
+        return np.column_stack([self.t * 0.001, self.t * 0.0, self.t * 0.0])
+
+
+def test_simulate_passes_si_values_and_writes_file_units(model, tmp_path, monkeypatch, capsys):
+    import dynamics
+
+    calls = []
+
+    def fake_simulate(mechanism, t_end, q0, qd0, **options):
+        calls.append((t_end, q0, qd0, options))
+        return FakeSimulation(t_end, q0, qd0)
+
+    monkeypatch.setattr(dynamics, "simulate", fake_simulate, raising=False)
+    out = tmp_path / "sim.csv"
+    status = main(["simulate", str(model), "--t-end", "2", "--q0", "A=90", "--qd0", "A=180", "--out", str(out),
+                   "--plot", str(tmp_path / "sim.png")])
+    assert status == 0, capsys.readouterr().err
+    (t_end, q0, qd0, options), = calls
+    assert t_end == 2.0 and options == {}
+    np.testing.assert_allclose([q0["A"], qd0["A"]], [np.pi / 2, np.pi], rtol=1e-15, atol=0)  # deg -> rad
+    table, header = read_table(out)
+    assert header[:6] == ["t", "A", "B", "C", "D", "P.x"]
+    np.testing.assert_allclose(table["A"], 90 + 180 * table["t"], rtol=1e-14, atol=0)  # rad -> deg
+    np.testing.assert_allclose(table["P.x"], table["t"], rtol=1e-14, atol=0)  # m -> mm
+    np.testing.assert_allclose(table["A_dot"], 180.0, rtol=1e-14, atol=0)
+    assert (tmp_path / "sim.png").stat().st_size > 5_000
+
+
+def test_simulate_rejects_unknown_coordinates(model, tmp_path, monkeypatch, capsys):
+    import dynamics
+
+    monkeypatch.setattr(dynamics, "simulate", lambda *a, **k: None, raising=False)
+    assert main(["simulate", str(model), "--t-end", "1", "--q0", "Z=1"]) == 2
+    assert "--q0 Z: not a pair variable or point driver" in capsys.readouterr().err
+    assert main(["simulate", str(model), "--t-end", "0"]) == 2
+    assert "--t-end: must be positive" in capsys.readouterr().err
