@@ -116,7 +116,7 @@ def _quantity_of(quantities, name, option):
 
 # -------------------------------------------------------------------------- output
 def _write_atomically(path, text):
-    from loops.results import write_text_atomically
+    from mechanism.atomic import write_text_atomically
 
     try:
         write_text_atomically(path, text)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
+from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
 from .point_kinematics import point_accelerations, point_positions, point_velocities
 
-__all__ = ["SweepResult", "Column", "write_text_atomically"]
+__all__ = ["SweepResult", "Column"]
 
 
 @dataclass(frozen=True)
@@ -31,21 +30,6 @@ class Column:
     values: np.ndarray
     dimension: str
     order: int
-
-
-def write_text_atomically(path, text: str):
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class SweepResult:

@@ -33,11 +33,11 @@ import sys
 import numpy as np
 
 from mechanism.errors import ModelError, SweepStopped
+from mechanism.transforms import log_so3
 
 from .acceleration import solve_motion
 from .closure import DEFAULT_TOLERANCE, correct_batch, newton, worst_loop
 from .results import SweepResult
-from mechanism.transforms import log_so3
 from .system import compile_model
 from .velocity import ClosureLinearization
 
@@ -129,9 +129,9 @@ def _hermite_predictions(system, a, b, s, driven):
     """
     span = b.q[driven] - a.q[driven]
     to_b = b.q - a.q
-    if len(system._spherical_members):
+    if len(system.spherical_pairs):
         relative = b.rotations @ np.swapaxes(a.rotations, -1, -2)
-        to_b[system._spherical_cols] = log_so3(relative)
+        to_b[system.spherical_columns] = log_so3(relative)
     t_a = _full_tangent(system, a, span, driven)
     t_b = _full_tangent(system, b, span, driven)
     s = s[:, None]
@@ -320,7 +320,7 @@ class _Walk:
         indices = list(range(0, count, ANCHOR_SPACING))
         if indices[-1] != count - 1:
             indices.append(count - 1)
-        # 1. Anchors, one after the other, by continuation.
+        # 1. Anchors (position 0 first), one after the other, by continuation.
         anchors = []
         failed = None
         for index in indices:
@@ -335,10 +335,8 @@ class _Walk:
             self._advance_bar(1)
         # 2. Every position between two anchors, in one batch; segments that fail are walked.
         segments = [(a, b, range(i + 1, j)) for (i, a), (j, b) in zip(anchors, anchors[1:]) if j > i + 1]
-        if anchors and anchors[0][0] > 0:
-            segments.insert(0, (None, anchors[0][1], range(0, anchors[0][0])))
         for a, _, between in self._batch(segments):
-            self.state = self._state_of(a) if a is not None else self.start
+            self.state = self._state_of(a)
             if not self._one_by_one(between):
                 return  # the walk stops there; the positions after it are dropped
         # 3. After a failed anchor: how far do the requested positions before it go?
@@ -380,7 +378,7 @@ class _Walk:
         system, driven = self.system, self.driven
         rows, starts, owners, walk = [], [], [], []
         for number, (a, b, between) in enumerate(segments):
-            s = None if a is None else _segment_parameters(a.q[driven], b.q[driven], self.table[list(between)])
+            s = _segment_parameters(a.q[driven], b.q[driven], self.table[list(between)])
             if s is None:
                 walk.append((a, b, between))
                 continue

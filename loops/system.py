@@ -106,7 +106,7 @@ class KinematicSystem:
         reference = self.evaluate(self.reference_q())
         if self.closure_error(reference) < 1e-8:
             # Idle spins are fixed by a gauge equation each (loops.passive).
-            self.gauges = find_gauges(self, reference, self._spherical_members)
+            self.gauges = find_gauges(self, reference, self.spherical_pairs)
 
     # ------------------------------------------------------------- compiling
     def _layout_variables(self):
@@ -144,11 +144,11 @@ class KinematicSystem:
         for row, (i, pair) in enumerate(screw):
             cols = np.arange(slices[pair.name].start, slices[pair.name].stop)
             self._screw_map[:, row, cols] = pair.pair_type.screw_coefficients.T
-        self._spherical_members = np.array([i for i, p in enumerate(self.pairs)
+        self.spherical_pairs = np.array([i for i, p in enumerate(self.pairs)
                                             if isinstance(p.pair_type, Spherical)], dtype=int)
-        self._spherical_cols = np.array([np.arange(slices[self.pairs[i].name].start,
+        self.spherical_columns = np.array([np.arange(slices[self.pairs[i].name].start,
                                                    slices[self.pairs[i].name].stop)
-                                         for i in self._spherical_members], dtype=int).reshape(-1, 3)
+                                         for i in self.spherical_pairs], dtype=int).reshape(-1, 3)
         self._other_groups = [(pt, members, cols) for pt, members, cols in self._groups
                               if not isinstance(pt, (ScrewPair, Spherical))]
         # Twists that do not change with q are laid out once.
@@ -219,7 +219,7 @@ class KinematicSystem:
 
     def advance(self, q, dq):
         """``q`` moved by ``dq`` along the variables' twists (re-seats spherical pairs)."""
-        q_new, rotations = self.step(q, dq, exp_so3(np.asarray(q)[..., self._spherical_cols]))
+        q_new, rotations = self.step(q, dq, exp_so3(np.asarray(q)[..., self.spherical_columns]))
         return self.seat(q_new, rotations)
 
     def step(self, q, dq, rotations):
@@ -232,14 +232,14 @@ class KinematicSystem:
         Shapes: ``q, dq (..., n)``, ``rotations (..., m, 3, 3)``.
         """
         out = q + dq
-        if len(self._spherical_members):
-            rotations = Spherical.rotate(rotations, dq[..., self._spherical_cols])
+        if len(self.spherical_pairs):
+            rotations = Spherical.rotate(rotations, dq[..., self.spherical_columns])
         return out, rotations
 
     def seat(self, q, rotations):
         """Write the spherical pairs' rotation vectors ``log(R)`` into ``q`` (in place); returns ``q``."""
-        if len(self._spherical_members):
-            q[..., self._spherical_cols] = log_so3(rotations)
+        if len(self.spherical_pairs):
+            q[..., self.spherical_columns] = log_so3(rotations)
         return q
 
     # ---------------------------------------------------------- evaluation
@@ -257,10 +257,10 @@ class KinematicSystem:
             angle_slide = np.einsum("kpn,...n->k...p", self._screw_map, q)
             A[..., self._screw_members, :, :] = screw_matrices(angle_slide[0], angle_slide[1])
         if rotations is None:
-            rotations = exp_so3(q[..., self._spherical_cols])
-        if len(self._spherical_members):
-            A[..., self._spherical_members, :3, :3] = rotations
-            A[..., self._spherical_members, 3, 3] = 1.0
+            rotations = exp_so3(q[..., self.spherical_columns])
+        if len(self.spherical_pairs):
+            A[..., self.spherical_pairs, :3, :3] = rotations
+            A[..., self.spherical_pairs, 3, 3] = 1.0
         for pair_type, members, cols in self._other_groups:
             A[..., members, :, :] = pair_type.matrix(q[..., cols])
         S = self._constant_twists
@@ -332,7 +332,7 @@ class KinematicSystem:
         """Linearized closure ``B`` (eq. 3) and gauges of idle spins, shape ``(..., 6 L + k, n)``."""
         B = self.loop_matrix(config)
         if self.gauges:
-            B = np.concatenate([B, gauge_rows(self.gauges, config.rotations, self._spherical_cols, self.n)],
+            B = np.concatenate([B, gauge_rows(self.gauges, config.rotations, self.spherical_columns, self.n)],
                                axis=-2)
         return B
 
@@ -359,7 +359,7 @@ class KinematicSystem:
         """
         rhs = self.shift_to_centres(self.loop_incidence @ terms, config)
         if self.gauges:
-            rates = gauge_rates(self.gauges, config.rotations, self._spherical_cols, np.asarray(q_dot))
+            rates = gauge_rates(self.gauges, config.rotations, self.spherical_columns, np.asarray(q_dot))
             rhs = np.concatenate([rhs, rates], axis=-1)
         return rhs
 

@@ -45,8 +45,8 @@ def load_model(path):
     return _load(path)
 
 
-def save_model(mechanism, path):
-    """Write ``mechanism`` to a TOML model file atomically."""
+def save_model(mechanism, path, units=None):
+    """Write ``mechanism`` to a TOML model file atomically (``units``: e.g. ``("mm", "deg")``)."""
     from .model_file import save_model as _save
 
-    return _save(mechanism, path)
+    return _save(mechanism, path, units=units)

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check_arg
+from .atomic import write_text_atomically
 from .errors import KinematrixError, ModelError
 from .model import Mechanism
 from .specs import GROUND
@@ -938,27 +939,3 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
     units = Units.of(units)
     text = _Writer(path, units).write(mechanism)
     write_text_atomically(path, text)
-
-
-def write_text_atomically(path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory + os.replace."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=directory,
-                                         prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                         delete=False)
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
-        os.replace(handle.name, path)
-    except BaseException:
-        try:
-            os.unlink(handle.name)
-        except OSError:
-            pass
-        raise

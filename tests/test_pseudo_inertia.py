@@ -53,7 +53,9 @@ def test_round_trip_recovers_mass_com_and_inertia():
 
 @settings(max_examples=50, deadline=None)
 @given(
-    mass=st.floats(0.0, 100.0),
+    # Zero, or a mass well above the subnormal range: for m ~ 1e-310 the first moment m c
+    # underflows and c cannot come back from it (no physical link is that light).
+    mass=st.one_of(st.just(0.0), st.floats(1e-12, 100.0)),
     com=st.lists(st.floats(-10.0, 10.0), min_size=3, max_size=3),
     moments=st.lists(st.floats(0.0, 10.0), min_size=3, max_size=3),
 )
