@@ -68,7 +68,6 @@ import math
 import numbers
 import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass
 
