@@ -68,7 +68,8 @@ class MobilityReport:
                      f"equations = {self.grubler}")
         rank = 6 * len(self.loops) - self.redundant
         lines.append(f"Redundant constraints: {self.redundant} (rank of the closure matrix B is {rank} of "
-                     f"{6 * len(self.loops)} equations; planar loops have 3 dependent equations each)")
+                     f"{6 * len(self.loops)} equations; a planar or a spherical loop repeats 3, a Bennett "
+                     "loop 3)")
         lines.append(f"Passive freedoms: {self.passive}"
                      + (f" (idle spin of {', '.join(self.passive_links)} about the line through its pairs)"
                         if self.passive_links else ""))

@@ -1,0 +1,589 @@
+"""Forward dynamics: integrate ``M(u) u'' = f(u, u', t)`` with the loops closed at every step.
+
+The state integrated is ``y = (u, u', W_d, W_e, W_p)``: the independent coordinates, their
+rates, and three work integrals for the energy bookkeeping (energy dissipated by the
+dampers, work of the external pair and point forces, work of the prescribed drivers).
+At every evaluation of the right-hand side the dependent pair variables are found by
+Newton's method on the closure (Pavlov eq. 3) from the last accepted state, predicted to
+second order along the closure (:func:`dynamics.partitioning.close`); the velocities,
+link Jacobians and velocity-product accelerations follow with the same factorization
+(eq. 4), and the mass matrix and forces by the trace form (:mod:`dynamics.lagrange`,
+eq. 7) or the Kane form (:mod:`dynamics.kane`).
+
+Integrators are scipy's ``solve_ivp`` methods (``DOP853`` by default, an explicit
+8th-order Runge-Kutta; ``Radau`` or ``BDF`` for stiff springs), stepped one accepted step
+at a time as ``solve_ivp`` does, so that after each step
+
+* the closed state becomes the start of the next closure solves,
+* outputs at ``t_eval`` are taken from the step's dense output (each re-closed),
+* the partition is checked: when a dependent variable moves more than
+  :data:`~dynamics.partitioning.SWITCH_RATIO` times faster than the independent
+  coordinates (near a dead point of those coordinates), the integration restarts from the
+  same state in the best-conditioned coordinates (a pivoted QR of the transmission
+  matrix). The run passes singular positions of the mechanism itself (a parallelogram
+  folding flat) on its branch, since the prediction and Newton hold the driven values;
+* a closure failure or a dead point of a prescribed motion stops the run with
+  :class:`~mechanism.errors.SimulationStopped`, its ``.partial`` the trajectory so far.
+
+Prescribed (rheonomic) coordinates: ``prescribed={"spin": f}`` with ``f(t) -> (value,
+rate, second rate)`` moves a pair variable as given (a spindle at constant speed); the
+force it takes is the driver's effort, and its work is booked in ``driver_work``.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
+
+from loops.results import Column, SweepResult, write_text_atomically
+from mechanism.errors import ModelError, SimulationStopped
+
+from .equations import METHODS, dynamic_model, finite_values, snapshot_of
+from .partitioning import (
+    SWITCH_RATIO,
+    ClosureFailed,
+    best_independent,
+    candidate_columns,
+    close,
+    closed_state,
+    transmission_ratio,
+    with_curvature,
+)
+
+__all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS"]
+
+INTEGRATORS = {"DOP853": DOP853, "RK45": RK45, "RK23": RK23, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+#: Scaled transmission ratio of a prescribed coordinate taken as a dead point of its motion.
+DEAD_POINT_RATIO = 1e4
+#: Closure failures tolerated at one time (each retried with a step eight times shorter).
+MAX_RETRIES = 4
+
+
+# ----------------------------------------------------------------------- results
+@dataclass
+class EnergyHistory:
+    """Energy bookkeeping at the stored times (J, each (N,)).
+
+    ``total = kinetic + potential`` (gravity, pair springs, point-to-point springs);
+    ``dissipated`` by the dampers since t = 0; ``external_work`` of the pair and point
+    forces; ``driver_work`` of the prescribed drivers. ``balance = total + dissipated -
+    external_work - driver_work`` stays at its initial value (to the integration
+    tolerance). Unpacks as ``kinetic, potential, total``.
+    """
+
+    kinetic: np.ndarray
+    potential: np.ndarray
+    dissipated: np.ndarray
+    external_work: np.ndarray
+    driver_work: np.ndarray
+
+    @property
+    def total(self):
+        return self.kinetic + self.potential
+
+    @property
+    def balance(self):
+        return self.total + self.dissipated - self.external_work - self.driver_work
+
+    def __iter__(self):
+        return iter((self.kinetic, self.potential, self.total))
+
+
+class SimulationResult:
+    """A simulated motion at the stored times.
+
+    Attributes
+    ----------
+    t : (N,) s
+    coordinates : list of str, the independent coordinates at the start
+    prescribed : list of str, the prescribed coordinates
+    switches : list of (t, old coordinates, new coordinates), partition switches
+    stop_reason : str or None
+    evaluations : int, right-hand side evaluations; steps : int, accepted steps
+    model : mechanism.specs.Model
+
+    Pair variables, points and links are read as from a sweep (:class:`loops.results.SweepResult`):
+    ``q(name)``, ``q_dot``, ``q_ddot``, ``point``, ``point_velocity``, ``point_acceleration``,
+    ``pose``, ``link_velocity``, ``link_acceleration``.
+    """
+
+    def __init__(self, dyn, t, q, q_dot, q_ddot, poses, velocities, accelerations, work, drive,
+                 coordinates, prescribed, switches, stop_reason, evaluations, steps):
+        self._dyn = dyn
+        self.model = dyn.model
+        self.t = t
+        self._q, self._q_dot, self._q_ddot = q, q_dot, q_ddot
+        self._poses, self._velocities, self._accelerations = poses, velocities, accelerations
+        self._work = work
+        self._drive = drive
+        self.coordinates = list(coordinates)
+        self.prescribed = list(prescribed)
+        self.switches = list(switches)
+        self.stop_reason = stop_reason
+        self.evaluations = evaluations
+        self.steps = steps
+        self._kinematics = SweepResult(dyn.system, self.coordinates + self.prescribed, q, q_dot, q_ddot,
+                                       poses, velocities, accelerations, stop_reason)
+        self.variable_names = self._kinematics.variable_names
+        self.point_names = self._kinematics.point_names
+
+    def __len__(self):
+        return len(self.t)
+
+    def __repr__(self):
+        state = "complete" if self.stop_reason is None else f"stopped: {self.stop_reason}"
+        end = f"{self.t[-1]:.6g}" if len(self.t) else "-"
+        return f"SimulationResult({len(self)} samples of {self.model.name!r} to t = {end} s, {state})"
+
+    def q(self, name):
+        """Values of pair variable ``name`` (rad or m from the design pose): (N,) or (N, k)."""
+        return self._kinematics.q(name)
+
+    def q_dot(self, name):
+        return self._kinematics.q_dot(name)
+
+    def q_ddot(self, name):
+        return self._kinematics.q_ddot(name)
+
+    def point(self, name):
+        """Global coordinates (N, 3) m of a named point."""
+        return self._kinematics.point(name)
+
+    def point_velocity(self, name):
+        return self._kinematics.point_velocity(name)
+
+    def point_acceleration(self, name):
+        return self._kinematics.point_acceleration(name)
+
+    def pose(self, link):
+        return self._kinematics.pose(link)
+
+    def link_velocity(self, link):
+        return self._kinematics.link_velocity(link)
+
+    def link_acceleration(self, link):
+        return self._kinematics.link_acceleration(link)
+
+    def driver_force(self, name):
+        """Generalized force (N m or N) a prescribed driver applies to keep its motion, (N,)."""
+        if name not in self.prescribed:
+            raise ModelError(f"driver {name!r}", f"not a prescribed coordinate ({', '.join(self.prescribed) or 'none'})")
+        return self._drive[:, self._dyn.system.variable_index[name]].copy()
+
+    def energy(self) -> EnergyHistory:
+        """Kinetic, potential, dissipated energy and work of the loads at the stored times."""
+        dyn = self._dyn
+        kinetic, potential = dyn.energies(self._poses, self._velocities, self._q)
+        return EnergyHistory(kinetic, potential, self._work[:, 0].copy(), self._work[:, 1].copy(),
+                             self._work[:, 2].copy())
+
+    def reactions(self):
+        """Force and moment transmitted by each pair at the stored times (:class:`PairReactions`)."""
+        from .inverse_dynamics import pair_reactions
+
+        return pair_reactions(self._dyn, self._q, self._q_dot, self._accelerations, self.t, self._drive,
+                              velocities=self._velocities)
+
+    def columns(self, points=None):
+        """CSV columns: ``t``, then the sweep columns (variables, points, rates)."""
+        return [Column("t", self.t, "time", 0)] + self._kinematics.columns(points)
+
+    def to_csv(self, path, points=None):
+        """Write ``t`` and every column (SI units) to ``path`` atomically."""
+        columns = self.columns(points)
+        lines = [",".join(c.name for c in columns)]
+        data = np.column_stack([c.values for c in columns]) if len(self.t) else np.zeros((0, len(columns)))
+        lines += [",".join(repr(float(x)) for x in row) for row in data]
+        write_text_atomically(path, "\n".join(lines) + "\n")
+
+
+# --------------------------------------------------------------------- integrand
+@dataclass
+class _Evaluation:
+    state: object
+    dynamics: object
+    accelerations: np.ndarray
+    efforts: np.ndarray
+    prescribed_rates: np.ndarray
+
+
+@dataclass
+class _Prescribed:
+    names: list
+    columns: np.ndarray
+    functions: list = field(default_factory=list)
+
+    def __call__(self, t):
+        k = len(self.functions)
+        values, rates, accelerations = np.zeros(k), np.zeros(k), np.zeros(k)
+        for i, (name, f) in enumerate(zip(self.names, self.functions)):
+            try:
+                out = np.asarray(f(t), dtype=float).ravel()
+            except (TypeError, ValueError) as exc:
+                raise ModelError(f"prescribed {name!r}", f"f({t:.6g}) did not return numbers: {exc}") from None
+            if out.shape != (3,) or not np.all(np.isfinite(out)):
+                raise ModelError(f"prescribed {name!r}", f"f({t:.6g}) must return 3 finite numbers "
+                                 f"(value, rate, second rate), got {out!r}")
+            values[i], rates[i], accelerations[i] = out
+        return values, rates, accelerations
+
+
+class _Integrand:
+    """``y' = F(t, y)`` with the closure state it starts its Newton solves from."""
+
+    def __init__(self, dyn, base, prescribed, method, tolerance):
+        self.dyn, self.prescribed, self.method, self.tolerance = dyn, prescribed, method, tolerance
+        self.evaluations = 0
+        self.reset(base)
+
+    def reset(self, base):
+        self.base = base
+        self.partition = base.partition
+        self.m = base.partition.m
+        self._key, self._value = None, None
+
+    def evaluate(self, t, y) -> _Evaluation:
+        key = (float(t), y.tobytes())
+        if key == self._key:
+            return self._value
+        m = self.m
+        p, p_dot, p_ddot = self.prescribed(t)
+        state = close(self.base, np.concatenate([y[:m], p]), self.tolerance)
+        dynamics = self.dyn.evaluate(state, np.concatenate([y[m:2 * m], p_dot]), t, p_ddot, self.method)
+        accelerations = dynamics.accelerations()
+        efforts = dynamics.efforts(accelerations)
+        if not (np.all(np.isfinite(accelerations)) and np.all(np.isfinite(efforts))):
+            raise ClosureFailed("non-finite accelerations (singular position)")
+        value = _Evaluation(state, dynamics, accelerations, efforts, p_dot)
+        self._key, self._value = key, value
+        return value
+
+    def __call__(self, t, y):
+        self.evaluations += 1
+        e = self.evaluate(t, y)
+        m = self.m
+        dy = np.empty_like(y)
+        dy[:m] = y[m:2 * m]
+        dy[m:2 * m] = e.accelerations
+        dy[2 * m] = e.dynamics.applied.dissipated_power
+        dy[2 * m + 1] = e.dynamics.applied.external_power
+        dy[2 * m + 2] = e.efforts[m:] @ e.prescribed_rates
+        return dy
+
+
+class _Recorder:
+    def __init__(self, dyn):
+        self.dyn = dyn
+        self.rows = {k: [] for k in ("t", "q", "qd", "qdd", "T", "V", "A", "W", "drive")}
+
+    def add(self, t, y, evaluation, m):
+        state, dynamics = evaluation.state, evaluation.dynamics
+        kin = dynamics.kin
+        partition = state.partition
+        q_ddot = kin.q_ddot(evaluation.accelerations)
+        drive = np.zeros(len(state.q))
+        drive[partition.prescribed] = evaluation.efforts[m:]
+        rows = self.rows
+        rows["t"].append(float(t))
+        rows["q"].append(state.q.copy())
+        rows["qd"].append(kin.q_dot)
+        rows["qdd"].append(q_ddot)
+        rows["T"].append(state.config.link_poses)
+        rows["V"].append(kin.velocities)
+        rows["A"].append(kin.link_accelerations(evaluation.accelerations))
+        rows["W"].append(np.array(y[2 * m:2 * m + 3]))
+        rows["drive"].append(drive)
+
+    def result(self, coordinates, prescribed, switches, stop_reason, evaluations, steps):
+        system = self.dyn.system
+        n, L = system.n, len(system.links)
+        shapes = {"t": (), "q": (n,), "qd": (n,), "qdd": (n,), "T": (L, 4, 4), "V": (L, 6), "A": (L, 6),
+                  "W": (3,), "drive": (n,)}
+        a = {k: np.array(v, dtype=float) if v else np.zeros((0,) + shapes[k]) for k, v in self.rows.items()}
+        return SimulationResult(self.dyn, a["t"], a["q"], a["qd"], a["qdd"], a["T"], a["V"], a["A"], a["W"],
+                                a["drive"], coordinates, prescribed, switches, stop_reason, evaluations, steps)
+
+
+# ------------------------------------------------------------------- validation
+def _positive(value, where):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(where, f"expected a number, got {value!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise ModelError(where, f"must be a positive finite number, got {value!r}")
+    return number
+
+
+def _prescribed(dyn, prescribed):
+    if prescribed is None:
+        return _Prescribed([], np.zeros(0, dtype=int))
+    if not isinstance(prescribed, dict):
+        raise ModelError("prescribed", "expected a dict of coordinate name -> f(t) returning (value, rate, "
+                         "second rate), or a number to hold")
+    names = list(prescribed)
+    cols = dyn.columns(names, "prescribed")
+    functions = []
+    for name in names:
+        f = prescribed[name]
+        if callable(f):
+            functions.append(f)
+            continue
+        try:
+            held = float(f)
+        except (TypeError, ValueError):
+            raise ModelError(f"prescribed {name!r}", f"expected f(t) or a number, got {f!r}") from None
+        if not math.isfinite(held):
+            raise ModelError(f"prescribed {name!r}", "non-finite value")
+        functions.append(lambda t, held=held: (held, 0.0, 0.0))
+    return _Prescribed(names, cols, functions)
+
+
+def _times(t_eval, t_end):
+    if t_eval is None:
+        return None
+    try:
+        times = np.array(t_eval, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ModelError("t_eval", "expected an increasing sequence of times") from None
+    if times.size == 0 or not np.all(np.isfinite(times)):
+        raise ModelError("t_eval", "expected finite times")
+    if np.any(np.diff(times) <= 0):
+        raise ModelError("t_eval", "times must increase strictly")
+    if times[0] < 0 or times[-1] > t_end * (1 + 1e-12):
+        raise ModelError("t_eval", f"times must lie within [0, t_end = {t_end:g}]")
+    return np.minimum(times, t_end)
+
+
+# --------------------------------------------------------------------- simulate
+def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=None, method="DOP853", *,
+             prescribed=None, formulation="lagrange", max_step=np.inf, switching=True):
+    """Integrate the equations of motion from ``t = 0`` to ``t_end``.
+
+    Parameters
+    ----------
+    mechanism : mechanism.Mechanism (or its frozen snapshot)
+    t_end : float, s
+    q0 : dict name -> value
+        Initial independent coordinates (rad or m from the design pose), as many as
+        ``check().dof`` minus the prescribed ones. The start is the assembly reached by
+        walking them from the design pose. ``None`` or ``{}``: coordinates chosen
+        automatically, starting at the design pose.
+    qd0 : dict name -> rate, optional (missing rates are zero)
+    t_eval : (N,) s, optional
+        Times to store (within ``[0, t_end]``); default every accepted step.
+    rtol, atol : float
+        Integration tolerances; ``atol`` defaults to ``rtol`` (SI magnitudes). The closure is
+        solved to ``1e-3 rtol`` (dimensionless, at least 1e-14).
+    method : {"DOP853", "RK45", "RK23", "Radau", "BDF", "LSODA"}
+        A ``solve_ivp`` integrator; ``Radau`` or ``BDF`` for stiff springs.
+    prescribed : dict name -> f(t) -> (value, rate, second rate), or a number (held)
+        Rheonomic coordinates moved as given (rad, rad/s, rad/s^2 or m, m/s, m/s^2).
+    formulation : {"lagrange", "kane"}
+        The route to the equations (they agree to round-off).
+    max_step : float, s
+    switching : bool
+        Switch the independent coordinates when their partition becomes ill conditioned.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ModelError
+        Bad input: wrong or too few coordinates, non-finite values, unknown method.
+    SimulationStopped
+        At a closure failure or a dead point of a prescribed motion; ``.partial`` is the
+        result up to the last accepted step, ``.reason`` says when and why.
+    """
+    t_end = _positive(t_end, "t_end")
+    rtol = _positive(rtol, "rtol")
+    atol = rtol if atol is None else _positive(atol, "atol")
+    if method not in INTEGRATORS:
+        raise ModelError("method", f"unknown integrator {method!r} (expected one of {', '.join(INTEGRATORS)})")
+    if formulation not in METHODS:
+        raise ModelError("formulation", f"unknown formulation {formulation!r} (expected 'lagrange' or 'kane')")
+    max_step = float(max_step)
+    times = _times(t_eval, t_end)
+    model = snapshot_of(mechanism)
+    dyn = dynamic_model(model)
+    driven = _prescribed(dyn, prescribed)
+    count = dyn.dof - len(driven.names)
+    if count < 0:
+        raise ModelError("prescribed", f"{len(driven.names)} prescribed coordinates for {dyn.dof} degree(s) "
+                         "of freedom")
+    if q0 is not None and not isinstance(q0, dict):
+        raise ModelError("q0", f"expected a dict of coordinate name -> value, got {type(q0).__name__}")
+    if q0:
+        names = list(q0)
+        if len(names) != count:
+            extra = f" besides the {len(driven.names)} prescribed" if driven.names else ""
+            raise ModelError("q0", f"expected {count} independent coordinate(s){extra} (check().dof = "
+                             f"{dyn.dof}), got {len(names)}: {', '.join(map(str, names))}")
+        cols = dyn.columns(names, "q0")
+        overlap = set(cols) & set(driven.columns)
+        if overlap:
+            raise ModelError("q0", f"{dyn.system.variable_names[overlap.pop()]!r} is also prescribed")
+        values = finite_values(q0, names, "q0")
+    else:
+        cols = dyn.automatic_coordinates(count, driven.columns)
+        names = [dyn.system.variable_names[c] for c in cols]
+        values = dyn.system.reference_q()[cols]
+    rates = finite_values(qd0, names, "qd0")
+    p0, p_dot0, _ = driven(0.0)
+    partition = dyn.partition(cols, driven.columns)
+    start = dyn.start(partition, np.concatenate([values, p0]), where="q0")
+    tolerance = min(1e-10, max(1e-14, 1e-3 * rtol))
+    integration = _Integration(dyn, start, driven, formulation, tolerance, INTEGRATORS[method], rtol, atol,
+                               max_step, switching, t_end, times)
+    return integration.run(rates, names)
+
+
+class _Integration:
+    """The stepping loop (one solve_ivp integrator at a time, restarted at switches)."""
+
+    def __init__(self, dyn, start, driven, formulation, tolerance, solver_class, rtol, atol, max_step,
+                 switching, t_end, times):
+        self.dyn, self.driven = dyn, driven
+        self.solver_class, self.rtol, self.atol, self.max_step = solver_class, rtol, atol, max_step
+        self.switching, self.t_end, self.times = switching, t_end, times
+        self.integrand = _Integrand(dyn, with_curvature(start), driven, formulation, tolerance)
+        self.recorder = _Recorder(dyn)
+        self.switches = []
+        self.steps = 0
+
+    def _solver(self, t, y, first_step=None):
+        options = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
+        if first_step is not None:
+            options["first_step"] = min(first_step, self.t_end - t)
+        return self.solver_class(self.integrand, t, y, self.t_end, **options)
+
+    def _stop(self, reason):
+        integrand = self.integrand
+        partial = self.recorder.result(self.coordinates, self.driven.names, self.switches, reason,
+                                       integrand.evaluations, self.steps)
+        raise SimulationStopped(reason, partial)
+
+    def run(self, rates, names):
+        integrand = self.integrand
+        self.coordinates = list(names)
+        m = integrand.m
+        y = np.concatenate([integrand.base.q[integrand.partition.independent], rates, np.zeros(3)])
+        t = 0.0
+        sample = 0
+        times = self.times
+        try:
+            first = integrand.evaluate(t, y)
+        except ClosureFailed as exc:
+            self._stop(f"the initial state cannot be evaluated: {exc}")
+        if times is None or times[0] == 0.0:
+            self.recorder.add(t, y, first, m)
+            sample = 1 if times is not None else 0
+        solver = self._solver(t, y)
+        retries, last_h = 0, None
+        while solver.status == "running":
+            t_old, y_old = solver.t, solver.y.copy()
+            try:
+                message = solver.step()
+            except ClosureFailed as exc:
+                retries += 1
+                h = getattr(solver, "h_abs", None) or last_h or (self.t_end * 1e-3)
+                if retries > MAX_RETRIES:
+                    self._stop(f"closure failure at t = {t_old:.6g} s: {exc} (in coordinates "
+                               f"{', '.join(integrand.partition.names)})")
+                integrand.reset(integrand.base)
+                solver = self._solver(t_old, y_old, first_step=h / 8.0)
+                continue
+            except ModelError:
+                raise
+            if solver.status == "failed":
+                ratio = transmission_ratio(integrand.base)
+                self._stop(f"integration failed at t = {solver.t:.6g} s: {message} (transmission ratio "
+                           f"{ratio:.3g}: near a singular position)")
+            retries = 0
+            self.steps += 1
+            last_h = solver.t - t_old
+            t_new, y_new = solver.t, solver.y
+            try:
+                accepted = integrand.evaluate(t_new, y_new)
+            except ClosureFailed as exc:
+                self._stop(f"closure failure at t = {t_new:.6g} s: {exc}")
+            base = with_curvature(accepted.state)
+            integrand.reset(base)
+            integrand._key, integrand._value = (float(t_new), y_new.tobytes()), accepted
+            # Outputs.
+            if times is None:
+                self.recorder.add(t_new, y_new, accepted, m)
+            else:
+                dense = None
+                while sample < len(times) and times[sample] <= t_new:
+                    ts = times[sample]
+                    if ts == t_new:
+                        self.recorder.add(t_new, y_new, accepted, m)
+                    else:
+                        dense = dense or solver.dense_output()
+                        ys = dense(ts)
+                        try:
+                            self.recorder.add(ts, ys, integrand.evaluate(ts, ys), m)
+                        except ClosureFailed as exc:
+                            self._stop(f"closure failure at t = {ts:.6g} s: {exc}")
+                    sample += 1
+                integrand._key, integrand._value = (float(t_new), y_new.tobytes()), accepted
+            self._check_prescribed(t_new)
+            switched = self._maintain(t_new, y_new, accepted)
+            if switched is not None and solver.status == "running":
+                solver = self._solver(t_new, switched, first_step=last_h)
+        return self.recorder.result(self.coordinates, self.driven.names, self.switches, None,
+                                    integrand.evaluations, self.steps)
+
+    def _check_prescribed(self, t):
+        base = self.integrand.base
+        partition = base.partition
+        if not len(partition.prescribed) or not len(partition.free):
+            return
+        G = base.G[partition.free][:, partition.m:]
+        ratio = np.abs(G * (partition.driven_scale[None, partition.m:] / partition.free_scale[:, None])).max()
+        if ratio > DEAD_POINT_RATIO:
+            self._stop(f"dead point at t = {t:.6g} s: the prescribed motion of "
+                       f"{', '.join(partition.prescribed_names)} cannot be followed (transmission ratio "
+                       f"{ratio:.3g})")
+
+    def _maintain(self, t, y, accepted):
+        """Keep the partition well conditioned; returns the new state vector after a switch."""
+        integrand = self.integrand
+        base = integrand.base
+        partition = base.partition
+        m = partition.m
+        # The square solve's rows must stay independent (spatial redundant loops).
+        if partition.rows is not None:
+            residual = base.B[:, partition.free] @ base.G[partition.free] + base.B[:, partition.driven]
+            if np.abs(residual * partition.system.row_scale[:, None]).max() > 1e-8:
+                partition.choose_rows(base.B)
+                integrand.reset(with_curvature(closed_state(partition, base.q, base.config)))
+        elif not partition.passive and len(partition.free):
+            if partition.choose_rows(base.B):
+                integrand.reset(with_curvature(closed_state(partition, base.q, base.config)))
+        if not self.switching or m == 0:
+            return None
+        ratio = transmission_ratio(integrand.base)
+        if ratio <= SWITCH_RATIO:
+            return None
+        system = partition.system
+        candidates = candidate_columns(system, partition.prescribed)
+        chosen = best_independent(system, integrand.base.G[:, :m], candidates, m)
+        if set(chosen) == set(partition.independent):
+            return None
+        new_partition = partition.with_independent(chosen)
+        new_partition.choose_rows(base.B)
+        new_base = closed_state(new_partition, base.q, base.config)
+        if transmission_ratio(new_base) >= ratio:
+            return None
+        q_dot = accepted.dynamics.kin.q_dot
+        self.switches.append((t, list(partition.names), list(new_partition.names)))
+        integrand.reset(with_curvature(new_base))
+        return np.concatenate([base.q[chosen], q_dot[chosen], y[2 * m:]])
