@@ -104,7 +104,8 @@ def spring_damper_potential(loads, poses):
     """``sum 1/2 k (length - free_length)^2`` over the point-to-point spring-dampers, J."""
     if not loads.strut_count:
         return np.zeros(np.shape(poses)[:-3])
-    a = np.einsum("...lij,lj->...li", poses[..., loads.strut_link_a, :3, :], loads.strut_point_a)
-    b = np.einsum("...lij,lj->...li", poses[..., loads.strut_link_b, :3, :], loads.strut_point_b)
+    Ta, Tb = poses[..., loads.strut_link_a, :, :], poses[..., loads.strut_link_b, :, :]
+    a = np.einsum("...lij,lj->...li", Ta[..., :3, :3], loads.strut_point_a) + Ta[..., :3, 3]
+    b = np.einsum("...lij,lj->...li", Tb[..., :3, :3], loads.strut_point_b) + Tb[..., :3, 3]
     length = np.linalg.norm(b - a, axis=-1)
     return 0.5 * np.sum(loads.strut_stiffness * (length - loads.strut_free_length) ** 2, axis=-1)

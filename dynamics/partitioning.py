@@ -46,7 +46,9 @@ import scipy.sparse.linalg
 from loops.acceleration import velocity_product_terms
 from loops.closure import newton as loops_newton
 from loops.velocity import RANK_TOLERANCE, Factorization, free_columns
+from loops.system import Configuration
 from mechanism.errors import ModelError
+from mechanism.transforms import lie_bracket, twist_matrix
 
 __all__ = [
     "SWITCH_RATIO",
@@ -69,6 +71,8 @@ __all__ = [
 SWITCH_RATIO = 4.0
 #: Number of dependent variables from which the square block is LU-factorized sparsely.
 SPARSE_MIN_COLUMNS = 48
+#: Closure defect accepted when Newton stalls (round-off floor of many loops near a singularity).
+ROUND_OFF_DEFECT = 1e-11
 #: Largest predicted motion of one continuation step of :func:`walk` (rad, or sizes).
 WALK_STEP = 0.1
 
@@ -141,7 +145,7 @@ class Partition:
         self.rows = None
         self._pattern = None
         nf = len(self.free)
-        if self.passive or nf == 0:
+        if nf == 0:
             return False
         system = self.system
         scaled = B[:, self.free] * system.row_scale[:, None] * self.free_scale[None, :]
@@ -156,9 +160,11 @@ class Partition:
             return False
         self.rows = np.sort(pivots[:nf])
         if self.sparse:
-            # Structural pattern of the square block: a loop's rows involve its variables.
-            loop_of_row = self.rows // 6
-            inc = system.loop_incidence[loop_of_row][:, self.free] != 0
+            # Structural pattern of the square block: a loop's rows involve its variables,
+            # a gauge row its spherical pair's.
+            structure = np.vstack([np.repeat(system.loop_incidence != 0, 6, axis=0),
+                                   np.abs(B[6 * len(system.loops):]) > 0])
+            inc = structure[self.rows][:, self.free]
             r_idx, c_idx = np.nonzero(inc)
             order = np.lexsort((r_idx, c_idx))  # column-major for CSC
             r_idx, c_idx = r_idx[order], c_idx[order]
@@ -223,11 +229,19 @@ class BlockSolver:
         x = self._lu.solve(np.ascontiguousarray(scaled))
         return x * (self._cs[:, None] if x.ndim == 2 else self._cs)
 
-    def solve_refined(self, rhs, B_free, passes=2):
-        """Solve with this (nearby) factorization, refined against the exact ``B_free``."""
+    def solve_refined(self, rhs, B_free, max_passes=8):
+        """Solve with this (nearby) factorization, refined against the exact ``B_free``.
+
+        Each pass shrinks the error by the relative change of ``B`` since the factorization;
+        passes go on until the correction is at round-off (at most ``max_passes``).
+        """
         x = self.solve(rhs)
-        for _ in range(passes):
-            x = x + self.solve(rhs - B_free @ x)
+        size = np.abs(x).max(initial=0.0)
+        for _ in range(max_passes):
+            correction = self.solve(rhs - B_free @ x)
+            x = x + correction
+            if np.abs(correction).max(initial=0.0) <= 1e-15 * size:
+                break
         return x
 
 
@@ -289,38 +303,67 @@ def closed_state(partition, q, config=None, solver=None, error=0.0):
     return ClosedState(q, config, B, solver, G, partition, error, refined=refine)
 
 
-def _newton(partition, q, rotations, tolerance, max_iterations, solver=None):
-    """Newton (eq. 3) from ``q`` with the driven columns held; returns (q, config, error, solver, its).
+def first_order_update(system, config, dq, q, rotations):
+    """Configuration at ``q = q_c + dq`` to first order in a small ``dq`` (error O(|dq|^2)).
 
-    ``solver`` is a factorization to start with (a chord step) instead of a fresh one.
+    Every link moves by the displacement twist ``D_i = sum_j inc_ij xi_j dq_j``:
+    ``T_i <- (1 + hat(D_i)) T_i``; pair frames ride on their first links and twists turn
+    with their carriers, ``xi <- xi + [D_carrier, xi]``. Used for the last, tiny Newton
+    correction, whose own effect on the closure is already of second order. The pair
+    matrices are not updated (``None``): the result is not for closure checks.
+    """
+    D = system.link_incidence @ (config.twists * dq[:, None])
+    hat_D = twist_matrix(D)
+    poses = config.link_poses + hat_D @ config.link_poses
+    frames = config.pair_frames + hat_D[system.first] @ config.pair_frames
+    twists = config.twists + lie_bracket(D[system.column_carrier], config.twists)
+    return Configuration(q, None, poses, frames, twists, rotations)
+
+
+def _newton(partition, q, rotations, tolerance, max_iterations):
+    """Newton (eq. 3) from ``q`` with the driven columns held.
+
+    Returns ``(q, config, error, solver)`` with ``solver`` the factorization of the last
+    Newton step (None when none was needed). Steps after the first reuse the first
+    factorization while they shrink fast (a chord step from a factorization ``|dq|`` away
+    converges as fast as Newton's); a correction below ``0.1 sqrt(tolerance)`` is applied
+    to first order (:func:`first_order_update`) instead of re-evaluating the mechanism.
     Raises :class:`ClosureFailed` when the defect does not fall below ``tolerance``.
     """
     system = partition.system
     free = partition.free
     config = system.evaluate(q, rotations)
     error = system.closure_error(config)
-    last_solver, iterations, previous = None, 0, np.inf
+    solver, iterations, previous_step = None, 0, np.inf
+    small = 0.1 * np.sqrt(tolerance)
+    linear_update = not system._varying_twists
     while error > tolerance:
         if iterations >= max_iterations or not np.isfinite(error):
             raise ClosureFailed(f"closure defect {error:.3g} after {iterations} Newton iterations", error)
-        if solver is not None and iterations == 0:
-            last_solver = solver
-        else:
-            last_solver = BlockSolver(partition, system.constraint_matrix(config))
-        step = last_solver.solve(-system.residual(config))
+        if solver is None or previous_step > 1e-4:
+            solver = BlockSolver(partition, system.constraint_matrix(config))
+        step = solver.solve(-system.residual(config))
         longest = np.abs(step / partition.free_scale).max(initial=0.0)
         if longest > 0.5:
             step = step * (0.5 / longest)
+            longest = 0.5
         dq = np.zeros(system.n)
         dq[free] = step
         q, rotations = system.step(q, dq, config.rotations)
+        iterations += 1
+        if longest <= small and linear_update:
+            config = first_order_update(system, config, dq, q, rotations)
+            error = longest**2
+            break
         config = system.evaluate(q, rotations)
         previous, error = error, system.closure_error(config)
-        iterations += 1
         if error > 0.9 * previous and iterations >= 3:
+            if error <= ROUND_OFF_DEFECT:
+                break  # converged as far as round-off allows (large or near-singular loops)
             raise ClosureFailed(f"Newton stalls at closure defect {error:.3g}", error)
+        previous_step = longest
     system.seat(q, config.rotations)
-    return q, config, error, last_solver, iterations
+    return q, config, error, solver
 
 
 def close(base: ClosedState, driven_values, tolerance, max_iterations=12, predict=True) -> ClosedState:
@@ -350,7 +393,7 @@ def close(base: ClosedState, driven_values, tolerance, max_iterations=12, predic
         dq[driven] = delta
     q, rotations = system.step(base.q, dq, base.config.rotations)
     q[driven] = target
-    q, config, error, solver, iterations = _newton(partition, q, rotations, tolerance, max_iterations)
+    q, config, error, solver = _newton(partition, q, rotations, tolerance, max_iterations)
     return closed_state(partition, q, config, solver, error)
 
 
@@ -379,9 +422,8 @@ def _bias(state, q_dot, link_velocities=None):
     system = state.partition.system
     config = state.config
     terms = velocity_product_terms(system, config, q_dot, link_velocities)
-    loop_terms = system.shift_to_centres(system.loop_incidence @ terms, config)
     q_ddot = np.zeros(system.n)
-    q_ddot[state.partition.free] = state.solver.solve(-loop_terms)
+    q_ddot[state.partition.free] = state.solver.solve(-system.velocity_product_rhs(config, q_dot, terms))
     return q_ddot
 
 
@@ -445,9 +487,9 @@ def kinematics(state: ClosedState, rates, prescribed_accelerations=()) -> Kinema
     terms = velocity_product_terms(system, config, q_dot, velocities)
     q_ddot = np.zeros(n)
     if partition.free.size:
-        loop_terms = system.shift_to_centres(system.loop_incidence @ terms, config)
-        q_ddot[partition.free] = state.solver.solve(-loop_terms) if not state.refined else \
-            state.solver.solve_refined(-loop_terms, state.B[:, partition.free])
+        rhs = -system.velocity_product_rhs(config, q_dot, terms)
+        q_ddot[partition.free] = state.solver.solve(rhs) if not state.refined else \
+            state.solver.solve_refined(rhs, state.B[:, partition.free])
     bias = system.link_incidence @ (twists * q_ddot[:, None] + terms)
     if len(partition.prescribed):
         pdd = np.asarray(prescribed_accelerations, dtype=float)

@@ -561,8 +561,14 @@ class _Integration:
         m = partition.m
         # The square solve's rows must stay independent (spatial redundant loops).
         if partition.rows is not None:
-            residual = base.B[:, partition.free] @ base.G[partition.free] + base.B[:, partition.driven]
-            if np.abs(residual * partition.system.row_scale[:, None]).max() > 1e-8:
+            # Only the rows left out can go wrong (the solve satisfies the chosen ones): for
+            # planar loops they are identically zero, for spatial redundant ones they drift.
+            dropped = np.ones(base.B.shape[0], dtype=bool)
+            dropped[partition.rows] = False
+            B = base.B[dropped] * partition.system.row_scale[dropped, None]
+            residual = B[:, partition.free] @ base.G[partition.free] + B[:, partition.driven]
+            size = np.abs(B).max(initial=0.0) * max(np.abs(base.G).max(), 1.0)
+            if residual.size and np.abs(residual).max() > 1e-8 * size:
                 partition.choose_rows(base.B)
                 integrand.reset(with_curvature(closed_state(partition, base.q, base.config)))
         elif not partition.passive and len(partition.free):
@@ -581,9 +587,10 @@ class _Integration:
         new_partition = partition.with_independent(chosen)
         new_partition.choose_rows(base.B)
         new_base = closed_state(new_partition, base.q, base.config)
-        if transmission_ratio(new_base) >= ratio:
-            return None
+        new_ratio = transmission_ratio(new_base)
+        if new_ratio >= 0.5 * ratio or new_ratio > SWITCH_RATIO:
+            return None  # no better coordinates here: a singular position of the mechanism
         q_dot = accepted.dynamics.kin.q_dot
-        self.switches.append((t, list(partition.names), list(new_partition.names)))
+        self.switches.append((float(t), list(partition.names), list(new_partition.names)))
         integrand.reset(with_curvature(new_base))
         return np.concatenate([base.q[chosen], q_dot[chosen], y[2 * m:]])

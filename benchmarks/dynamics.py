@@ -1,0 +1,127 @@
+"""Dynamics speed and accuracy: the four-bar under gravity and a chain of parallelograms.
+
+1. Four-bar (``examples/four_bar.toml``: crank 0.1 m, coupler 0.3, rocker 0.25, ground 0.3,
+   uniform rods of 1, 3 and 2.5 kg, gravity -y) released from rest with the crank along
+   the ground line, 2 s. For a few tolerances it prints the wall time (best of
+   ``--repeats``), the right-hand-side evaluations, the accepted steps and the crank-angle
+   error at 2 s against a reference run at rtol 1e-12. Target (issue 4): 1e-8 rad in under
+   0.25 s on 2 cores. A MuJoCo comparison (equality-constraint loop, RK4 at 1e-4 s, stiff
+   solref) runs only if ``import mujoco`` works.
+2. IFToMM A02-style chain of parallelogram four-bars (1 m, 1 kg uniform links, rockers
+   hinged to the ground at unit spacing, unit squares, first rocker tip at 1 m/s, gravity)
+   simulated 20 s through its flat singular positions: wall time, energy drift, how far
+   the rockers stray from parallel (the branch), and the cost per step for 40 four-bars
+   against 2. Target: under 60 s, cost per step growing no faster than the loop count.
+
+Run: ``python benchmarks/dynamics.py [--repeats 3] [--chain 40]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+# This file is named like the package it measures: keep its own folder off the import path,
+# and put the repository first (an editable install made before dynamics/__init__.py
+# existed would import the package as a namespace).
+_HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if pathlib.Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from dynamics import simulate  # noqa: E402
+from mechanism import Mechanism, load_model  # noqa: E402
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+
+
+def four_bar_runs(repeats):
+    model = load_model(EXAMPLES / "four_bar.toml")
+    ends = [0.0, 2.0]  # the last accepted step lands on 2 s: no dense output needed
+
+    def run(rtol):
+        return simulate(model, t_end=2.0, q0={"A": 0.0}, qd0={"A": 0.0}, t_eval=ends, rtol=rtol)
+
+    run(1e-8)  # warm-up: compile the model, fill caches
+    reference = run(1e-12).q("A")[-1]
+    print("Four-bar released under gravity, 2 s (DOP853, atol = rtol)")
+    print(f"{'rtol':>8} {'wall [s]':>9} {'RHS':>6} {'steps':>6} {'crank error at 2 s [rad]':>26}")
+    for rtol in (1e-8, 1e-9, 3e-10, 1e-10):
+        best = np.inf
+        for _ in range(repeats):
+            start = time.perf_counter()
+            sim = run(rtol)
+            best = min(best, time.perf_counter() - start)
+        error = abs(sim.q("A")[-1] - reference)
+        print(f"{rtol:8.0e} {best:9.3f} {sim.evaluations:6d} {sim.steps:6d} {error:26.2e}")
+    print(f"(reference: rtol 1e-12, crank angle at 2 s = {reference:.12f} rad)")
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        print("MuJoCo comparison skipped: 'import mujoco' failed (not installed).")
+    else:  # pragma: no cover - not installed on the project's machines
+        print("MuJoCo is installed, but its comparison model is not part of this benchmark yet.")
+
+
+def parallelogram_chain(count, gravity=9.81):
+    """``count`` parallelogram four-bars in a row (see tests/dynamics_models.py)."""
+    m = Mechanism(f"chain of {count} parallelograms")
+    def rod(direction):
+        u = np.asarray(direction, dtype=float)
+        return (np.eye(3) - np.outer(u, u)) / 12.0
+    for i in range(count + 1):
+        m.add_link(f"r{i}", mass=1.0, com=(i, 0.5, 0), inertia=rod((0, 1, 0)))
+    for i in range(count):
+        m.add_link(f"c{i}", mass=1.0, com=(i + 0.5, 1, 0), inertia=rod((1, 0, 0)))
+    for i in range(count + 1):
+        m.add_pair(f"G{i}", "revolute", "ground", f"r{i}", at=(i, 0, 0), axis=(0, 0, 1))
+    for i in range(count):
+        m.add_pair(f"L{i}", "revolute", f"r{i}", f"c{i}", at=(i, 1, 0), axis=(0, 0, 1))
+        m.add_pair(f"R{i}", "revolute", f"c{i}", f"r{i + 1}", at=(i + 1, 1, 0), axis=(0, 0, 1))
+    m.set_gravity((0, -gravity, 0))
+    return m
+
+
+def chain_run(count, t_end=20.0, rtol=1e-9):
+    m = parallelogram_chain(count)
+    start = time.perf_counter()
+    sim = simulate(m, t_end=t_end, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=rtol)
+    wall = time.perf_counter() - start
+    energy = sim.energy()
+    drift = np.abs(energy.total - energy.total[0]).max()
+    rockers = np.array([sim.q(f"G{i}") for i in range(count + 1)])
+    stray = np.abs(rockers - rockers[0]).max()
+    flats = int(np.abs(sim.q("G0")).max() // np.pi)
+    return wall, sim, drift, np.abs(energy.kinetic).max(), stray, flats
+
+
+def chain_runs(count):
+    print()
+    print(f"Chain of parallelogram four-bars, 20 s, rtol 1e-9, first rocker tip at 1 m/s")
+    print(f"{'four-bars':>9} {'wall [s]':>9} {'steps':>6} {'RHS':>6} {'ms/step':>8} {'energy drift [J]':>17} "
+          f"{'relative':>9} {'off branch [rad]':>17} {'flat passes':>12}")
+    rows = {}
+    for n in (2, count):
+        wall, sim, drift, kinetic, stray, flats = chain_run(n)
+        rows[n] = wall / sim.steps
+        print(f"{n:9d} {wall:9.2f} {sim.steps:6d} {sim.evaluations:6d} {1e3 * wall / sim.steps:8.2f} "
+              f"{drift:17.2e} {drift / kinetic:9.1e} {stray:17.1e} {flats:12d}")
+    ratio = rows[count] / rows[2]
+    print(f"cost per step, {count} against 2 four-bars: x{ratio:.1f} for x{count / 2:.0f} loops")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--chain", type=int, default=40, help="four-bars in the long chain")
+    args = parser.parse_args(argv)
+    four_bar_runs(args.repeats)
+    chain_runs(args.chain)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""Forward dynamics (``dynamics.simulate``) against independent references.
+
+Every reference is integrated by SciPy's DOP853 at rtol = atol = 1e-12 from SymPy or
+closed-form equations (``tests/reference/dynamics_references.py``); kinematrix integrates
+its own equations with the loops closed at every step.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from dynamics import simulate
+from dynamics_models import double_pendulum, governor, parallelogram_chain, slider_crank, solar_array, \
+    spring_pendulum
+from loops.system import compile_model
+from mechanism import ModelError, SimulationStopped, load_model
+from reference.dynamics_references import (
+    RodDoublePendulum,
+    SliderCrank,
+    SolarArray,
+    SpringPendulum,
+    WattGovernor,
+    double_pendulum_energy,
+    double_pendulum_trajectory,
+    governor_steady_arm_angle,
+    solar_array_trajectory,
+    spring_pendulum_trajectory,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def four_bar():
+    return load_model(EXAMPLES / "four_bar.toml")
+
+
+def test_double_pendulum_against_sympy():
+    """Two rods, 2 s from a general start: within 1e-8 rad of SymPy's Kane equations.
+
+    Both sides integrate to ~1e-11 (rtol 1e-11 here, 1e-12 for the reference); the chaotic
+    growth over 2 s is modest at this energy, so 1e-8 rad holds with margin (seen: 5e-11).
+    """
+    p = RodDoublePendulum()
+    times = np.linspace(0.0, 2.0, 41)
+    reference = double_pendulum_trajectory(p, times, (0.3, -0.5), (0.0, 1.0))
+    sim = simulate(double_pendulum(p), t_end=2.0, q0={"O": 0.3, "A": -0.5}, qd0={"A": 1.0},
+                   t_eval=times, rtol=1e-11)
+    assert_allclose(sim.t, times, rtol=0, atol=1e-15)
+    assert_allclose(sim.q("O"), reference.q[:, 0], rtol=0, atol=1e-8)
+    assert_allclose(sim.q("A"), reference.q[:, 1], rtol=0, atol=1e-8)
+    assert_allclose(sim.q_dot("A"), reference.q_dot[:, 1], rtol=0, atol=1e-7)
+    kinetic, potential, total = double_pendulum_energy(p, reference.q, reference.q_dot)
+    energy = sim.energy()
+    # Potentials differ by a constant (kinematrix: zero with the centres of mass at the origin).
+    assert_allclose(energy.kinetic, kinetic, rtol=0, atol=1e-8)
+    assert_allclose(energy.potential - energy.potential[0], potential - potential[0], rtol=0, atol=1e-8)
+    # The tip point follows from the angles (eq. 5).
+    theta_1, theta_2 = reference.q[:, 0], reference.q[:, 1]
+    tip = np.stack([p.length_1 * np.cos(theta_1) + p.length_2 * np.cos(theta_1 + theta_2),
+                    p.length_1 * np.sin(theta_1) + p.length_2 * np.sin(theta_1 + theta_2)], axis=1)
+    assert_allclose(sim.point("tip")[:, :2], tip, rtol=0, atol=2e-8)
+
+
+def test_solar_array_deployment():
+    """Two panels deploying on torsion springs: the published equations, to 1e-9 rad over 3 s."""
+    p = SolarArray()
+    times = np.linspace(0.0, 3.0, 31)
+    reference = solar_array_trajectory(p, times)
+    sim = simulate(solar_array(p), t_end=3.0, q0={"root": 0.0, "hinge": 0.0}, t_eval=times, rtol=1e-11)
+    assert_allclose(sim.q("root") + np.pi / 2, reference.q[:, 0], rtol=0, atol=1e-9)
+    assert_allclose(sim.q("hinge"), reference.q[:, 1], rtol=0, atol=1e-9)
+    energy = sim.energy()
+    # Conservative: total energy constant to the integration tolerance (J ~ 1).
+    assert np.ptp(energy.total) < 1e-9
+
+
+def test_spring_pendulum_against_closed_form():
+    """Point mass on a spring (prismatic pair with a pair spring) swinging on a massless arm."""
+    p = SpringPendulum()
+    times = np.linspace(0.0, 3.0, 31)
+    reference = spring_pendulum_trajectory(p, times, (1.2, 0.4), (0.0, 0.3))
+    sim = simulate(spring_pendulum(p, r_design=1.0), t_end=3.0, q0={"theta": 0.4, "r": 0.2},
+                   qd0={"theta": 0.3}, t_eval=times, rtol=1e-11)
+    assert_allclose(sim.q("theta"), reference.q[:, 1], rtol=0, atol=1e-9)
+    assert_allclose(sim.q("r") + 1.0, reference.q[:, 0], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["Radau", "BDF"])
+def test_implicit_methods_for_a_stiff_spring(method):
+    """A stiff, damped spring pendulum (spring period ~ 6 ms, 1 s): implicit integrators agree
+    with the closed form to their (looser) tolerance."""
+    p = SpringPendulum(stiffness=1.0e6, damping=2.0e2)
+    times = np.linspace(0.0, 1.0, 11)
+    reference = spring_pendulum_trajectory(p, times, (1.0 + 1e-5, 0.3), (0.0, 0.0))
+    sim = simulate(spring_pendulum(p, r_design=1.0), t_end=1.0, q0={"theta": 0.3, "r": 1e-5},
+                   t_eval=times, rtol=1e-7, method=method)
+    # rtol 1e-7 on angles O(0.3) over ~100 oscillations of the slow mode: 1e-5 rad.
+    assert_allclose(sim.q("theta"), reference.q[:, 1], rtol=0, atol=1e-5)
+    energy = sim.energy()
+    assert np.all(np.diff(energy.dissipated) >= -1e-12)
+
+
+def test_four_bar_release_conserves_energy_and_keeps_closed():
+    """The example four-bar released from rest: every stored sample closed, energy conserved.
+
+    Over 2 s at rtol 1e-10 the total energy (~1 J of motion) stays within 1e-8 relative.
+    """
+    m = four_bar()
+    sim = simulate(m, t_end=2.0, q0={"A": 0.0}, qd0={"A": 0.0}, t_eval=np.linspace(0, 2, 201), rtol=1e-10)
+    system = compile_model(m.snapshot())
+    q = np.column_stack([sim.q(name) for name in system.variable_names])
+    errors = [system.closure_error(system.evaluate(row)) for row in q]
+    assert max(errors) < 1e-10
+    energy = sim.energy()
+    scale = np.abs(energy.kinetic).max()
+    assert np.ptp(energy.total) / scale < 1e-8
+    assert energy.dissipated.max() == 0.0 and energy.external_work.max() == 0.0
+
+
+@pytest.mark.slow
+def test_four_bar_energy_over_ten_seconds():
+    """The issue's check: energy conserved to 1e-8 relative over 10 s at tight tolerances."""
+    sim = simulate(four_bar(), t_end=10.0, q0={"A": 0.0}, t_eval=np.linspace(0, 10, 101), rtol=1e-11)
+    energy = sim.energy()
+    assert np.ptp(energy.total) / np.abs(energy.kinetic).max() < 1e-8
+
+
+def test_damped_four_bar_energy_balance():
+    """With a pair damper, a coil-over and time-dependent loads: the books balance.
+
+    ``total + dissipated - external work`` stays at its initial value to the integration
+    tolerance; the dissipated energy never decreases.
+    """
+    m = four_bar()
+    m.add_pair_spring("D", stiffness=4.0, free_value=0.3, damping=0.05)
+    m.add_spring_damper("strut", "coupler", (0.25, 0.05, 0), "ground", (0.25, 0.4, 0), stiffness=60.0,
+                        damping=1.5, free_length=0.3)
+    m.add_pair_force("A", lambda t: 0.3 * np.cos(3 * t))
+    m.add_point_force("push", "rocker", at=(0.28, 0.15, 0), force=lambda t: (0.0, -2.0 * np.sin(t), 0.0))
+    sim = simulate(m, t_end=3.0, q0={"A": 0.2}, qd0={"A": 1.0}, t_eval=np.linspace(0, 3, 61), rtol=1e-10)
+    energy = sim.energy()
+    assert np.ptp(energy.balance) < 1e-8
+    assert np.all(np.diff(energy.dissipated) >= -1e-12) and energy.dissipated[-1] > 1e-3
+    assert np.ptp(energy.external_work) > 1e-3
+
+
+def test_governor_reaches_the_virtual_work_angle():
+    """Watt governor with its spindle prescribed at constant speed and a damped arm pair."""
+    p = WattGovernor()
+    spin = 8.0
+    steady = governor_steady_arm_angle(p, spin)
+    design = 0.45
+    m = governor(p, design)
+    m.add_pair_spring("arm1", stiffness=0.0, damping=1.2)
+    sim = simulate(m, t_end=12.0, q0={"arm1": 0.0}, prescribed={"spin": lambda t: (spin * t, spin, 0.0)},
+                   t_eval=np.linspace(0, 12, 25), rtol=1e-9)
+    # Damped to exp(-12 / tau) with tau ~ 0.5 s: the arm has settled far below 1e-7 rad.
+    assert abs(sim.q("arm1")[-1] + design - steady) < 1e-7
+    assert_allclose(sim.q("spin"), spin * sim.t, rtol=0, atol=1e-12)
+    energy = sim.energy()
+    # The spindle's drive supplies what the damper absorbs and the arms store.
+    assert np.ptp(energy.balance) < 1e-7
+    assert energy.driver_work[-1] > 0
+
+
+def test_parallelogram_chain_passes_flat_positions_on_its_branch():
+    """IFToMM A02-style chain of 3 parallelograms, 20 s: the rockers rotate through the flat
+    (singular) positions many times and stay parallel (the parallelogram branch)."""
+    m = parallelogram_chain(3)
+    sim = simulate(m, t_end=20.0, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=1e-9)
+    rockers = np.array([sim.q(f"G{i}") for i in range(4)])
+    assert np.abs(sim.q("G0")).max() > 20 * np.pi  # ten turns: forty flat positions
+    assert np.abs(rockers - rockers[0]).max() < 1e-8
+    energy = sim.energy()
+    assert np.ptp(energy.total) / np.abs(energy.kinetic).max() < 1e-6
+
+
+def test_partition_switches_at_a_dead_point_of_the_coordinate():
+    """Started in the rocker angle (which has dead points), the run switches to a better
+    coordinate and reproduces the crank-angle run."""
+    times = np.linspace(0.0, 2.0, 21)
+    by_crank = simulate(four_bar(), t_end=2.0, q0={"A": 0.0}, t_eval=times, rtol=1e-10)
+    by_rocker = simulate(four_bar(), t_end=2.0, q0={"D": 0.0}, t_eval=times, rtol=1e-10)
+    assert by_rocker.switches and by_rocker.switches[0][1] == ["D"]
+    assert_allclose(by_rocker.q("A"), by_crank.q("A"), rtol=0, atol=1e-7)
+
+
+def test_prescribed_motion_stops_at_a_dead_point():
+    """A slider pushed at constant speed drives the crank into its dead centre: the run stops,
+    keeps the trajectory so far and says why."""
+    m = slider_crank(SliderCrank(), 0.5)
+    with pytest.raises(SimulationStopped) as info:
+        simulate(m, t_end=2.0, prescribed={"slide": lambda t: (0.1 * t, 0.1, 0.0)}, rtol=1e-8)
+    stop = info.value
+    assert "dead point" in stop.reason and "slide" in stop.reason
+    partial = stop.partial
+    assert 0.05 < partial.t[-1] < 0.2 and len(partial) > 5
+    assert_allclose(partial.q("slide"), 0.1 * partial.t, rtol=0, atol=1e-12)
+
+
+def test_automatic_coordinates_and_result_api(tmp_path):
+    """Without q0 the coordinates are chosen at the design pose (the CLI's default)."""
+    sim = simulate(four_bar(), t_end=0.2, t_eval=np.linspace(0, 0.2, 5))
+    assert sim.coordinates in (["A"], ["B"], ["C"], ["D"])
+    assert sim.point("P").shape == (5, 3) and sim.q_dot("C").shape == (5,)
+    assert sim.pose("coupler").shape == (5, 4, 4)
+    kinetic, potential, total = sim.energy()
+    assert_allclose(total, kinetic + potential)
+    path = tmp_path / "sim.csv"
+    sim.to_csv(path)
+    header = path.read_text().splitlines()[0].split(",")
+    assert header[0] == "t" and "A" in header and "P.x" in header
+    assert len(path.read_text().splitlines()) == 6
+
+
+@pytest.mark.parametrize("kwargs, where", [
+    (dict(q0={"X": 0.0}), "q0 'X'"),
+    (dict(q0={"A": 0.0, "D": 0.0}), "q0:"),
+    (dict(q0={"A": float("inf")}), "q0 'A'"),
+    (dict(q0={"A": 0.0}, qd0={"D": 1.0}), "qd0 'D'"),
+    (dict(q0={"A": 0.0}, method="Euler"), "method"),
+    (dict(q0={"A": 0.0}, t_eval=[0.0, 5.0]), "t_eval"),
+    (dict(q0={"A": 0.0}, rtol=-1.0), "rtol"),
+    (dict(q0={"A": 0.0}, prescribed={"D": 0.0}), "q0:"),
+])
+def test_bad_input_is_a_located_model_error(kwargs, where):
+    with pytest.raises(ModelError) as info:
+        simulate(four_bar(), t_end=1.0, **kwargs)
+    message = str(info.value)
+    assert message.startswith(where) and "\n" not in message

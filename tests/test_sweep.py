@@ -1,0 +1,360 @@
+"""Tests of loops.sweep: the walk from the design pose, driver tables, stops, branches, batches.
+
+DESIGN.md promises: a sweep starts from the design pose and walks to the first requested
+value, then through the rest in order, staying on the branch; a single driver value is
+held; speeds and accelerations are numbers or one value per position; a sweep that cannot
+go on raises SweepStopped whose ``.partial`` holds every closed position reached and whose
+``.reason`` names the driver value and the cause. The sweep reaches most positions in
+batches between anchors (sweep.py); those must equal what a sweep gives for each value
+alone (the sequential continuation).
+
+References: Freudenstein's closed form (tests/reference/closed_forms.four_bar_angles) for
+the four-bar of DESIGN.md (1, sqrt 8, sqrt 5, 4 m), its toggle positions by the law of
+cosines (core_models.four_bar_rocker_limits).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from core_models import (
+    CLOSURE_TOL,
+    FOUR_BAR_LENGTHS,
+    assert_pairs_coincide,
+    cardan_coupling,
+    double_wishbone,
+    four_bar,
+    four_bar_link_local,
+    four_bar_rocker_limits,
+    spatial_all_pairs,
+)
+from mechanism import ClosureError, KinematrixError, Mechanism, ModelError, SweepStopped
+from reference import closed_forms as cf
+
+# Freudenstein's angles of the design pose: crank 0, coupler B -> C at 45 deg, rocker D -> C.
+THETA3_0, THETA4_0 = np.pi / 4, np.arctan2(2.0, -1.0)
+BRANCH = -1  # the root of four_bar_angles that gives the design pose at crank angle 0
+SIZE = 4.0   # m, the four-bar's span
+
+
+def four_bar_closed_form(crank):
+    """Pair values (B, C, D) of core_models.four_bar at crank angle ``crank`` on the design
+    branch: B = coupler turn - crank turn, C = rocker turn - coupler turn, D = -rocker turn."""
+    a, b, c, d = FOUR_BAR_LENGTHS.values()
+    t3, t4 = cf.four_bar_angles(a, b, c, d, crank, BRANCH)
+    turn3, turn4 = t3 - THETA3_0, t4 - THETA4_0
+    return {"B": turn3 - crank, "C": turn4 - turn3, "D": -turn4}
+
+
+def assert_angles_close(got, expected, atol):
+    assert_allclose(cf.wrap(np.asarray(got) - np.asarray(expected)), 0.0, rtol=0.0, atol=atol)
+
+
+def test_design_branch_reference_is_the_design_pose():
+    """Reference self-check: at crank 0 the closed form gives the design angles."""
+    a, b, c, d = FOUR_BAR_LENGTHS.values()
+    assert_allclose(cf.four_bar_angles(a, b, c, d, 0.0, BRANCH), (THETA3_0, THETA4_0), rtol=0.0, atol=1e-15)
+
+
+def test_a_sweep_at_the_design_value_is_the_design_pose():
+    """Driver at 0: every pair value 0 and every pose the identity (DESIGN.md)."""
+    res = four_bar().sweep({"A": [0.0]})
+    for name in "ABCD":
+        assert res.q(name).tolist() == [0.0]
+    for link in ("crank", "coupler", "rocker"):
+        assert_allclose(res.pose(link), np.eye(4)[None], rtol=0.0, atol=1e-15)
+
+
+@pytest.mark.parametrize("first", [2.0, 5.0, -4.0, 4 * np.pi + 1.0])
+def test_sweep_walks_from_the_design_pose_to_its_first_value(first):
+    """A far first value is reached by walking from the design pose, on the design branch."""
+    # A sweep whose first value is far from the design pose (up to two turns) reaches it on the design branch, as a walk
+    # would, not on whatever branch Newton would jump to.
+    res = four_bar().sweep({"A": [first, first + 0.1]})
+    expected = four_bar_closed_form(np.array([first, first + 0.1]))
+    for name in "BCD":
+        # Closure 1e-10 of the size, conditioning O(1-10) away from dead points: 1e-9 rad.
+        assert_angles_close(res.q(name), expected[name], atol=1e-9)
+    assert res.q("A").tolist() == [first, first + 0.1]  # driver values land exactly
+
+
+def test_assembly_mode_is_kept_over_two_crank_turns():
+    """Over 720 degrees of crank the four-bar keeps its assembly mode and unwrapped angles."""
+    # A 720-degree crank sweep never flips the four-bar's assembly mode: the coupler's pin C stays on the same side of
+    # the line B -> D (design: right-hand side), and every value follows the design branch of the closed form; angles
+    # are unwrapped.
+    crank = np.linspace(0.0, 4 * np.pi, 721)
+    res = four_bar().sweep({"A": crank})
+    B, C = res.point("B_pin"), res.point("C_pin")
+    D = np.array([4.0, 0.0, 0.0])
+    side = np.cross(C - B, D - B)[:, 2]
+    assert np.all(side < -1.0)  # -6.3 ... -2.0: well away from zero
+    expected = four_bar_closed_form(crank)
+    for name in "BCD":
+        assert_angles_close(res.q(name), expected[name], atol=1e-9)
+    assert np.abs(np.diff(res.q("B"))).max() < 0.1  # no 2 pi jumps
+    assert_allclose(res.q("A"), crank, rtol=0.0, atol=0.0)
+
+
+def test_a_single_value_is_held_for_the_whole_sweep():
+    """A driver given one value holds it at every position with zero speed (DESIGN.md)."""
+    # Drivers given one value (a number, or a list of one) hold it at every position, with zero speed unless a speed is
+    # given; a sweep of held values alone has one position.
+    m = double_wishbone()
+    travel = np.linspace(-0.05, 0.05, 11)
+    res = m.sweep({"travel": travel, "hub": 0.3})
+    assert res.drivers == ["travel", "hub"] and res.variable_names[:2] == ["travel", "hub"]
+    assert np.all(res.q("hub") == 0.3) and np.all(res.q_dot("hub") == 0.0)
+    res_list = m.sweep({"travel": travel, "hub": [0.3]})
+    assert_allclose(res_list.pose("wheel"), res.pose("wheel"), rtol=0.0, atol=1e-12)
+    one = four_bar().sweep({"A": 1.0})
+    assert len(one) == 1 and one.q("A").tolist() == [1.0]
+    assert_angles_close(one.q("D"), four_bar_closed_form(np.array([1.0]))["D"], atol=1e-9)
+
+
+def test_speeds_and_accelerations_as_numbers_or_per_position():
+    """Speeds and accelerations are numbers or per-position arrays, each position's rates solved alone."""
+    # A number applies to every position; an array gives one value per position, and each position's rates are those of
+    # the same driver rates alone (eq. 4 is pointwise); drivers not named get 0.
+    m = spatial_all_pairs()
+    drivers = {"A": np.linspace(0.0, 1.0, 6), "P": np.linspace(0.0, 0.05, 6)}
+    as_number = m.sweep(drivers, speeds={"A": 1.5}, accelerations={"A": -0.4, "P": 0.2})
+    as_array = m.sweep(drivers, speeds={"A": np.full(6, 1.5), "P": [0.0] * 6},
+                       accelerations={"A": np.full(6, -0.4), "P": np.full(6, 0.2)})
+    for name in as_number.variable_names:
+        assert np.array_equal(as_number.q_dot(name), as_array.q_dot(name))
+        assert np.array_equal(as_number.q_ddot(name), as_array.q_ddot(name))
+    speeds = np.linspace(-2.0, 2.0, 6)
+    accelerations = np.linspace(1.0, -1.0, 6)
+    varying = m.sweep(drivers, speeds={"P": speeds, "A": 0.7}, accelerations={"A": accelerations})
+    assert_allclose(varying.q_dot("P"), speeds, rtol=0.0, atol=0.0)
+    assert_allclose(varying.q_ddot("A"), accelerations, rtol=0.0, atol=0.0)
+    for k in (0, 3, 5):
+        alone = m.sweep({name: [values[k]] for name, values in drivers.items()},
+                        speeds={"P": speeds[k], "A": 0.7}, accelerations={"A": accelerations[k]})
+        for name in varying.variable_names:
+            # Same position closed by two continuations: 1e-10 of the size, rates O(1): 1e-9.
+            assert_allclose(varying.q_dot(name)[k], alone.q_dot(name)[0], rtol=1e-9, atol=1e-9, err_msg=name)
+            assert_allclose(varying.q_ddot(name)[k], alone.q_ddot(name)[0], rtol=1e-9, atol=1e-9, err_msg=name)
+
+
+BAD_RATES = [
+    ("speeds", {"B": 1.0}, "speed 'B'", r"not a driver of this sweep \(drivers: A\)"),
+    ("speeds", {"A": [1.0, 2.0]}, "speed 'A'", r"expected a number or 5 values, got shape \(2,\)"),
+    ("speeds", {"A": np.ones((5, 1))}, "speed 'A'", r"expected a number or 5 values"),
+    ("speeds", {"A": [1.0, 2.0, np.nan, 1.0, 1.0]}, "speed 'A'", r"non-finite"),
+    ("speeds", {"A": np.inf}, "speed 'A'", r"non-finite"),
+    ("accelerations", {"D": 0.0}, "acceleration 'D'", r"not a driver of this sweep"),
+    ("accelerations", {"A": np.zeros(6)}, "acceleration 'A'", r"expected a number or 5 values, got shape \(6,\)"),
+    ("accelerations", {"A": [0.0, -np.inf, 0.0, 0.0, 0.0]}, "acceleration 'A'", r"non-finite"),
+]
+
+
+@pytest.mark.parametrize("keyword, rates, where, problem", BAD_RATES,
+                         ids=[f"{k} {w} {p[:20]}" for k, _, w, p in BAD_RATES])
+def test_bad_speeds_and_accelerations_raise_located_model_errors(keyword, rates, where, problem):
+    """Unknown names, wrong lengths and non-finite speeds or accelerations raise located ModelErrors."""
+    # Unknown driver names, wrong lengths and non-finite rates raise ModelError naming the rate and the driver, before
+    # any solve.
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep({"A": np.linspace(0.0, 1.0, 5)}, **{keyword: rates})
+    assert caught.value.where == where
+    assert re.search(problem, str(caught.value)) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("drivers, where, problem", [
+    ({}, "drivers", r"give a dict of driver name -> values"),
+    ({"A": [0.0, np.nan]}, "driver 'A'", r"finite 1-D sequence"),
+    ({"A": [[0.0, 0.1]]}, "driver 'A'", r"finite 1-D sequence"),
+    ({"A": [0.0, 0.1, 0.2], "B": [0.0, 0.1]}, "drivers", r"differ in length"),
+])
+def test_bad_driver_tables_raise_located_model_errors(drivers, where, problem):
+    """Driver values must be finite 1-D sequences of one common length (or single values)."""
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep(drivers)
+    assert caught.value.where == where and re.search(problem, str(caught.value))
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="DEFECT: an empty driver array escapes validation and fails in "
+                   "numpy with 'operands could not be broadcast together ...' (a bare ValueError, no location)")
+def test_empty_driver_values_raise_a_located_model_error():
+    """An empty sequence of driver values is a malformed table: ModelError at the driver."""
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep({"A": []})
+    assert caught.value.where in ("driver 'A'", "drivers")
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="DEFECT: a non-numeric speed escapes validation: float('fast') "
+                   "raises a bare ValueError ('could not convert string to float') without a location")
+def test_non_numeric_speed_raises_a_located_model_error():
+    """Speeds that are not numbers are malformed values (sweep's docstring): ModelError."""
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep({"A": [0.0, 0.1]}, speeds={"A": "fast"})
+    assert caught.value.where == "speed 'A'"
+
+
+def _reported_value(reason, driver):
+    """The first number following ``driver = `` in a stop reason."""
+    found = re.search(rf"\b{driver} = ([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", reason)
+    assert found, reason
+    return float(found.group(1))
+
+
+@pytest.mark.parametrize("count", [16, 301], ids=["sequential (one segment)", "batched (many anchors)"])
+@pytest.mark.parametrize("direction", [1, -1], ids=["extended toggle", "folded toggle"])
+def test_driving_the_rocker_past_its_limit_stops_at_the_dead_point(count, direction):
+    """Rocker driven past its toggle: SweepStopped, closed partial up to the limit, reason names the dead point."""
+    # The crank-rocker driven from its rocker (pair D) beyond the rocker's extreme (a toggle: crank and coupler
+    # collinear) raises SweepStopped, a ClosureError and a KinematrixError: ``.partial`` has exactly the requested
+    # positions before the limit, all closed (the two frames of every pair coincide at every position), its driver
+    # values are those requested; ``.reason`` says dead point and names the driver value at the toggle.
+    low, high = four_bar_rocker_limits()
+    limit = high if direction > 0 else low
+    values = np.linspace(0.0, limit * 1.3, count)
+    with pytest.raises(SweepStopped) as caught:
+        four_bar().sweep({"D": values}, speeds={"D": 1.0})
+    stop = caught.value
+    assert isinstance(stop, ClosureError) and isinstance(stop, KinematrixError)
+    partial = stop.partial
+    before = int(np.sum(np.abs(values) <= abs(limit)))
+    assert len(partial) == before
+    assert_allclose(partial.q("D"), values[:before], rtol=0.0, atol=0.0)
+    assert_pairs_coincide(partial, SIZE)
+    assert partial.stop_reason == stop.reason
+    reason = stop.reason
+    assert "\n" not in reason and "dead point" in reason
+    # The value it names is the toggle (reached to within the step halvings, ~1e-9 of a step).
+    assert abs(_reported_value(reason, "D") - limit) < 1e-6, (reason, limit)
+    assert set(stop.driver_values) == {"D"}
+    assert abs(stop.driver_values["D"]) > abs(limit)
+    # The partial result is a full result: rates where it got to, none beyond.
+    assert np.all(np.isfinite(partial.q_dot("B"))) and len(partial.q_dot("B")) == before
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason="DEFECT: _Walk.run walks the segments that the batch could not close "
+                   "in the wrong order (segments off a straight driver path first), so a failure in a later "
+                   "segment stops the walk before an earlier one was walked, and sweep() crashes with "
+                   "KeyError instead of raising SweepStopped")
+def test_a_stop_between_anchors_after_a_batch_failure_raises_sweep_stopped():
+    """An unreachable value between anchors, after a failed batch, stops with SweepStopped (not a crash)."""
+    # Rocker up to 0.1 rad (just below its extreme 0.1012), one value beyond it, then back to 0: the sweep must stop at
+    # the unreachable value with the 50 positions before it.
+    values = np.r_[np.linspace(0.0, 0.1, 50), 0.2, 0.0]
+    with pytest.raises(SweepStopped) as caught:
+        four_bar().sweep({"D": values})
+    assert len(caught.value.partial) == 50
+    assert "dead point" in caught.value.reason
+
+
+LONG_SWEEPS = {
+    "four-bar, two crank turns": (four_bar, {"A": np.linspace(0.0, 4 * np.pi, 721)},
+                                  {"A": 2.0}, {"A": 0.5}, ["crank", "coupler", "rocker"], 4.0),
+    "every pair type, two drivers": (spatial_all_pairs, {"A": np.linspace(-0.5, 1.0, 97),
+                                                         "P": np.linspace(0.05, -0.02, 97)},
+                                     {"A": 1.0, "P": 0.1}, {"P": -0.3}, ["coupler", "rocker", "sleeve"], 0.4),
+    "double wishbone, wheel travel": (double_wishbone, {"travel": np.linspace(-0.08, 0.08, 161)},
+                                      {"travel": 0.5}, {"travel": 2.0}, ["upright", "tie_rod", "wheel"], 0.5),
+}
+
+
+@pytest.mark.parametrize("case", LONG_SWEEPS.values(), ids=LONG_SWEEPS.keys())
+def test_long_batched_sweep_equals_values_requested_one_at_a_time(case):
+    """Batched positions of a long sweep equal sweeps asked for each value alone, to 1e-9."""
+    # Positions between anchors come from a batched Hermite prediction and chord-Newton correction; every sampled
+    # position (anchors and in-between ones) equals a sweep asked for that value alone (walked by continuation), to
+    # 1e-9: values, rates, poses, points.
+    build, drivers, speeds, accelerations, links, size = case
+    m = build()
+    long = m.sweep(drivers, speeds=speeds, accelerations=accelerations)
+    count = len(next(iter(drivers.values())))
+    for k in sorted({0, 1, 7, 15, 16, 17, 40, count // 2 + 3, count - 2, count - 1}):
+        alone = m.sweep({name: [values[k]] for name, values in drivers.items()},
+                        speeds=speeds, accelerations=accelerations)
+        for name in long.variable_names:
+            # Both closed to 1e-10 of the size; rates O(1-10): 1e-9 relative and absolute.
+            assert_allclose(long.q(name)[k], alone.q(name)[0], rtol=0.0, atol=CLOSURE_TOL, err_msg=name)
+            assert_allclose(long.q_dot(name)[k], alone.q_dot(name)[0], rtol=1e-9, atol=1e-9, err_msg=name)
+            assert_allclose(long.q_ddot(name)[k], alone.q_ddot(name)[0], rtol=1e-9, atol=1e-9, err_msg=name)
+        for link in links:
+            assert_allclose(long.pose(link)[k], alone.pose(link)[0], rtol=0.0, atol=CLOSURE_TOL, err_msg=link)
+        for point in long.point_names:
+            assert_allclose(long.point(point)[k], alone.point(point)[0], rtol=0.0, atol=CLOSURE_TOL * size)
+
+
+def test_a_sweep_back_and_forth_retraces_its_path():
+    """Driver values going up and down (walked one by one) retrace the closed-form branch."""
+    # Driver values that go up and down (not on one straight path between anchors, so walked one by one) give at each
+    # value what the way up gave.
+    crank = 1.5 * np.sin(np.linspace(0.0, 3 * np.pi, 80))
+    res = four_bar().sweep({"A": crank})
+    expected = four_bar_closed_form(crank)
+    for name in "BCD":
+        assert_angles_close(res.q(name), expected[name], atol=1e-9)
+    assert_pairs_coincide(res, SIZE)
+
+
+def test_reference_that_does_not_close_stops_before_walking():
+    """An unassembled link-local model stops at once: empty partial, reason asks for assemble()."""
+    # A model whose design pose is open (link-local frames, not assembled) cannot sweep: SweepStopped with an empty
+    # partial and a reason asking for assemble().
+    with pytest.raises(SweepStopped) as caught:
+        four_bar_link_local().sweep({"A": [0.1, 0.2]})
+    assert len(caught.value.partial) == 0
+    assert "does not close" in caught.value.reason and "assemble()" in caught.value.reason
+    assert caught.value.loop.startswith("loop 1 (C)")
+
+
+def test_first_value_beyond_reach_stops_with_an_empty_partial():
+    """A first value beyond the toggle stops with an empty partial and a reason naming the toggle."""
+    # When even the first requested value lies past the toggle, nothing is reached: the partial result is empty and the
+    # reason names the toggle.
+    _, high = four_bar_rocker_limits()
+    with pytest.raises(SweepStopped) as caught:
+        four_bar().sweep({"D": [0.5, 0.6]})
+    assert len(caught.value.partial) == 0
+    assert "dead point" in caught.value.reason
+    assert abs(_reported_value(caught.value.reason, "D") - high) < 1e-6
+
+
+def translated_four_bar(offset):
+    """core_models.four_bar with every hardpoint moved by ``offset`` (m)."""
+    m = four_bar()
+    moved = Mechanism("four-bar, elsewhere")
+    for link in ("crank", "coupler", "rocker"):
+        moved.add_link(link)
+    for pair in m.pairs.values():
+        moved.add_pair(pair.name, "revolute", pair.first, pair.second, at=pair.at + offset, axis=pair.axis)
+    return moved
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: the mechanism size that scales the closure tolerance "
+                   "(KinematicSystem._size) includes the link frames' origins, which are all at the global "
+                   "origin at the design pose, so it is the distance to the origin, not the size: the same "
+                   "four-bar 1000 m away is closed only to ~1e-7 m (angles off by ~1e-7 rad)")
+def test_accuracy_does_not_depend_on_where_the_mechanism_is_drawn():
+    """A four-bar drawn 1000 m from the origin is as accurate (1e-9 rad) as at the origin."""
+    # The four-bar drawn 1000 m from the global origin (site or vehicle coordinates) follows Freudenstein's closed form
+    # as closely as at the origin (1e-9 rad).
+    crank = np.linspace(0.0, 2 * np.pi, 361)
+    res = translated_four_bar(np.array([1000.0, 0.0, 0.0])).sweep({"A": crank})
+    expected = four_bar_closed_form(crank)
+    for name in "BCD":
+        assert_angles_close(res.q(name), expected[name], atol=1e-9)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: a dead point exactly at the start is not recognized: B_free "
+                   "loses rank there (singular value ~3e-17), but the conditioning the stop reason tests "
+                   "ignores dropped singular values, so the reason blames the loop ('would not close (defect "
+                   "1.86e-10)') instead of naming the dead point")
+def test_driving_away_from_a_turning_point_reports_a_dead_point():
+    """Driving away from the driver's turning point at the design pose is reported as a dead point."""
+    # The Cardan cross's angle U.0 is at its maximum (0) at the design pose, so it cannot be driven to +0.1 rad: the
+    # sweep stops at once and the reason says dead point at U.0 = 0.
+    with pytest.raises(SweepStopped) as caught:
+        cardan_coupling().sweep({"U.0": [0.1]})
+    assert len(caught.value.partial) == 0
+    assert "dead point" in caught.value.reason
