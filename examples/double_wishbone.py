@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import plot_curves
+from loops.plotting import figure_path, plot_curves
 from loops.suspension import Corner, suspension_metrics
 from mechanism import load_model
 
@@ -37,16 +37,6 @@ TRAVEL = np.linspace(-0.080, 0.080, 161)    # m, 1 mm steps
 RACK_OFFSETS = (-0.020, 0.0, 0.020)         # m, steered positions for bump steer
 RACK = np.linspace(-0.060, 0.060, 121)      # m, steering sweep at design height
 MM = 1000.0
-
-
-def figure_path(out, filename):
-    """``--out`` is a directory (created if needed) or a file name; default: the current directory."""
-    out = Path.cwd() if out is None else Path(out)
-    if out.is_dir() or not out.suffix:
-        out.mkdir(parents=True, exist_ok=True)
-        return out / filename
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def analyse(model_path=MODEL, steer_model_path=STEER_MODEL):

@@ -23,32 +23,12 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import animate_sweep, plot_curves
+from loops.extrema import stationary_points
+from loops.plotting import animate_sweep, figure_path, plot_curves
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("four_bar.toml")
 MM = 1000.0  # m -> mm, for printing and plotting
-
-
-def figure_path(out, filename):
-    """``--out`` is a directory (created if needed) or a file name; default: the current directory."""
-    out = Path.cwd() if out is None else Path(out)
-    if out.is_dir() or not out.suffix:
-        out.mkdir(parents=True, exist_ok=True)
-        return out / filename
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
-
-
-def stationary_points(mechanism, driver, output, guesses, iterations=4):
-    """Driver values (rad) where pair variable ``output`` is stationary, by Newton's method
-    from ``guesses``: each step sweeps the estimates with unit driver speed, so that
-    ``q_dot(output)`` and ``q_ddot(output)`` are d/d(driver) and d2/d(driver)2."""
-    x = np.asarray(guesses, dtype=float)
-    for _ in range(iterations):
-        res = mechanism.sweep({driver: x}, speeds={driver: 1.0})
-        x = x - res.q_dot(output) / res.q_ddot(output)
-    return x, mechanism.sweep({driver: x}, speeds={driver: 1.0})
 
 
 def analyse(model_path=MODEL):

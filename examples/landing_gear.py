@@ -28,7 +28,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
-from loops.plotting import animate_sweep, plot_curves
+from loops.plotting import animate_sweep, figure_path, plot_curves
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("landing_gear.toml")
@@ -36,16 +36,6 @@ RETRACTED_LENGTH = 0.600  # m, actuator eye to eye, gear up
 ACTUATOR_SPEED = -0.100   # m/s, shortening
 STEPS = 260
 MM = 1000.0
-
-
-def figure_path(out, filename):
-    """``--out`` is a directory (created if needed) or a file name; default: the current directory."""
-    out = Path.cwd() if out is None else Path(out)
-    if out.is_dir() or not out.suffix:
-        out.mkdir(parents=True, exist_ok=True)
-        return out / filename
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def included_angle(apex, a, b):

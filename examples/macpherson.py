@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import plot_curves
+from loops.plotting import figure_path, plot_curves
 from loops.suspension import Corner, suspension_metrics
 from mechanism import load_model
 
@@ -35,16 +35,6 @@ CORNER = Corner(upright="upright", wheel_centre="wheel_centre", spin_axis_point=
                 spring=("strut_top", "strut_base"))
 TRAVEL = np.linspace(-0.080, 0.080, 161)  # m, 1 mm steps
 MM = 1000.0
-
-
-def figure_path(out, filename):
-    """``--out`` is a directory (created if needed) or a file name; default: the current directory."""
-    out = Path.cwd() if out is None else Path(out)
-    if out.is_dir() or not out.suffix:
-        out.mkdir(parents=True, exist_ok=True)
-        return out / filename
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def analyse(model_path=MODEL):

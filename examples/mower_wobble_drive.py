@@ -29,23 +29,13 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import plot_curves, plot_snapshot
+from loops.plotting import figure_path, plot_curves, plot_snapshot
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("mower_wobble_drive.toml")
 RPM = 900.0  # input shaft (PTO-driven knife drive)
 OMEGA = RPM * 2.0 * np.pi / 60.0
 MM = 1000.0
-
-
-def figure_path(out, filename):
-    """``--out`` is a directory (created if needed) or a file name; default: the current directory."""
-    out = Path.cwd() if out is None else Path(out)
-    if out.is_dir() or not out.suffix:
-        out.mkdir(parents=True, exist_ok=True)
-        return out / filename
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def analyse(model_path=MODEL):

@@ -25,10 +25,12 @@ Examples
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
 
 __all__ = [
+    "figure_path",
     "plot_trajectories",
     "plot_curves",
     "plot_csv",
@@ -51,6 +53,17 @@ PAIR_MARKERS = {
 #: Points whose spread across their best-fit plane is below this fraction of their extent
 #: are taken to lie in that plane (and get a 2D view besides the 3D one).
 PLANAR_TOLERANCE = 1e-9
+
+
+def figure_path(out, filename):
+    """Where to write a figure: ``out`` is a folder (created if needed) or a file name; None is the
+    current folder. Returns ``Path``; ``filename`` is used inside a folder."""
+    out = Path.cwd() if out is None else Path(out)
+    if out.is_dir() or not out.suffix:
+        out.mkdir(parents=True, exist_ok=True)
+        return out / filename
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def _new_figure(figsize):

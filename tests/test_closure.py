@@ -97,6 +97,7 @@ def test_batched_correction_closes_every_prediction_at_once():
     assert np.all(system.closure_error(config) < DEFAULT_TOLERANCE)
     assert correction[-1] < 1e-9 < correction[:-1].min()
     assert np.array_equal(q[-1, driven], q_closed[driven])
+    # Every prediction lands on the configuration it came from: poses to 10x the closure tolerance.
     assert_allclose(config.link_poses, np.broadcast_to(system.evaluate(q_closed).link_poses, config.link_poses.shape),
                     rtol=0.0, atol=CLOSURE_TOL)
 
@@ -231,7 +232,8 @@ def test_bennett_linkage_assembles_without_a_held_joint():
         assert_allclose(cf.wrap(values[f"J{i + 1}"] - expected[i]), 0.0, rtol=0.0, atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: Mechanism.assemble() clears the stored assembly before "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="DEFECT: Mechanism.assemble() clears the stored assembly before "
                    "solving, so a ClosureError from a later assemble() leaves the model open and every "
                    "sweep then stops with 'the reference assembly does not close'")
 def test_failed_assemble_keeps_the_previous_assembly():

@@ -283,7 +283,8 @@ def _writable_arrays(obj, path):
     return []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: snapshot arrays are writable (pair frames, ground's com and "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="DEFECT: snapshot arrays are writable (pair frames, ground's com and "
                    "inertia, gravity); the pair records are shared with the builder's .pairs view, so writing "
                    "m.pairs['B'].frame_on_first changes every old result's model")
 def test_snapshot_arrays_are_read_only():

@@ -121,7 +121,8 @@ def test_rssr_coupler_spin_is_path_independent():
     assert m.check().passive_links == ["coupler"]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: the gauge goes on whichever spherical pair of the idle link "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="DEFECT: the gauge goes on whichever spherical pair of the idle link "
                    "is declared first, so the tie rod's spin (its pose, the rack_end and steer_ball values, "
                    "points on it) differs by ~1e-3 rad when the pairs are declared in another order; DESIGN.md "
                    "promises minimum-norm motion, which does not depend on the order")

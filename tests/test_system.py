@@ -169,7 +169,8 @@ SLIDING_CHORDS = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="DEFECT: when a loop's chord pair has slid (prismatic, cylindrical, "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="DEFECT: when a loop's chord pair has slid (prismatic, cylindrical, "
                    "helical; every point driver's road loop), B's translational rows are referred to the "
                    "chord's frame-j origin while the residual's gap is measured at its frame-k origin; they "
                    "differ by (rotation rows) x slide, so B is not the Jacobian of the residual and Newton "
