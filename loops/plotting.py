@@ -187,15 +187,18 @@ def _tracks(result, points):
 
 
 # -------------------------------------------------------------------------- curves
-def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=None):
-    """Curves ``y(x)``: ``curves`` maps a label to (N,) values sharing the (N,) ``x``."""
+def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=None, first_color=0):
+    """Curves ``y(x)``: ``curves`` maps a label to (N,) values sharing the (N,) ``x``.
+
+    ``first_color`` skips that many colours of the cycle (a second, twin axis then gets
+    colours of its own)."""
     if ax is None:
         fig = _new_figure((7, 4.5))
         ax = fig.add_subplot(1, 1, 1)
     else:
         fig = ax.figure
     x = np.asarray(x, dtype=float)
-    for color, (label, y) in zip(_colors(len(curves)), curves.items()):
+    for color, (label, y) in zip(_colors(len(curves) + first_color)[first_color:], curves.items()):
         ax.plot(x, np.asarray(y, dtype=float), color=color, label=label)
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
@@ -341,6 +344,20 @@ class _Scene:
         return update
 
 
+def _set_view(ax, view, drawn):
+    """``view`` is ``(elevation, azimuth)`` in degrees; None looks along the normal of a planar
+    scene (so a planar mechanism is seen face-on) and keeps matplotlib's default otherwise."""
+    if view is None:
+        plane = _best_plane(drawn) if len(drawn) >= 3 else None
+        if plane is None:
+            return
+        _, basis, _ = plane
+        normal = np.cross(basis[0], basis[1])
+        normal /= np.linalg.norm(normal)
+        view = (np.degrees(np.arcsin(np.clip(normal[2], -1, 1))), np.degrees(np.arctan2(normal[1], normal[0])))
+    ax.view_init(elev=view[0], azim=view[1])
+
+
 def _label_3d(ax, length_unit):
     ax.set_xlabel(f"x [{length_unit}]")
     ax.set_ylabel(f"y [{length_unit}]")
@@ -348,12 +365,14 @@ def _label_3d(ax, length_unit):
 
 
 def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, length_unit="m",
-                  title=None, ax=None):
+                  title=None, ax=None, view=None, fit="sweep"):
     """The mechanism at sweep position ``index`` in 3D.
 
     Each link is drawn as lines through its pair centres and points (the ground dashed);
     each pair is marked at its centre with the marker of its type (:data:`PAIR_MARKERS`);
-    points are red dots with their names.
+    points are red dots with their names. ``view`` is ``(elevation, azimuth)`` in degrees
+    (default: face-on for a planar mechanism); ``fit="sweep"`` sizes the box for the whole
+    motion (so trajectories drawn on top fit), ``"position"`` for this position only.
     """
     count = len(result)
     if not -count <= index < count:
@@ -364,17 +383,21 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
         ax = fig.add_subplot(1, 1, 1, projection="3d")
     else:
         fig = ax.figure
+    if fit not in ("sweep", "position"):
+        raise ValueError(f"fit must be 'sweep' or 'position', not {fit!r}")
     scene = _Scene(result, points, length_scale)
     scene.draw(ax, index)
     _label_3d(ax, length_unit)
-    _equal_3d(ax, scene.extent([index]))
+    drawn = scene.extent(slice(None) if fit == "sweep" else [index])
+    _equal_3d(ax, drawn)
+    _set_view(ax, view, drawn)
     ax.set_title(title or f"{result.model.name}: position {index + 1} of {count}")
     return _save(fig, path)
 
 
 # ----------------------------------------------------------------------- animation
 def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length_unit="m",
-                  trails=True, every=None, max_frames=120, dpi=72):
+                  trails=True, every=None, max_frames=120, dpi=72, view=None):
     """Save an animated GIF of a sweep (matplotlib's PillowWriter; needs pillow).
 
     Parameters
@@ -385,6 +408,7 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
     fps : frames per second
     every : draw every ``every``-th sweep position; default: enough to stay within
         ``max_frames`` frames. The last position is always drawn.
+    view : ``(elevation, azimuth)`` in degrees; default face-on for a planar mechanism
 
     Returns
     -------
@@ -415,7 +439,9 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
             (trail_lines[name],) = ax.plot(xyz[:1, 0], xyz[:1, 1], xyz[:1, 2], color="tab:red",
                                            linewidth=0.8, alpha=0.7)
     _label_3d(ax, length_unit)
-    _equal_3d(ax, scene.extent(slice(None)))  # fixed limits: the picture does not jump
+    drawn = scene.extent(slice(None))
+    _equal_3d(ax, drawn)  # fixed limits: the picture does not jump
+    _set_view(ax, view, drawn)
     title = ax.set_title("")
 
     def draw(frame):
