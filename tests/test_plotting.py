@@ -159,3 +159,32 @@ def test_matplotlib_is_imported_only_when_plotting():
             "assert 'matplotlib' in sys.modules and 'matplotlib.pyplot' not in sys.modules")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_planar_snapshot_is_seen_face_on_and_fits_the_whole_motion(sweep):
+    """A planar mechanism (the xy-plane) is viewed along its normal (elevation +-90 deg), and
+    the box holds every position of the sweep, not only the one drawn."""
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot(1, 1, 1, projection="3d")
+    plotting.plot_snapshot(sweep, 0, ax=ax)
+    assert abs(abs(ax.elev) - 90.0) < 1e-9
+    scene = plotting._Scene(sweep, None, 1.0)
+    everything = scene.extent(slice(None))
+    low, high = ax.get_xlim()
+    assert low <= everything[:, 0].min() and everything[:, 0].max() <= high
+
+
+def test_explicit_view_and_colour_offset(sweep):
+    """``view=(elev, azim)`` is applied as given; ``first_color`` moves along the colour cycle."""
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot(1, 1, 1, projection="3d")
+    plotting.plot_snapshot(sweep, 0, ax=ax, view=(20.0, -60.0))
+    assert (ax.elev, ax.azim) == (20.0, -60.0)
+    first = Figure().add_subplot(1, 1, 1)
+    second = Figure().add_subplot(1, 1, 1)
+    x = np.linspace(0, 1, 5)
+    plotting.plot_curves(x, {"a": x}, ax=first)
+    plotting.plot_curves(x, {"b": x}, ax=second, first_color=1)
+    assert first.lines[0].get_color() != second.lines[0].get_color()
