@@ -100,7 +100,7 @@ def chain_run(count, t_end=20.0, rtol=1e-9):
 
 def chain_runs(count):
     print()
-    print(f"Chain of parallelogram four-bars, 20 s, rtol 1e-9, first rocker tip at 1 m/s")
+    print("Chain of parallelogram four-bars, 20 s, rtol 1e-9, first rocker tip at 1 m/s")
     print(f"{'four-bars':>9} {'wall [s]':>9} {'steps':>6} {'RHS':>6} {'ms/step':>8} {'energy drift [J]':>17} "
           f"{'relative':>9} {'off branch [rad]':>17} {'flat passes':>12}")
     rows = {}

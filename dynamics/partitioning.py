@@ -18,13 +18,13 @@ pair variable is *dependent* and follows from the closure (eq. 2):
 
 The block ``B_free`` is solved at every configuration by the cheapest correct route:
 
-* *square*: when no passive freedom is left among the dependent variables, a set of
-  independent rows of ``B`` is chosen once (a pivoted QR; planar loops drop their three
-  identically zero rows) and the square block is inverted (dense) or LU-factorized
+* *square*: a set of independent rows of ``B`` is chosen (a pivoted QR; planar loops drop
+  their three identically zero rows; idle spins of tie rods are fixed by the gauge rows of
+  :mod:`loops.passive`) and the square block is inverted (dense) or LU-factorized
   (``scipy.sparse.linalg.splu``, for many loops: cost linear in the number of loops);
-* *pseudo-inverse*: otherwise (a tie rod's idle spin, a partition that is singular at the
-  start), the minimum-norm least-squares solve of :class:`loops.velocity.Factorization`.
-  Minimum norm keeps passive freedoms at rest, as in a sweep.
+* *pseudo-inverse*: when no square block exists (an idle spin without a gauge, a partition
+  singular at the start), the minimum-norm least-squares solve of
+  :class:`loops.velocity.Factorization`, which keeps idle freedoms at rest as a sweep does.
 
 A partition is *ill conditioned* when a dependent variable moves much faster than the
 independent ones (scaled transmission ratio ``max |G_free|`` above :data:`SWITCH_RATIO`):
@@ -97,8 +97,7 @@ class Partition:
     prescribed : sequence of int
         Columns of the prescribed (rheonomic) coordinates ``p(t)``.
     passive : int
-        Passive (idle) freedoms of the mechanism (``check().passive``); with any, the
-        minimum-norm pseudo-inverse is used.
+        Passive (idle) freedoms of the mechanism (``check().passive``), for reference.
 
     Attributes
     ----------
@@ -138,9 +137,9 @@ class Partition:
     def choose_rows(self, B) -> bool:
         """Pick independent rows of ``B_free`` (scaled) at this configuration; True if square.
 
-        Only tried without passive freedoms; the pivoted QR of ``B_free^T`` keeps the rows
-        whose pivots exceed the rank tolerance. With fewer than ``n - d`` of them the
-        block is singular here and the pseudo-inverse is used until the next attempt.
+        The pivoted QR of ``B_free^T`` keeps the rows whose pivots exceed 1e-6 of the
+        largest. With fewer than ``n - d`` of them the block is singular here and the
+        pseudo-inverse is used until the next attempt.
         """
         self.rows = None
         self._pattern = None
@@ -535,7 +534,7 @@ def best_independent(system, motions, candidates, count) -> np.ndarray:
     return np.sort(candidates[pivots[:count]])
 
 
-def null_motions(system, B, passive_spins=None):
+def null_motions(system, B):
     """Basis (n, k) of the motions keeping every loop closed (null space of ``B``), scaled back.
 
     Returns the rates ``q'`` of each basis motion; ``k = n - rank(B)``.

@@ -33,7 +33,6 @@ force it takes is the driver's effort, and its work is booked in ``driver_work``
 from __future__ import annotations
 
 import math
-import time as _time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +58,8 @@ __all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS"]
 INTEGRATORS = {"DOP853": DOP853, "RK45": RK45, "RK23": RK23, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 #: Scaled transmission ratio of a prescribed coordinate taken as a dead point of its motion.
 DEAD_POINT_RATIO = 1e4
+#: Smallest-to-largest singular value of ``B`` below which a position counts as singular.
+SINGULAR_CONDITIONING = 1e-3
 #: Closure failures tolerated at one time (each retried with a step eight times shorter).
 MAX_RETRIES = 4
 
@@ -245,6 +246,24 @@ class _Integrand:
         self.partition = base.partition
         self.m = base.partition.m
         self._key, self._value = None, None
+        self._recent = []  # states closed since the base was set (the current step's stages)
+
+    def _nearest(self, target):
+        """The closed state to predict from: the base, or a stage closed since nearer to ``target``.
+
+        Stages of one step lie a fraction of the step apart; predicting from the nearest
+        (with its own transmission matrix and the base's curvature) leaves Newton less to do.
+        """
+        base = self.base
+        scale = self.partition.driven_scale
+        best, distance = base, np.abs((target - base.q[self.partition.driven]) / scale).max(initial=0.0)
+        for state in self._recent[-6:]:
+            d = np.abs((target - state.q[self.partition.driven]) / scale).max(initial=0.0)
+            if d < distance:
+                best, distance = state, d
+        if best is not base and best.curvature is None:
+            best.curvature = base.curvature
+        return best
 
     def evaluate(self, t, y) -> _Evaluation:
         key = (float(t), y.tobytes())
@@ -252,7 +271,9 @@ class _Integrand:
             return self._value
         m = self.m
         p, p_dot, p_ddot = self.prescribed(t)
-        state = close(self.base, np.concatenate([y[:m], p]), self.tolerance)
+        target = np.concatenate([y[:m], p])
+        state = close(self._nearest(target), target, self.tolerance)
+        self._recent.append(state)
         dynamics = self.dyn.evaluate(state, np.concatenate([y[m:2 * m], p_dot]), t, p_ddot, self.method)
         accelerations = dynamics.accelerations()
         efforts = dynamics.efforts(accelerations)
@@ -306,6 +327,20 @@ class _Recorder:
         a = {k: np.array(v, dtype=float) if v else np.zeros((0,) + shapes[k]) for k, v in self.rows.items()}
         return SimulationResult(self.dyn, a["t"], a["q"], a["qd"], a["qdd"], a["T"], a["V"], a["A"], a["W"],
                                 a["drive"], coordinates, prescribed, switches, stop_reason, evaluations, steps)
+
+
+def _singular_position(system, B, mobility):
+    """True when the closure matrix itself loses rank (a singular position of the mechanism).
+
+    At a regular position ``B`` (scaled) has rank ``n - mobility``; its smallest such singular
+    value over the largest tends to zero at a bifurcation, for every choice of coordinates.
+    """
+    scaled = B * system.row_scale[:, None] * system.column_scale[None, :]
+    s = np.linalg.svd(scaled, compute_uv=False)
+    rank = system.n - mobility
+    if rank <= 0 or rank > len(s) or s[0] == 0.0:
+        return False
+    return bool(s[rank - 1] < SINGULAR_CONDITIONING * s[0])
 
 
 # ------------------------------------------------------------------- validation
@@ -456,6 +491,7 @@ class _Integration:
         self.recorder = _Recorder(dyn)
         self.switches = []
         self.steps = 0
+        self._declined = 0.0  # transmission ratio at the last declined switch
 
     def _solver(self, t, y, first_step=None):
         options = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
@@ -577,9 +613,14 @@ class _Integration:
         if not self.switching or m == 0:
             return None
         ratio = transmission_ratio(integrand.base)
-        if ratio <= SWITCH_RATIO:
+        if ratio <= SWITCH_RATIO or ratio < 2.0 * self._declined:
             return None
         system = partition.system
+        if _singular_position(system, base.B, self.dyn.dof + self.dyn.passive - len(system.gauges)):
+            # Every partition is ill conditioned here (a parallelogram folding flat): keep
+            # the coordinates, whose prediction and Newton hold the motion on its branch.
+            self._declined = ratio
+            return None
         candidates = candidate_columns(system, partition.prescribed)
         chosen = best_independent(system, integrand.base.G[:, :m], candidates, m)
         if set(chosen) == set(partition.independent):
@@ -589,8 +630,10 @@ class _Integration:
         new_base = closed_state(new_partition, base.q, base.config)
         new_ratio = transmission_ratio(new_base)
         if new_ratio >= 0.5 * ratio or new_ratio > SWITCH_RATIO:
-            return None  # no better coordinates here: a singular position of the mechanism
+            self._declined = ratio
+            return None  # no better coordinates here
         q_dot = accepted.dynamics.kin.q_dot
         self.switches.append((float(t), list(partition.names), list(new_partition.names)))
         integrand.reset(with_curvature(new_base))
+        self._declined = 0.0
         return np.concatenate([base.q[chosen], q_dot[chosen], y[2 * m:]])

@@ -59,7 +59,10 @@ def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE,
     free = free_columns(system, driven)
     scale = system.column_scale[free]
     iterations, stalled, correction, first = 0, 0, 0.0, None
-    while error > tolerance and iterations < max_iterations:
+    # Convergence is quadratic: once within the tolerance, one more step costs little and
+    # puts every returned position far below it (so two solves of one position agree).
+    target = tolerance * 1e-3
+    while error > target and iterations < max_iterations:
         iterations += 1
         factorization = Factorization(system, system.constraint_matrix(config)[..., free], free)
         first = first or factorization
@@ -69,14 +72,19 @@ def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE,
             step *= max_step / longest
         dq = np.zeros(system.n)
         dq[free] = step
+        trial, trial_rotations = system.step(q, dq, config.rotations)
+        trial_config = system.evaluate(trial, trial_rotations)
+        trial_error = system.closure_error(trial_config)
+        if error <= tolerance and trial_error >= error:
+            break  # within the tolerance and at the round-off floor: keep what we have
         # Backtrack while the defect grows: damping far from the solution.
         for _ in range(6):
+            if trial_error < error or trial_error <= target:
+                break
+            dq *= 0.5
             trial, trial_rotations = system.step(q, dq, config.rotations)
             trial_config = system.evaluate(trial, trial_rotations)
             trial_error = system.closure_error(trial_config)
-            if trial_error < error or trial_error <= tolerance:
-                break
-            dq *= 0.5
         else:
             stalled += 1
             if stalled >= 3:

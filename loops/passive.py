@@ -2,26 +2,30 @@
 
 A link whose pairs all lie on one line, each allowing it to turn about that line (a tie
 rod between two balls), can spin about the line without moving anything else: an idle
-freedom. The loop equations do not fix it, so something else must. Minimum-norm motion
-is not enough when the spin lives in spherical pairs: their increments are rotations
-about fixed axes, which do not commute, so the spin reached would depend on the path and
-the step sizes of a sweep.
+freedom. The loop equations do not fix it; DESIGN.md asks that it keep its value. Minimum-
+norm rates are not enough when the spin lives in spherical pairs: their increments are
+rotations about fixed axes, which do not commute, so the spin reached by integrating them
+would depend on the path and the step sizes of a sweep.
 
-The gauge is one holonomic equation per idle link, on one of its spherical pairs: with
-``w = log(R R_ref^T)`` the pair's rotation since the reference assembly (frame j axes) and
-``u`` the link's line in the same axes at the reference,
+The gauge is one holonomic equation per idle link: the link does not twist about its own
+line since the reference,
 
-    g = w . u = 0                                                           (gauge)
+    g = w . u = 0,   w = log(R R_ref^T)                                     (gauge)
 
-("swing, no twist": the rotation since the reference has no component along the line).
-Its derivative along the pair's left increments ``dR = hat(dw) R`` is
+with ``R`` the link's absolute rotation, ``R_ref`` its rotation at the reference assembly
+and ``u`` its line there (global axes): the link's rotation since the reference is a pure
+swing. Its derivative along the link's angular velocity ``omega`` (``R' = hat(omega) R``) is
 
-    dg = (J_l(w)^-T u) . dw,   J_l^-T = 1 + 1/2 hat(w) + c(t) hat(w)^2,
+    g' = (J_l(w)^-T u) . omega,   J_l^-T = 1 + 1/2 hat(w) + c(t) hat(w)^2,
     c(t) = 1/t^2 - (1 + cos t) / (2 t sin t),   t = |w|
 
-with ``J_l`` the left Jacobian of SO(3). Idle links whose spin lives in revolute or
-cylindrical pairs need no gauge: those variables are additive, and minimum-norm motion
-keeps their idle combination constant exactly.
+with ``J_l`` the left Jacobian of SO(3), and ``omega`` the sum of the twists on the link's
+tree path. The gauge depends only on the link's own motion (not on the order of its pairs)
+and is singular only where ``|w|`` reaches half a turn, that is when the link's line has
+turned round to face the other way. (No gauge is free of singularities: choosing one spin
+for every direction of the line would be a continuous section of SO(3) over the sphere,
+which does not exist. A gauge on the link's rotation relative to a neighbour would be
+singular at every half turn of that neighbour, every crank revolution of an RSSR.)
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanism.transforms import cross, exp_so3, log_so3
+from mechanism.transforms import cross, log_so3
 
 __all__ = ["idle_spin", "Gauge", "find_gauges", "gauge_row"]
 
@@ -72,44 +76,30 @@ def idle_spin(system, config, link):
 
 @dataclass(frozen=True)
 class Gauge:
-    """The gauge of one idle link: a spherical pair's rotation has no twist about ``axis``.
+    """The gauge of one idle link: ``link`` (its index), ``axis`` (3,) its line at the
+    reference (global, unit), ``reference`` (3, 3) its rotation there."""
 
-    link : name of the idle link; pair : index of the spherical pair; spherical : its row in
-    the system's spherical-pair arrays; axis : (3,) the line in frame j axes at the reference;
-    reference : (3, 3) the pair's rotation at the reference.
-    """
-
-    link: str
-    pair: int
-    spherical: int
+    link: int
     axis: np.ndarray
     reference: np.ndarray
 
 
-def find_gauges(system, config, spherical_members) -> list[Gauge]:
+def find_gauges(system, config) -> list[Gauge]:
     """Gauges for the idle links of ``system`` at the (closed) reference ``config``."""
     gauges = []
     for link in system.link_names:
         if system.links[system.link_index[link]].virtual or link == system.link_names[system._ground]:
             continue
         found = idle_spin(system, config, link)
-        if found is None:
-            continue
-        _, direction = found
-        index = system.link_index[link]
-        for row, pair in enumerate(spherical_members):
-            if index in (system.first[pair], system.second[pair]):
-                frame = config.pair_frames[pair]
-                axis = frame[:3, :3].T @ direction
-                gauges.append(Gauge(link, int(pair), row, axis, config.rotations[row].copy()))
-                break
+        if found is not None:
+            index = system.link_index[link]
+            gauges.append(Gauge(index, found[1], config.link_poses[index, :3, :3].copy()))
     return gauges
 
 
-def _twist_since_reference(gauge, rotations):
-    """``w = log(R R_ref^T)`` of the gauge's pair: (..., 3)."""
-    R = rotations[..., gauge.spherical, :, :]
-    return log_so3(R @ gauge.reference.T)
+def _swing(gauge, link_poses):
+    """``w = log(R R_ref^T)`` of the gauge's link: (..., 3)."""
+    return log_so3(link_poses[..., gauge.link, :3, :3] @ gauge.reference.T)
 
 
 def _c(theta2):
@@ -123,50 +113,53 @@ def _c(theta2):
     return np.where(small, series, exact)
 
 
-def gauge_row(w, axis):
-    """``J_l(w)^-T u``: the gauge's derivative along left increments, (..., 3). Complex-safe."""
-    theta2 = np.sum(w * w, axis=-1)
-    w_u = cross(w, np.broadcast_to(axis, w.shape)) if np.isrealobj(w) else _cross_any(w, axis)
-    w_w_u = cross(w, w_u) if np.isrealobj(w) else _cross_any(w, w_u)
-    return axis + 0.5 * w_u + _c(theta2)[..., None] * w_w_u
-
-
 def _cross_any(a, b):
+    """Cross product over the last axis for real or complex arrays."""
     a, b = np.broadcast_arrays(a, b)
     return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
                      a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
-def gauge_values(gauges, rotations):
+def gauge_row(w, u):
+    """``J_l(w)^-T u``: derivative of ``w . u`` along left increments, (..., 3). Complex-safe."""
+    w_u = _cross_any(w, u)
+    return u + 0.5 * w_u + _c(np.sum(w * w, axis=-1))[..., None] * _cross_any(w, w_u)
+
+
+def gauge_values(gauges, link_poses):
     """Gauge residuals ``w . u`` (rad), (..., k)."""
     if not gauges:
-        return np.zeros(rotations.shape[:-3] + (0,))
-    return np.stack([_twist_since_reference(g, rotations) @ g.axis for g in gauges], axis=-1)
+        return np.zeros(link_poses.shape[:-3] + (0,))
+    return np.stack([_swing(g, link_poses) @ g.axis for g in gauges], axis=-1)
 
 
-def gauge_rows(gauges, rotations, spherical_cols, n):
-    """Rows of the linearized gauge equations over all variables, (..., k, n)."""
-    rows = np.zeros(rotations.shape[:-3] + (len(gauges), n))
-    for i, g in enumerate(gauges):
-        rows[..., i, spherical_cols[g.spherical]] = gauge_row(_twist_since_reference(g, rotations), g.axis)
-    return rows
-
-
-def gauge_rates(gauges, rotations, spherical_cols, q_dot):
-    """``d/dt (row) . omega`` of each gauge, (..., k): the velocity-product term of its
-    acceleration equation. ``w' = J_l(w)^-1 omega``; the row's rate by a complex step
-    (exact to round-off for this analytic function)."""
-    if not gauges:
-        return np.zeros(rotations.shape[:-3] + (0,))
-    out = []
-    step = 1e-30
+def gauge_rows(gauges, config, link_incidence):
+    """Rows of the linearized gauge equations over all variables, (..., k, n):
+    ``row . q' = (J_l^-T u) . omega_link``, ``omega_link`` from the link's tree path."""
+    rows = []
     for g in gauges:
-        w = _twist_since_reference(g, rotations)
-        omega = q_dot[..., spherical_cols[g.spherical]]
-        # J_l^-1 omega = omega - 1/2 w x omega + c w x (w x omega)
+        r = gauge_row(_swing(g, config.link_poses), g.axis)
+        rows.append(link_incidence[g.link] * np.einsum("...nj,...j->...n", config.twists[..., :3], r))
+    return np.stack(rows, axis=-2)
+
+
+def gauge_rates(gauges, config, link_velocities, link_terms):
+    """Rate-only part of each gauge's acceleration equation, (..., k):
+    ``(J_l^-T u)' . omega + (J_l^-T u) . (omega' at zero q'')``.
+
+    ``link_terms`` (..., links, 6) are the links' accelerations at zero ``q''``. ``w' =
+    J_l(w)^-1 omega``, and the row's rate comes by a complex step (exact to round-off for this
+    analytic function).
+    """
+    step = 1e-30
+    out = []
+    for g in gauges:
+        w = _swing(g, config.link_poses)
+        omega = link_velocities[..., g.link, :3]
         w_o = cross(w, omega)
         w_dot = omega - 0.5 * w_o + _c(np.sum(w * w, axis=-1))[..., None] * cross(w, w_o)
         row_rate = np.imag(gauge_row(w + 1j * step * w_dot, g.axis)) / step
-        out.append(np.sum(row_rate * omega, axis=-1))
+        out.append(np.sum(row_rate * omega, axis=-1)
+                   + np.sum(gauge_row(w, g.axis) * link_terms[..., g.link, :3], axis=-1))
     return np.stack(out, axis=-1)

@@ -61,7 +61,7 @@ def _per_position(values, names, count, what):
     for name, value in (values or {}).items():
         if name not in names:
             raise ModelError(f"{what} {name!r}", f"not a driver of this sweep (drivers: {', '.join(names)})")
-        arr = np.array(value, dtype=float)
+        arr = _numbers(value, f"{what} {name!r}")
         if arr.ndim == 0:
             arr = np.full(count, float(arr))
         if arr.shape != (count,):
@@ -72,14 +72,24 @@ def _per_position(values, names, count, what):
     return out
 
 
+def _numbers(value, where):
+    """``value`` as a float array, or a located ModelError."""
+    try:
+        return np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(where, f"expected numbers, got {value!r}") from None
+
+
 def _driver_table(drivers):
     if not isinstance(drivers, dict) or not drivers:
         raise ModelError("drivers", "give a dict of driver name -> values")
     arrays = {}
     for name, values in drivers.items():
-        arr = np.atleast_1d(np.array(values, dtype=float))
+        arr = np.atleast_1d(_numbers(values, f"driver {name!r}"))
         if arr.ndim != 1 or not np.all(np.isfinite(arr)):
             raise ModelError(f"driver {name!r}", "values must be a finite 1-D sequence")
+        if not len(arr):
+            raise ModelError(f"driver {name!r}", "no values given")
         arrays[name] = arr
     lengths = {len(a) for a in arrays.values() if len(a) > 1}
     if len(lengths) > 1:
@@ -262,6 +272,9 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, tolerance=DEFAULT_
     system = compile_model(model)
     names, table = _driver_table(drivers)
     driven = system.driver_columns(names)
+    if len(driven) > system.dof:
+        raise ModelError("drivers", f"{len(driven)} drivers ({', '.join(names)}) for a mechanism with "
+                         f"{system.dof} degree(s) of freedom: it is over-driven")
     count = len(table)
     speed = _per_position(speeds, names, count, "speed")
     accel = _per_position(accelerations, names, count, "acceleration")
@@ -387,7 +400,7 @@ class _Walk:
             starts.append(np.broadcast_to(a.q, q.shape))
             owners += [number] * len(between)
         if not rows:
-            return walk
+            return sorted(walk, key=lambda segment: segment[2].start)
         q = np.concatenate([r[0] for r in rows])
         rotations = np.concatenate([r[1] for r in rows])
         owners = np.array(owners)
@@ -404,7 +417,8 @@ class _Walk:
                     self.closed[int(indices[row])] = (q[row], config.rotations[row])
             else:
                 walk.append(segments[number])
-        return walk
+        # Walked in position order, so a failure leaves every earlier position closed.
+        return sorted(walk, key=lambda segment: segment[2].start)
 
 
 def _result(system, names, q, rotations, speed_table, accel_table, stop_reason=None):
@@ -427,7 +441,9 @@ def _stop_reason(system, names, driven, reached, target, stop):
     at = _describe(system, names, driven, reached)
     wanted = _describe(system, names, driven, target)
     if stop.lin.conditioning < DEAD_POINT_CONDITIONING:
+        independent = "" if len(driven) == 1 else " (or the drivers are not independent there)"
         return (f"dead point at {at}: the closure equations are singular in the other pair variables "
-                f"(conditioning {stop.lin.conditioning:.2g}), so {wanted} cannot be reached on this branch")
+                f"(conditioning {stop.lin.conditioning:.2g}){independent}, so {wanted} cannot be reached "
+                "on this branch")
     return (f"cannot reach {wanted} from {at}: {worst_loop(system, stop.failed_config) or 'the loops'} "
             f"would not close (defect {stop.error:.3g}) in {stop.iterations} iterations")

@@ -37,6 +37,7 @@ from mechanism.transforms import cross, exp_so3, inverse, lie_bracket, log_so3, 
 from .graph import mechanism_graph, spanning_tree
 from .loop_basis import independent_loops
 from .passive import find_gauges, gauge_rates, gauge_rows, gauge_values
+from .velocity import RANK_TOLERANCE
 
 __all__ = ["KinematicSystem", "Configuration", "compile_model"]
 
@@ -106,7 +107,10 @@ class KinematicSystem:
         reference = self.evaluate(self.reference_q())
         if self.closure_error(reference) < 1e-8:
             # Idle spins are fixed by a gauge equation each (loops.passive).
-            self.gauges = find_gauges(self, reference, self.spherical_pairs)
+            self.gauges = find_gauges(self, reference)
+        self.nominal_rank = self._rank(reference)
+        #: Degrees of freedom (idle spins excluded; road loops add none).
+        self.dof = self.n - self.nominal_rank
 
     # ------------------------------------------------------------- compiling
     def _layout_variables(self):
@@ -202,11 +206,21 @@ class KinematicSystem:
         self.in_loop = np.any(self.loop_incidence != 0, axis=0)
 
     def _size(self) -> float:
-        """Characteristic size (m): diagonal of the box around the pair centres at the reference."""
+        """Characteristic size (m): diagonal of the box around the pair centres at the reference
+        (frame j and frame k origins; link frames' origins are wherever the global origin is)."""
         config = self.evaluate(self.reference_q())
-        centres = np.concatenate([config.pair_frames[:, :3, 3], config.link_poses[:, :3, 3]])
+        frames_k = config.link_poses[self.second] @ self.frame_k
+        centres = np.concatenate([config.pair_frames[:, :3, 3], frames_k[:, :3, 3]])
         size = float(np.linalg.norm(np.ptp(centres, axis=0)))
         return size if size > 1e-9 else 1.0
+
+    def _rank(self, config) -> int:
+        """Numerical rank of the dimensionless constraint matrix (loops and gauges) at ``config``."""
+        B = self.constraint_matrix(config) * self.row_scale[:, None] * self.column_scale[None, :]
+        if not B.size:
+            return 0
+        s = np.linalg.svd(B, compute_uv=False)
+        return int(np.sum(s > RANK_TOLERANCE * max(s[0], 1.0)))
 
     # -------------------------------------------------------------- values
     def reference_q(self) -> np.ndarray:
@@ -309,7 +323,7 @@ class KinematicSystem:
         both = np.concatenate([rotation, gap], axis=-1)
         both = both.reshape(both.shape[:-2] + (-1,))
         if self.gauges:
-            both = np.concatenate([both, gauge_values(self.gauges, config.rotations)], axis=-1)
+            both = np.concatenate([both, gauge_values(self.gauges, config.link_poses)], axis=-1)
         return both
 
     def closure_error(self, config: Configuration):
@@ -321,19 +335,22 @@ class KinematicSystem:
         rotation, gap = self.closure_defects(config)
         error = np.maximum(np.abs(rotation).max(axis=(-2, -1)), np.abs(gap).max(axis=(-2, -1)) / self.scale)
         if self.gauges:
-            error = np.maximum(error, np.abs(gauge_values(self.gauges, config.rotations)).max(axis=-1))
+            error = np.maximum(error, np.abs(gauge_values(self.gauges, config.link_poses)).max(axis=-1))
         return error if batch else float(error)
 
     def loop_centres(self, config: Configuration) -> np.ndarray:
-        """Where each loop's equations take their translational part: its chord's centre (..., L, 3)."""
-        return config.pair_frames[..., self.chord_pairs, :, :][..., :3, 3]
+        """Where each loop's equations take their translational part, (..., L, 3): the origin of
+        its chord's frame k on the second link, the point whose gap :meth:`closure_defects`
+        measures (it differs from frame j's origin by a sliding chord's slide)."""
+        c = self.chord_pairs
+        frames = config.link_poses[..., self.second[c], :, :] @ self.frame_k[c]
+        return frames[..., :3, 3]
 
     def constraint_matrix(self, config: Configuration) -> np.ndarray:
         """Linearized closure ``B`` (eq. 3) and gauges of idle spins, shape ``(..., 6 L + k, n)``."""
         B = self.loop_matrix(config)
         if self.gauges:
-            B = np.concatenate([B, gauge_rows(self.gauges, config.rotations, self.spherical_columns, self.n)],
-                               axis=-2)
+            B = np.concatenate([B, gauge_rows(self.gauges, config, self.link_incidence)], axis=-2)
         return B
 
     def loop_matrix(self, config: Configuration) -> np.ndarray:
@@ -355,11 +372,12 @@ class KinematicSystem:
         """The rate-only part of the differentiated equations, ``(..., 6 L + k)``.
 
         Loops: ``sum_k xi_k' q_k'`` (``terms``, (..., n, 6)) referred to the chord centres;
-        gauges: the rate of their rows times the rates (:func:`loops.passive.gauge_rates`).
+        gauges: :func:`loops.passive.gauge_rates`.
         """
         rhs = self.shift_to_centres(self.loop_incidence @ terms, config)
         if self.gauges:
-            rates = gauge_rates(self.gauges, config.rotations, self.spherical_columns, np.asarray(q_dot))
+            rates = gauge_rates(self.gauges, config, self.link_velocities(config, q_dot),
+                                self.link_incidence @ terms)
             rhs = np.concatenate([rhs, rates], axis=-1)
         return rhs
 

@@ -28,13 +28,14 @@ class Factorization:
     Attributes
     ----------
     rank : int, numerical rank
-    conditioning : float, smallest kept singular value over the largest (0 when rank 0);
-        tends to zero at a dead point of the drivers.
+    conditioning : float, the singular value of rank ``system.nominal_rank`` (the rank at a
+        regular position) over the largest; tends to zero at a dead point of the drivers.
     singular_values : (k,) of the dimensionless block
     """
 
     def __init__(self, system, B_free, free):
         rows, cols = system.row_scale, system.column_scale[free]
+        expected = system.nominal_rank
         scaled = B_free * rows[:, None] * cols[None, :]
         batch = scaled.shape[:-2]
         k = min(scaled.shape[-2:])
@@ -48,8 +49,13 @@ class Factorization:
         keep = s > RANK_TOLERANCE * np.maximum(largest, 1.0)
         self.singular_values = s
         rank = keep.sum(axis=-1)
-        smallest = np.min(np.where(keep, s, np.inf), axis=-1, initial=np.inf)
-        conditioning = np.where(rank > 0, smallest / np.where(largest[..., 0] > 0, largest[..., 0], 1.0), 0.0)
+        # Against the rank the block has at a regular position (the system's nominal rank),
+        # so that a singular value lost exactly at a dead point counts as zero.
+        if 0 < expected <= k:
+            smallest = s[..., expected - 1]
+        else:
+            smallest = np.zeros(batch) if expected > k else np.ones(batch)
+        conditioning = np.where(largest[..., 0] > 0, smallest / np.where(largest[..., 0] > 0, largest[..., 0], 1.0), 0.0)
         self.rank = int(rank) if not batch else rank
         self.conditioning = float(conditioning) if not batch else conditioning
         inverse_s = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)

@@ -49,6 +49,13 @@ from .specs import (
 __all__ = ["Mechanism"]
 
 
+def _read_only(values):
+    """A read-only copy of an array (snapshots and the records they share never change)."""
+    out = np.array(values, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
 def _load_value(value, where):
     """A load given as a number, a 3-vector, f(t) or a ``(times, values)`` table."""
     if callable(value):
@@ -62,11 +69,11 @@ def _load_value(value, where):
             raise ModelError(where, "table times must increase strictly")
         if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))):
             raise ModelError(where, "non-finite entry in the table")
-        return (times, values)
+        return (_read_only(times), _read_only(values))
     arr = np.array(value, dtype=float)
     if not np.all(np.isfinite(arr)):
         raise ModelError(where, f"non-finite load {value!r}")
-    return float(arr) if arr.ndim == 0 else arr
+    return float(arr) if arr.ndim == 0 else _read_only(arr)
 
 
 class Mechanism:
@@ -80,7 +87,8 @@ class Mechanism:
 
     def __init__(self, name: str = "mechanism"):
         self.name = check_arg.name(name, "mechanism name")
-        self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND)}
+        self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND, com=_read_only(np.zeros(3)),
+                                                             inertia=_read_only(np.zeros((3, 3))))}
         self._pairs: dict[str, PairSpec] = {}
         self._points: dict[str, PointSpec] = {}
         self._point_drivers: dict[str, PointDriverSpec] = {}
@@ -208,7 +216,7 @@ class Mechanism:
             axis_used = check_arg.direction(axis, f"{where}: axis")
         pair_type = make_pair_type(kind, pitch=pitch, beta=beta)
         frame_j, frame_k = pair_frames(pair_type.kind, at, axis_used, axes)
-        return PairSpec(name, pair_type, first, second, frame_j, frame_k,
+        return PairSpec(name, pair_type, first, second, _read_only(frame_j), _read_only(frame_k),
                         at=at, axis=axis_used, axes=axes)
 
     # ----------------------------------------------------------------- points
@@ -365,7 +373,7 @@ class Mechanism:
     def snapshot(self) -> Model:
         """Frozen copy of the model, as analyses take it and results keep it."""
         if self._snapshot is None:
-            reference = tuple((name, np.array(values)) for name, values in self._reference.items())
+            reference = tuple((name, _read_only(values)) for name, values in self._reference.items())
             self._snapshot = Model(
                 name=self.name,
                 links=tuple(self._links.values()),
@@ -376,7 +384,7 @@ class Mechanism:
                 pair_forces=tuple(self._pair_forces),
                 spring_dampers=tuple(self._spring_dampers.values()),
                 point_forces=tuple(self._point_forces.values()),
-                gravity=self._gravity.copy(),
+                gravity=_read_only(self._gravity),
                 reference=reference,
             )
         return self._snapshot
@@ -403,10 +411,16 @@ class Mechanism:
         """
         from loops.closure import assemble
 
+        previous = self._reference
         self._reference = {}
         self._changed()
-        values = assemble(self.snapshot(), guess or {}, **options)
-        self._reference = {name: np.array(v) for name, v in values.items()}
+        try:
+            values = assemble(self.snapshot(), guess or {}, **options)
+        except BaseException:
+            self._reference = previous  # a failed attempt leaves the last assembly in place
+            self._changed()
+            raise
+        self._reference = {name: _read_only(v) for name, v in values.items()}
         self._changed()
         return {name: np.array(v) for name, v in self._reference.items()}
 

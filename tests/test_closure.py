@@ -232,10 +232,6 @@ def test_bennett_linkage_assembles_without_a_held_joint():
         assert_allclose(cf.wrap(values[f"J{i + 1}"] - expected[i]), 0.0, rtol=0.0, atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: Mechanism.assemble() clears the stored assembly before "
-                   "solving, so a ClosureError from a later assemble() leaves the model open and every "
-                   "sweep then stops with 'the reference assembly does not close'")
 def test_failed_assemble_keeps_the_previous_assembly():
     """An assemble() that raises ClosureError leaves the previous assembly in place (failures change nothing)."""
     # A second assemble() that raises ClosureError must leave the first assembly in place (an operation that fails

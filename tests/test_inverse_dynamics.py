@@ -152,7 +152,6 @@ def test_simulation_reactions():
     m.set_gravity((0, -9.81, 0))
     sim = simulate(m, t_end=1.0, q0={"O": 0.0}, t_eval=np.linspace(0, 1, 11), rtol=1e-10)
     reactions = sim.reactions()
-    a_G = sim.point_acceleration if False else None  # noqa: F841  (centre of mass is not a named point)
     theta, w, alpha = sim.q("O"), sim.q_dot("O"), sim.q_ddot("O")
     a = np.stack([-0.5 * w**2 * np.cos(theta) - 0.5 * alpha * np.sin(theta),
                   -0.5 * w**2 * np.sin(theta) + 0.5 * alpha * np.cos(theta), 0 * theta], axis=1)

@@ -283,10 +283,6 @@ def _writable_arrays(obj, path):
     return []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: snapshot arrays are writable (pair frames, ground's com and "
-                   "inertia, gravity); the pair records are shared with the builder's .pairs view, so writing "
-                   "m.pairs['B'].frame_on_first changes every old result's model")
 def test_snapshot_arrays_are_read_only():
     """Snapshots are frozen with read-only arrays (DESIGN.md), so no write through a view reaches a result."""
     # DESIGN.md/STYLE.md: analyses take snapshot(), 'a frozen dataclass with read-only arrays', so no write through the

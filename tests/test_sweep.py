@@ -179,9 +179,6 @@ def test_bad_driver_tables_raise_located_model_errors(drivers, where, problem):
     assert caught.value.where == where and re.search(problem, str(caught.value))
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="DEFECT: an empty driver array escapes validation and fails in "
-                   "numpy with 'operands could not be broadcast together ...' (a bare ValueError, no location)")
 def test_empty_driver_values_raise_a_located_model_error():
     """An empty sequence of driver values is a malformed table: ModelError at the driver."""
     with pytest.raises(ModelError) as caught:
@@ -189,9 +186,6 @@ def test_empty_driver_values_raise_a_located_model_error():
     assert caught.value.where in ("driver 'A'", "drivers")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="DEFECT: a non-numeric speed escapes validation: float('fast') "
-                   "raises a bare ValueError ('could not convert string to float') without a location")
 def test_non_numeric_speed_raises_a_located_model_error():
     """Speeds that are not numbers are malformed values (sweep's docstring): ModelError."""
     with pytest.raises(ModelError) as caught:
@@ -237,11 +231,6 @@ def test_driving_the_rocker_past_its_limit_stops_at_the_dead_point(count, direct
     assert np.all(np.isfinite(partial.q_dot("B"))) and len(partial.q_dot("B")) == before
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError,
-                   reason="DEFECT: _Walk.run walks the segments that the batch could not close "
-                   "in the wrong order (segments off a straight driver path first), so a failure in a later "
-                   "segment stops the walk before an earlier one was walked, and sweep() crashes with "
-                   "KeyError instead of raising SweepStopped")
 def test_a_stop_between_anchors_after_a_batch_failure_raises_sweep_stopped():
     """An unreachable value between anchors, after a failed batch, stops with SweepStopped (not a crash)."""
     # Rocker up to 0.1 rad (just below its extreme 0.1012), one value beyond it, then back to 0: the sweep must stop at
@@ -334,11 +323,6 @@ def translated_four_bar(offset):
     return moved
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: the mechanism size that scales the closure tolerance "
-                   "(KinematicSystem._size) includes the link frames' origins, which are all at the global "
-                   "origin at the design pose, so it is the distance to the origin, not the size: the same "
-                   "four-bar 1000 m away is closed only to ~1e-7 m (angles off by ~1e-7 rad)")
 def test_accuracy_does_not_depend_on_where_the_mechanism_is_drawn():
     """A four-bar drawn 1000 m from the origin is as accurate (1e-9 rad) as at the origin."""
     # The four-bar drawn 1000 m from the global origin (site or vehicle coordinates) follows Freudenstein's closed form
@@ -350,11 +334,6 @@ def test_accuracy_does_not_depend_on_where_the_mechanism_is_drawn():
         assert_angles_close(res.q(name), expected[name], atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: a dead point exactly at the start is not recognized: B_free "
-                   "loses rank there (singular value ~3e-17), but the conditioning the stop reason tests "
-                   "ignores dropped singular values, so the reason blames the loop ('would not close (defect "
-                   "1.86e-10)') instead of naming the dead point")
 def test_driving_away_from_a_turning_point_reports_a_dead_point():
     """Driving away from the driver's turning point at the design pose is reported as a dead point."""
     # The Cardan cross's angle U.0 is at its maximum (0) at the design pose, so it cannot be driven to +0.1 rad: the

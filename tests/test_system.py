@@ -169,12 +169,6 @@ SLIDING_CHORDS = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: when a loop's chord pair has slid (prismatic, cylindrical, "
-                   "helical; every point driver's road loop), B's translational rows are referred to the "
-                   "chord's frame-j origin while the residual's gap is measured at its frame-k origin; they "
-                   "differ by (rotation rows) x slide, so B is not the Jacobian of the residual and Newton "
-                   "loses its quadratic convergence")
 @pytest.mark.parametrize("case", SLIDING_CHORDS.values(), ids=SLIDING_CHORDS.keys())
 def test_constraint_matrix_is_the_derivative_of_the_residual_with_a_sliding_chord(case):
     """B stays the residual's derivative where a loop's chord pair has slid (prismatic chord, road loop)."""

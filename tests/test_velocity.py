@@ -172,10 +172,6 @@ def test_rank_and_conditioning_of_the_driven_linearization():
     assert_allclose(system.loop_matrix(config) @ q_dot, 0.0, rtol=0.0, atol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="DEFECT: Factorization.conditioning is the smallest *kept* singular "
-                   "value over the largest, so when the driven column makes B_free lose rank exactly (a "
-                   "turning point of the driver) it stays O(1) instead of tending to zero as documented")
 def test_conditioning_vanishes_where_the_driver_turns():
     """Conditioning tends to zero where the driver turns (B_free loses rank), as its docstring promises."""
     # At the design pose the Cardan cross's angle U.0 is at its extreme: driving it, B_free loses rank (rank 2 < 3), and
