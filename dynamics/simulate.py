@@ -28,6 +28,20 @@ at a time as ``solve_ivp`` does, so that after each step
 Prescribed (rheonomic) coordinates: ``prescribed={"spin": f}`` with ``f(t) -> (value,
 rate, second rate)`` moves a pair variable as given (a spindle at constant speed); the
 force it takes is the driver's effort, and its work is booked in ``driver_work``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechanism import Mechanism
+>>> from dynamics import simulate
+>>> m = Mechanism("pendulum")
+>>> m.add_link("rod", mass=1.0, com=(0.5, 0, 0), inertia=np.diag([0, 1, 1]) / 12)
+>>> m.add_pair("O", "revolute", "ground", "rod", at=(0, 0, 0), axis=(0, 0, 1))
+>>> m.set_gravity((0, -9.81, 0))
+>>> sim = simulate(m, t_end=0.5, q0={"O": 0.0}, t_eval=np.linspace(0, 0.5, 6), rtol=1e-10)
+>>> energy = sim.energy()
+>>> bool(np.ptp(energy.total) < 1e-9), round(float(sim.q("O")[-1]), 6)
+(True, -1.661148)
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from .acceleration import solve_motion
 from .closure import DEFAULT_TOLERANCE, correct_batch, newton, worst_loop
 from .results import SweepResult
 from .system import compile_model
-from .velocity import ClosureLinearization
+from .velocity import ClosureLinearization, Factorization, free_columns
 
 __all__ = ["sweep"]
 
@@ -53,6 +53,9 @@ DEAD_POINT_CONDITIONING = 1e-3
 MAX_HALVINGS = 30
 #: Requested positions between two anchors of the sequential continuation, plus one.
 ANCHOR_SPACING = 16
+#: Largest correction (dimensionless) after which the factorization of ``B`` at a batch
+#: prediction still serves the rates: refinement shrinks its error as (relative change)^4.
+REUSE_CORRECTION = 1e-4
 
 
 def _per_position(values, names, count, what):
@@ -305,10 +308,12 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, tolerance=DEFAULT_
         reached = list(range(index))  # the positions before the stop, all of them closed
     q = [walk.closed[k][0] for k in reached]
     rotations = [walk.closed[k][1] for k in reached]
+    known = [walk.factorizations.get(k) for k in reached]
     if walk.stop is None:
-        return _result(system, names, q, rotations, speed_table, accel_table)
+        return _result(system, names, q, rotations, speed_table, accel_table, known=known)
     reason = _stop_reason(system, names, driven, stop.q[driven], table[index], stop)
-    partial = _result(system, names, q, rotations, speed_table[:len(q)], accel_table[:len(q)], reason)
+    partial = _result(system, names, q, rotations, speed_table[:len(q)], accel_table[:len(q)], reason,
+                      known=known)
     raise SweepStopped(reason, partial, loop=worst_loop(system, stop.failed_config) or None,
                        driver_values=dict(zip(names, table[index])), residual=stop.error,
                        iterations=stop.iterations)
@@ -326,6 +331,7 @@ class _Walk:
         self.table, self.tolerance, self.bar = table, tolerance, bar
         self.state = self.start = start
         self.closed = {}
+        self.factorizations = {}  # index -> (stacked factorization, row) from the batch
         self.stop = None
 
     def run(self):
@@ -407,23 +413,30 @@ class _Walk:
         indices = np.concatenate([list(segments[k][2]) for k in sorted(set(owners))])
         q[:, driven] = self.table[indices]
         predicted_motion = np.abs((q - np.concatenate(starts)) / system.column_scale).max(axis=-1)
-        q, config, converged, correction, _ = correct_batch(system, q, rotations, driven,
-                                                            tolerance=self.tolerance)
+        q, config, converged, correction, factorization = correct_batch(system, q, rotations, driven,
+                                                                        tolerance=self.tolerance)
         good = converged & (correction <= MAX_CORRECTION_RATIO * predicted_motion + 10 * self.tolerance)
         for number in sorted(set(owners)):
             mine = owners == number
             if np.all(good[mine]):
                 for row in np.flatnonzero(mine):
                     self.closed[int(indices[row])] = (q[row], config.rotations[row])
+                    if correction[row] <= REUSE_CORRECTION:
+                        # B at the prediction, a hair from here: refined, it serves the rates.
+                        self.factorizations[int(indices[row])] = (factorization, row)
             else:
                 walk.append(segments[number])
         # Walked in position order, so a failure leaves every earlier position closed.
         return sorted(walk, key=lambda segment: segment[2].start)
 
 
-def _result(system, names, q, rotations, speed_table, accel_table, stop_reason=None):
+def _result(system, names, q, rotations, speed_table, accel_table, stop_reason=None, known=None):
     """Result for closed positions ``q`` (list of (n,)), with velocities and accelerations
-    solved for all of them at once."""
+    solved for all of them at once.
+
+    ``known[i]`` is ``(stacked factorization, row)`` of ``B`` near position i (the batch's, at
+    its prediction) or None; positions without one are factorized afresh.
+    """
     n, n_links = system.n, len(system.links)
     if not q:
         empty = np.zeros((0, n))
@@ -431,7 +444,20 @@ def _result(system, names, q, rotations, speed_table, accel_table, stop_reason=N
                            np.zeros((0, n_links, 6)), np.zeros((0, n_links, 6)), stop_reason)
     q = np.array(q)
     config = system.evaluate(q, np.array(rotations))
-    lin = ClosureLinearization(system, config, system.driver_columns(names))
+    driven = system.driver_columns(names)
+    known = known or [None] * len(q)
+    fresh = np.array([i for i, k in enumerate(known) if k is None], dtype=int)
+    pieces = []
+    if len(fresh):
+        B = system.constraint_matrix(config)[fresh]
+        free = free_columns(system, driven)
+        pieces.append((Factorization(system, B[..., free], free), fresh))
+    for source in {id(k[0]): k[0] for k in known if k is not None}.values():
+        positions = np.array([i for i, k in enumerate(known) if k is not None and k[0] is source], dtype=int)
+        rows = np.array([known[i][1] for i in positions], dtype=int)
+        pieces.append((source.rows(rows), positions))
+    factorization = Factorization.gather(pieces, len(q)) if len(fresh) < len(q) else None
+    lin = ClosureLinearization(system, config, driven, factorization)
     motion = solve_motion(lin, config, speed_table[:len(q)], accel_table[:len(q)])
     return SweepResult(system, names, q, motion.q_dot, motion.q_ddot, config.link_poses,
                        motion.link_velocities, motion.link_accelerations, stop_reason)

@@ -6,8 +6,8 @@ dimensionless ``B`` (rows and columns weighed by :attr:`KinematicSystem.row_scal
 :attr:`~KinematicSystem.column_scale`). Minimum norm is what keeps freedoms that no driver
 fixes (a tie rod's spin, a wheel on its hub) at rest. The same factorization serves the
 acceleration solve and the sweep's predictor, and a sweep reuses the one its Newton step
-made a few micro-radians away, refined iteratively against the exact ``B`` (two refinement
-sweeps shrink the error by the square of the relative change of ``B``).
+made a few micro-radians away, refined iteratively against the exact ``B`` (each refinement
+pass multiplies the error by the relative change of ``B``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["RANK_TOLERANCE", "Factorization", "ClosureLinearization", "solve_vel
 #: Singular values below this fraction of the largest are taken as exact rank defects.
 RANK_TOLERANCE = 1e-9
 #: Iterative-refinement passes when a factorization from a nearby configuration is reused.
-REFINEMENT_PASSES = 2
+REFINEMENT_PASSES = 3
 
 
 class Factorization:
@@ -62,6 +62,32 @@ class Factorization:
         # Pseudo-inverse in scaled units, mapped back: x = C pinv(R B C) R rhs.
         V = np.swapaxes(Vt, -1, -2) * inverse_s[..., None, :]
         self.pinv = (cols[:, None] * V) @ (np.swapaxes(U, -1, -2) * rows[None, :])
+
+
+    @classmethod
+    def gather(cls, pieces, count):
+        """One stacked factorization of ``count`` configurations from ``pieces``: pairs of a
+        stacked factorization and the (k,) positions its rows go to."""
+        out = cls.__new__(cls)
+        shape = pieces[0][0].pinv.shape[-2:]
+        out.pinv = np.empty((count,) + shape)
+        out.rank = np.empty(count, dtype=int)
+        out.conditioning = np.empty(count)
+        out.singular_values = None
+        for factorization, positions in pieces:
+            out.pinv[positions] = factorization.pinv
+            out.rank[positions] = factorization.rank
+            out.conditioning[positions] = factorization.conditioning
+        return out
+
+    def rows(self, which):
+        """The factorizations of some of a stack's configurations (``which``: index array)."""
+        out = Factorization.__new__(Factorization)
+        out.pinv = self.pinv[which]
+        out.rank = np.asarray(self.rank)[which] if np.ndim(self.rank) else self.rank
+        out.conditioning = np.asarray(self.conditioning)[which] if np.ndim(self.conditioning) else self.conditioning
+        out.singular_values = None
+        return out
 
 
 class ClosureLinearization:
