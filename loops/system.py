@@ -160,6 +160,7 @@ class KinematicSystem:
         for pair_type, _, cols in self._groups:
             if not pair_type.twists_vary:
                 self._constant_twists[cols.ravel()] = pair_type.twists(np.zeros(cols.shape)).reshape(-1, 6)
+        self._constant_twist_pairs = np.stack([self._constant_twists[:, :3], self._constant_twists[:, 3:]], axis=-1)
 
     def _stack_constants(self):
         self.frame_j = np.array([p.frame_on_first for p in self.pairs]).reshape(-1, 4, 4)
@@ -268,10 +269,14 @@ class KinematicSystem:
         batch = q.shape[:-1]
         A = np.zeros(batch + (len(self.pairs), 4, 4))
         if len(self._screw_members):
-            angle_slide = np.einsum("kpn,...n->k...p", self._screw_map, q)
+            if q.ndim == 1:
+                angle_slide = self._screw_map @ q
+            else:
+                angle_slide = np.einsum("kpn,...n->k...p", self._screw_map, q)
             A[..., self._screw_members, :, :] = screw_matrices(angle_slide[0], angle_slide[1])
         if rotations is None:
-            rotations = exp_so3(q[..., self.spherical_columns])
+            rotations = (exp_so3(q[..., self.spherical_columns]) if len(self.spherical_pairs)
+                         else np.zeros(batch + (0, 3, 3)))
         if len(self.spherical_pairs):
             A[..., self.spherical_pairs, :3, :3] = rotations
             A[..., self.spherical_pairs, 3, 3] = 1.0
@@ -292,7 +297,14 @@ class KinematicSystem:
                 M[..., backward, :, :] = inverse(M[..., backward, :, :])
             T[..., children, :, :] = T[..., parents, :, :] @ M
         W = T[..., self.first, :, :] @ self.frame_j
-        xi = transform_twists(W[..., self.column_pair, :, :], S)
+        if S is self._constant_twists:
+            # Ad(W) S with S fixed: one product with the stacked (omega, v) columns.
+            W_cols = W[..., self.column_pair, :, :]
+            both = W_cols[..., :3, :3] @ self._constant_twist_pairs
+            w = both[..., 0]
+            xi = np.concatenate([w, both[..., 1] + cross(W_cols[..., :3, 3], w)], axis=-1)
+        else:
+            xi = transform_twists(W[..., self.column_pair, :, :], S)
         return Configuration(q, A, T, W, xi, rotations)
 
     def closure_defects(self, config: Configuration):

@@ -132,7 +132,7 @@ def cross(a, b):
     b = np.asarray(b, dtype=float)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
     out[..., 0] = a1 * b2 - a2 * b1
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0
@@ -194,20 +194,30 @@ def transform_twists(T, xi):
     """
     R = T[..., :3, :3]
     p = T[..., :3, 3]
-    w = np.einsum("...ij,...j->...i", R, xi[..., :3])
-    v = np.einsum("...ij,...j->...i", R, xi[..., 3:]) + cross(p, w)
-    return np.concatenate([w, v], axis=-1)
+    both = R @ np.stack([xi[..., :3], xi[..., 3:]], axis=-1)  # (..., 3, 2): R omega, R v
+    w = both[..., 0]
+    return np.concatenate([w, both[..., 1] + cross(p, w)], axis=-1)
+
+
+_NEXT = np.array([1, 2, 0, 1, 2, 0])       # omega components i+1, twice
+_AFTER = np.array([2, 0, 1, 2, 0, 1])      # omega components i+2, twice
+_B_AFTER = np.array([2, 0, 1, 5, 3, 4])    # b's (omega, v) components i+2
+_B_NEXT = np.array([1, 2, 0, 4, 5, 3])     # b's (omega, v) components i+1
+_V_NEXT, _V_AFTER = np.array([4, 5, 3]), np.array([5, 3, 4])
 
 
 def lie_bracket(a, b):
     """``[a, b]`` of twists ``(..., 6)``: the vee of ``hat(a) hat(b) - hat(b) hat(a)``.
 
-    ``(w1, v1), (w2, v2) -> (w1 x w2, w1 x v2 - w2 x v1)``; it is ``d/dt`` of a twist ``b``
-    fixed in a body that moves with twist ``a``.
+    ``(w1, v1), (w2, v2) -> (w1 x w2, w1 x v2 + v1 x w2)``; it is ``d/dt`` of a twist ``b``
+    fixed in a body that moves with twist ``a``. The three cross products are written as
+    one index computation on the stacked vectors (this is on the solver's hot path).
     """
-    wa, va = a[..., :3], a[..., 3:]
-    wb, vb = b[..., :3], b[..., 3:]
-    return np.concatenate([cross(wa, wb), cross(wa, vb) - cross(wb, va)], axis=-1)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    out = a[..., _NEXT] * b[..., _B_AFTER] - a[..., _AFTER] * b[..., _B_NEXT]
+    out[..., 3:] += a[..., _V_NEXT] * b[..., _AFTER[:3]] - a[..., _V_AFTER] * b[..., _NEXT[:3]]
+    return out
 
 
 def exp_so3(w):
