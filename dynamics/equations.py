@@ -147,28 +147,9 @@ class DynamicModel:
 
     # ----------------------------------------------------------- coordinates
     def columns(self, names, where):
-        """Columns of coordinate names, validated (public, additive, distinct)."""
-        system = self.system
-        cols = []
-        for name in names:
-            if not isinstance(name, str) or name not in system.variable_index \
-                    or not system.public[system.variable_index[name]]:
-                pair = None
-                if isinstance(name, str) and name in system.pair_index:
-                    pair = system.pairs[system.pair_index[name]]
-                if pair is not None and pair.size > 1:
-                    raise ModelError(f"{where} {name!r}", f"pair {name!r} has {pair.size} variables; "
-                                     f"name one of {', '.join(pair.variable_names())}")
-                known = ", ".join(system.public_variables())
-                raise ModelError(f"{where} {name!r}", f"not a pair variable or point driver (known: {known})")
-            col = system.variable_index[name]
-            if not system.pairs[system.column_pair[col]].pair_type.additive:
-                raise ModelError(f"{where} {name!r}", "a spherical-pair component cannot be a coordinate "
-                                 "(its value is a rotation vector); choose another pair variable")
-            if col in cols:
-                raise ModelError(f"{where} {name!r}", "given twice")
-            cols.append(col)
-        return np.array(cols, dtype=int)
+        """Columns of coordinate names, validated (public, additive, distinct); errors at
+        ``"<where> 'X'"``."""
+        return self.system.driver_columns(names, role=where)
 
     def automatic_coordinates(self, count, exclude=()):
         """``count`` well-conditioned independent columns at the reference assembly.

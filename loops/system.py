@@ -440,23 +440,32 @@ class KinematicSystem:
         """Variables users see: every real pair variable, and point-driver variables."""
         return [name for name, shown in zip(self.variable_names, self.public) if shown]
 
-    def driver_columns(self, names) -> np.ndarray:
-        """Column indices of driver variables, validated: scalar and additive."""
+    def driver_columns(self, names, role="driver") -> np.ndarray:
+        """Column indices of the variables ``names``, validated: public, additive, distinct.
+
+        ``role`` names them in errors (``"driver"``, ``"coordinate"``): ``ModelError`` at
+        ``"<role> 'X'"`` for a name that is not a pair variable, a whole multi-variable
+        pair, a spherical component (its value is a rotation vector) or a repeat.
+        """
+        choose, cannot = (("drive", "be driven") if role == "driver" else ("name", f"be a {role}"))
         cols = []
         for name in names:
-            if name not in self.variable_index or not self.public[self.variable_index[name]]:
-                pair = self.pairs[self.pair_index[name]] if name in self.pair_index else None
+            where = f"{role} {name!r}"
+            if not isinstance(name, str) or name not in self.variable_index \
+                    or not self.public[self.variable_index[name]]:
+                pair = self.pairs[self.pair_index[name]] if isinstance(name, str) and name in self.pair_index else None
                 if pair is not None and pair.size > 1:
-                    raise ModelError(f"driver {name!r}", f"pair {name!r} has {pair.size} variables; "
-                                     f"drive one of {', '.join(pair.variable_names())}")
+                    raise ModelError(where, f"pair {name!r} has {pair.size} variables; "
+                                     f"{choose} one of {', '.join(pair.variable_names())}")
                 known = ", ".join(self.public_variables())
-                raise ModelError(f"driver {name!r}", f"not a pair variable or point driver (known: {known})")
+                raise ModelError(where, f"not a pair variable or point driver (known: {known})")
             col = self.variable_index[name]
             if not self.pairs[self.column_pair[col]].pair_type.additive:
-                raise ModelError(f"driver {name!r}", "a spherical-pair component cannot be driven")
+                raise ModelError(where, f"a spherical-pair component cannot {cannot} "
+                                 "(its value is a rotation vector); choose another pair variable")
+            if col in cols:
+                raise ModelError(where, "given twice")
             cols.append(col)
-        if len(set(cols)) != len(cols):
-            raise ModelError("drivers", "a variable is driven twice")
         return np.array(cols, dtype=int)
 
 

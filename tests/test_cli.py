@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from numpy.testing import assert_allclose
 import pytest
 
 from dynamics.cli import main, parse_range
@@ -300,12 +301,28 @@ def test_plot_of_an_unknown_column_exits_2(model, tmp_path):
     assert "res.csv: no column 'E' (columns: A, B, C, D, P.x" in proc.stderr
 
 
-@pytest.mark.skipif(importlib.util.find_spec("dynamics") is not None
-                    and hasattr(__import__("dynamics"), "simulate"), reason="dynamics.simulate exists")
-def test_simulate_says_it_is_not_available_yet(model, tmp_path):
-    proc = run("simulate", model, "--t-end", "1", cwd=tmp_path)
-    assert_user_error(proc)
-    assert "simulate is not available yet" in proc.stderr
+def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
+    """``simulate MODEL --t-end --q0 --qd0 --out`` runs the real dynamics: its CSV is the Python
+    API's trajectory (mm, deg) at the same times, to the CSV's printed precision."""
+    from dynamics import simulate
+    from mechanism import load_model
+
+    model = REPO / "examples" / "four_bar.toml"  # mm, deg, with masses
+
+    proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
+               "--plot", "sim.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    columns = header.split(",")
+    table = np.array([[float(x) for x in row.split(",")] for row in rows])
+    mechanism = load_model(model)
+    sim = simulate(mechanism, t_end=0.5, q0={"A": np.radians(10)}, qd0={"A": np.radians(90)},
+                   t_eval=table[:, 0])
+    # Same integration in one process and the other: agreement to the CSV's repr (round-off).
+    assert_allclose(table[:, columns.index("A")], np.degrees(sim.q("A")), rtol=1e-12, atol=1e-9)
+    assert_allclose(table[:, columns.index("C_dot")], np.degrees(sim.q_dot("C")), rtol=1e-12, atol=1e-9)
+    assert_allclose(table[:, columns.index("P.y")], sim.point("P")[:, 1] * 1e3, rtol=1e-12, atol=1e-9)
+    assert (tmp_path / "sim.png").stat().st_size > 5000
 
 
 def test_main_returns_the_status_in_process(model, tmp_path, capsys):
