@@ -146,6 +146,20 @@ class DynamicModel:
         self.gravity = np.asarray(model.gravity, dtype=float)
 
     # ----------------------------------------------------------- coordinates
+    def coordinates_of(self, values, key, kind, role):
+        """Names and columns of a dict with one entry per degree of freedom (``check().dof``).
+
+        ``key`` locates errors about the whole dict (``"q"``, ``"drivers"``), ``role`` those about
+        one entry (``"q 'A'"``, ``"driver 'A'"``); ``kind`` names the entries in messages.
+        """
+        if not isinstance(values, dict) or not values:
+            raise ModelError(key, f"give a dict of the {self.dof} {kind}(s) -> value")
+        names = list(values)
+        if len(names) != self.dof:
+            raise ModelError(key, f"expected {self.dof} {kind}(s) (check().dof = {self.dof}), "
+                             f"got {len(names)}: {', '.join(map(str, names))}")
+        return names, self.columns(names, role)
+
     def columns(self, names, where):
         """Columns of coordinate names, validated (public, additive, distinct); errors at
         ``"<where> 'X'"``."""
@@ -342,13 +356,7 @@ def equations_of_motion(mechanism, q, qd=None, method="lagrange", t=0.0) -> Equa
         raise ModelError("t", "non-finite time")
     model = snapshot_of(mechanism)
     dyn = dynamic_model(model)
-    if not isinstance(q, dict) or not q:
-        raise ModelError("q", f"give a dict of the {dyn.dof} independent coordinate(s) -> value")
-    names = list(q)
-    if len(names) != dyn.dof:
-        raise ModelError("q", f"expected {dyn.dof} independent coordinate(s) (check().dof = {dyn.dof}), "
-                         f"got {len(names)}: {', '.join(map(str, names))}")
-    cols = dyn.columns(names, "q")
+    names, cols = dyn.coordinates_of(q, "q", "independent coordinate", "q")
     values = finite_values(q, names, "q")
     rates = finite_values(qd, names, "qd")
     partition = dyn.partition(cols)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from loops.results import SweepResult
+from loops.sweep import per_position
 from mechanism.errors import ModelError, SweepStopped
 from mechanism.transforms import cross
 
@@ -202,29 +203,6 @@ class InverseDynamicsResult:
                               velocities=self._velocities)
 
 
-def _per_position(values, names, count, what):
-    out = {}
-    if values is None:
-        return out
-    if not isinstance(values, dict):
-        raise ModelError(what, "expected a dict of driver name -> number or values")
-    for name, value in values.items():
-        if name not in names:
-            raise ModelError(f"{what} {name!r}", f"not a driver (drivers: {', '.join(names)})")
-        try:
-            arr = np.array(value, dtype=float)
-        except (TypeError, ValueError):
-            raise ModelError(f"{what} {name!r}", f"expected numbers, got {value!r}") from None
-        if arr.ndim == 0:
-            arr = np.full(count, float(arr))
-        if arr.shape != (count,):
-            raise ModelError(f"{what} {name!r}", f"expected a number or {count} values, got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ModelError(f"{what} {name!r}", "non-finite value")
-        out[name] = arr
-    return out
-
-
 def inverse_dynamics(mechanism, drivers, speeds=None, accelerations=None, *, times=None,
                      method="lagrange") -> InverseDynamicsResult:
     """Generalized force each driver must supply for a prescribed motion over a sweep.
@@ -257,13 +235,7 @@ def inverse_dynamics(mechanism, drivers, speeds=None, accelerations=None, *, tim
         raise ModelError("method", f"unknown method {method!r} (expected 'lagrange' or 'kane')")
     model = snapshot_of(mechanism)
     dyn = dynamic_model(model)
-    if not isinstance(drivers, dict) or not drivers:
-        raise ModelError("drivers", f"give a dict of the {dyn.dof} driver(s) -> values")
-    names = list(drivers)
-    if len(names) != dyn.dof:
-        raise ModelError("drivers", f"expected {dyn.dof} driver(s) (check().dof = {dyn.dof}), got "
-                         f"{len(names)}: {', '.join(map(str, names))}")
-    cols = dyn.columns(names, "driver")
+    names, cols = dyn.coordinates_of(drivers, "drivers", "driver", "driver")
     arrays = []
     for name in names:
         try:
@@ -278,8 +250,8 @@ def inverse_dynamics(mechanism, drivers, speeds=None, accelerations=None, *, tim
         raise ModelError("drivers", f"driver value arrays differ in length: {sorted(lengths)}")
     count = lengths.pop() if lengths else 1
     table = np.column_stack([np.broadcast_to(a, (count,)) for a in arrays])
-    speed = _per_position(speeds, names, count, "speed")
-    accel = _per_position(accelerations, names, count, "acceleration")
+    speed = per_position(speeds, names, count, "speed")
+    accel = per_position(accelerations, names, count, "acceleration")
     speed_table = np.column_stack([speed.get(n, np.zeros(count)) for n in names])
     accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
     if times is None:

@@ -58,10 +58,18 @@ ANCHOR_SPACING = 16
 REUSE_CORRECTION = 1e-4
 
 
-def _per_position(values, names, count, what):
-    """Dict of name -> (count,) arrays from scalars or arrays; unknown names rejected."""
+def per_position(values, names, count, what):
+    """Driver rates as a dict name -> (count,) array, from numbers or per-position arrays.
+
+    ``values`` is None or a dict keyed by driver ``names``; ``what`` (``"speed"``) locates the
+    ModelError for an unknown name, a wrong length, a non-number or a non-finite value.
+    """
     out = {}
-    for name, value in (values or {}).items():
+    if values is None:
+        return out
+    if not isinstance(values, dict):
+        raise ModelError(what, "expected a dict of driver name -> number or values")
+    for name, value in values.items():
         if name not in names:
             raise ModelError(f"{what} {name!r}", f"not a driver of this sweep (drivers: {', '.join(names)})")
         arr = _numbers(value, f"{what} {name!r}")
@@ -279,8 +287,8 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, tolerance=DEFAULT_
         raise ModelError("drivers", f"{len(driven)} drivers ({', '.join(names)}) for a mechanism with "
                          f"{system.dof} degree(s) of freedom: it is over-driven")
     count = len(table)
-    speed = _per_position(speeds, names, count, "speed")
-    accel = _per_position(accelerations, names, count, "acceleration")
+    speed = per_position(speeds, names, count, "speed")
+    accel = per_position(accelerations, names, count, "acceleration")
     speed_table = np.column_stack([speed.get(n, np.zeros(count)) for n in names])
     accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
 
