@@ -47,12 +47,14 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
-from loops.results import Column, SweepResult, write_text_atomically
+from loops.results import Column, SweepResult
+from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SimulationStopped
 
 from .equations import METHODS, dynamic_model, finite_values, snapshot_of
@@ -358,6 +360,17 @@ def _singular_position(system, B, mobility):
 
 
 # ------------------------------------------------------------------- validation
+def _progress_bar(t_end):
+    """A progress bar over simulated time on a terminal (stderr), shown only for runs that last
+    more than a second; None in pipes and CI logs."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=t_end, unit="s", unit_scale=True, delay=1.0, file=sys.stderr, leave=False,
+                bar_format="{l_bar}{bar}| t = {n:.3g} of {total:.3g} s [{elapsed}<{remaining}]")
+
+
 def _positive(value, where):
     try:
         number = float(value)
@@ -536,6 +549,15 @@ class _Integration:
             sample = 1 if times is not None else 0
         solver = self._solver(t, y)
         retries, last_h = 0, None
+        bar = _progress_bar(self.t_end)
+        try:
+            return self._steps(solver, integrand, m, times, sample, retries, last_h, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _steps(self, solver, integrand, m, times, sample, retries, last_h, bar):
+        """Accepted steps until ``t_end`` (or a stop); the body of :meth:`run`."""
         while solver.status == "running":
             t_old, y_old = solver.t, solver.y.copy()
             try:
@@ -585,6 +607,8 @@ class _Integration:
                     sample += 1
                 integrand._key, integrand._value = (float(t_new), y_new.tobytes()), accepted
             self._check_prescribed(t_new)
+            if bar is not None:
+                bar.update(t_new - bar.n)
             switched = self._maintain(t_new, y_new, accepted)
             if switched is not None and solver.status == "running":
                 solver = self._solver(t_new, switched, first_step=last_h)

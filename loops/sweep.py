@@ -249,7 +249,7 @@ def _progress(total, enabled):
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a declared dependency
         return None
-    return tqdm(total=total, unit="pos", file=sys.stderr, leave=False)
+    return tqdm(total=total, unit="pos", file=sys.stderr, leave=False, delay=1.0)
 
 
 def sweep(model, drivers, speeds=None, accelerations=None, *, tolerance=DEFAULT_TOLERANCE, progress=None):

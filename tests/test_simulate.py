@@ -5,6 +5,8 @@ closed-form equations (``tests/reference/dynamics_references.py``); kinematrix i
 its own equations with the loops closed at every step.
 """
 
+import io
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -230,3 +232,23 @@ def test_bad_input_is_a_located_model_error(kwargs, where):
         simulate(four_bar(), t_end=1.0, **kwargs)
     message = str(info.value)
     assert message.startswith(where) and "\n" not in message
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(monkeypatch):
+    """A run over a second long shows simulated time on a terminal; pipes and CI logs get nothing."""
+    model = load_model(Path(__file__).resolve().parent.parent / "examples" / "four_bar.toml")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    simulate(model, t_end=6.0, q0={"A": 0.0}, qd0={"A": 0.0}, rtol=1e-10)  # about 3 s here
+    assert "of 6 s" in terminal.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    simulate(model, t_end=0.2, q0={"A": 0.0}, qd0={"A": 0.0})
+    assert pipe.getvalue() == ""
