@@ -335,7 +335,7 @@ def _newton(partition, q, rotations, tolerance, max_iterations):
     error = system.closure_error(config)
     solver, iterations, previous_step = None, 0, np.inf
     small = 0.1 * np.sqrt(tolerance)
-    linear_update = not system._varying_twists
+    linear_update = not system.twists_vary
     while error > tolerance:
         if iterations >= max_iterations or not np.isfinite(error):
             raise ClosureFailed(f"closure defect {error:.3g} after {iterations} Newton iterations", error)

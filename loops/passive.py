@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mechanism.specs import GROUND
 from mechanism.transforms import cross, log_so3
 
 __all__ = ["idle_spin", "Gauge", "find_gauges", "gauge_row"]
@@ -88,7 +89,7 @@ def find_gauges(system, config) -> list[Gauge]:
     """Gauges for the idle links of ``system`` at the (closed) reference ``config``."""
     gauges = []
     for link in system.link_names:
-        if system.links[system.link_index[link]].virtual or link == system.link_names[system._ground]:
+        if system.links[system.link_index[link]].virtual or link == GROUND:
             continue
         found = idle_spin(system, config, link)
         if found is not None:

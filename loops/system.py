@@ -140,6 +140,8 @@ class KinematicSystem:
                                        slices[self.pairs[i].name].stop) for i in members], dtype=int)
             self._groups.append((pair_type, np.array(members, dtype=int), cols))
         self._varying_twists = [(pt, members, cols) for pt, members, cols in self._groups if pt.twists_vary]
+        #: True when some pair's twists turn with its own variables (a Hooke pair).
+        self.twists_vary = bool(self._varying_twists)
         # Screw-type pairs (revolute, prismatic, cylindrical, helical) are evaluated together:
         # their (angle, slide) are linear in q.
         screw = [(i, p) for i, p in enumerate(self.pairs) if isinstance(p.pair_type, ScrewPair)]
