@@ -60,8 +60,9 @@ def newton(system, q, driven=(), *, rotations=None, tolerance=DEFAULT_TOLERANCE,
     scale = system.column_scale[free]
     iterations, stalled, correction, first = 0, 0, 0.0, None
     # Convergence is quadratic: once within the tolerance, one more step costs little and
-    # puts every returned position far below it (so two solves of one position agree).
-    target = tolerance * 1e-3
+    # puts every returned position far below it (so two solves of one position agree). A
+    # start that already closes is left exactly as it is (a saved assembly reloads bit for bit).
+    target = tolerance * 1e-3 if error > tolerance else tolerance
     while error > target and iterations < max_iterations:
         iterations += 1
         factorization = Factorization(system, system.constraint_matrix(config)[..., free], free)

@@ -32,7 +32,7 @@ from mechanism.errors import ModelError
 from mechanism.points import road_loop
 from mechanism.specs import GROUND
 from mechanism.pairs import ScrewPair, Spherical, screw_matrices
-from mechanism.transforms import cross, exp_so3, inverse, lie_bracket, log_so3, transform_twists, unskew
+from mechanism.transforms import cross, exp_so3, inverse, lie_bracket, log_so3, skew, transform_twists, unskew
 
 from .graph import mechanism_graph, spanning_tree
 from .loop_basis import independent_loops
@@ -40,6 +40,8 @@ from .passive import find_gauges, gauge_rates, gauge_rows, gauge_values
 from .velocity import RANK_TOLERANCE
 
 __all__ = ["KinematicSystem", "Configuration", "compile_model"]
+
+_DIAGONAL = np.arange(3)
 
 
 @dataclass
@@ -323,7 +325,7 @@ class KinematicSystem:
             # Near closure the antisymmetric part equals the rotation vector to third order
             # and costs a fraction of the logarithm; far from it (or near a half turn, where
             # sin vanishes) only the logarithm tells the truth.
-            if np.all(np.trace(R, axis1=-2, axis2=-1) > 2.9):
+            if np.all(R[..., _DIAGONAL, _DIAGONAL].sum(axis=-1) > 2.9):
                 rotation = unskew(R)
             else:
                 rotation = log_so3(R)
@@ -377,7 +379,8 @@ class KinematicSystem:
         omega, v = config.twists[..., :3], config.twists[..., 3:]
         centres = self.loop_centres(config)
         inc = self.loop_incidence[:, :, None]
-        at_centre = v[..., None, :, :] + cross(omega[..., None, :, :], centres[..., :, None, :])
+        # omega x c as rows: omega^T hat(c), one product per loop.
+        at_centre = v[..., None, :, :] + omega[..., None, :, :] @ skew(centres)
         B = np.concatenate([inc * omega[..., None, :, :], inc * at_centre], axis=-1)
         B = np.swapaxes(B, -1, -2)
         return B.reshape(B.shape[:-3] + (-1, self.n))

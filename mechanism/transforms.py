@@ -50,6 +50,9 @@ __all__ = [
 ]
 
 _PAVLOV_ORDER = np.array([3, 0, 1, 2])
+_BOTTOM_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+# (row, column) pairs of a 3x3 matrix's antisymmetric part: unskew(S)_i = (S[a_i, b_i] - S[b_i, a_i]) / 2
+_SKEW_A, _SKEW_B = np.array([2, 0, 1]), np.array([1, 2, 0])
 
 
 def _eye4(shape):
@@ -114,11 +117,11 @@ def homogeneous(R, p):
 def inverse(T):
     """Inverse of rigid transforms ``(..., 4, 4)``: ``[[R^T, -R^T p], [0, 1]]``."""
     T = np.asarray(T, dtype=float)
+    out = np.empty_like(T)
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    out = np.zeros_like(T)
     out[..., :3, :3] = Rt
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3])
-    out[..., 3, 3] = 1.0
+    out[..., :3, 3:] = -(Rt @ T[..., :3, 3:])
+    out[..., 3, :] = _BOTTOM_ROW
     return out
 
 
@@ -155,10 +158,7 @@ def skew(w):
 def unskew(S):
     """Inverse of :func:`skew` (antisymmetric part): ``(..., 3, 3) -> (..., 3)``."""
     S = np.asarray(S, dtype=float)
-    return 0.5 * np.stack(
-        [S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0], S[..., 1, 0] - S[..., 0, 1]],
-        axis=-1,
-    )
+    return 0.5 * (S[..., _SKEW_A, _SKEW_B] - S[..., _SKEW_B, _SKEW_A])
 
 
 def twist_matrix(xi):
