@@ -164,7 +164,6 @@ class KinematicSystem:
         for pair_type, _, cols in self._groups:
             if not pair_type.twists_vary:
                 self._constant_twists[cols.ravel()] = pair_type.twists(np.zeros(cols.shape)).reshape(-1, 6)
-        self._constant_twist_pairs = np.stack([self._constant_twists[:, :3], self._constant_twists[:, 3:]], axis=-1)
 
     def _stack_constants(self):
         self.frame_j = np.array([p.frame_on_first for p in self.pairs]).reshape(-1, 4, 4)
@@ -207,8 +206,6 @@ class KinematicSystem:
             loop[i, c] = 1.0
         self.link_incidence = path[:, self.column_pair]
         self.loop_incidence = loop[:, self.column_pair]
-        # Pairs that take part in no loop (a wheel on its hub) have free, decoupled variables.
-        self.in_loop = np.any(self.loop_incidence != 0, axis=0)
 
     def _size(self) -> float:
         """Characteristic size (m): diagonal of the box around the pair centres at the reference
@@ -301,14 +298,7 @@ class KinematicSystem:
                 M[..., backward, :, :] = inverse(M[..., backward, :, :])
             T[..., children, :, :] = T[..., parents, :, :] @ M
         W = T[..., self.first, :, :] @ self.frame_j
-        if S is self._constant_twists:
-            # Ad(W) S with S fixed: one product with the stacked (omega, v) columns.
-            W_cols = W[..., self.column_pair, :, :]
-            both = W_cols[..., :3, :3] @ self._constant_twist_pairs
-            w = both[..., 0]
-            xi = np.concatenate([w, both[..., 1] + cross(W_cols[..., :3, 3], w)], axis=-1)
-        else:
-            xi = transform_twists(W[..., self.column_pair, :, :], S)
+        xi = transform_twists(W[..., self.column_pair, :, :], S)
         return Configuration(q, A, T, W, xi, rotations)
 
     def closure_defects(self, config: Configuration):

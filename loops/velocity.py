@@ -30,7 +30,6 @@ class Factorization:
     rank : int, numerical rank
     conditioning : float, the singular value of rank ``system.nominal_rank`` (the rank at a
         regular position) over the largest; tends to zero at a dead point of the drivers.
-    singular_values : (k,) of the dimensionless block
     """
 
     def __init__(self, system, B_free, free):
@@ -47,7 +46,6 @@ class Factorization:
             Vt = np.zeros(batch + (0, scaled.shape[-1]))
         largest = s[..., :1] if k else np.zeros(batch + (1,))
         keep = s > RANK_TOLERANCE * np.maximum(largest, 1.0)
-        self.singular_values = s
         rank = keep.sum(axis=-1)
         # Against the rank the block has at a regular position (the system's nominal rank),
         # so that a singular value lost exactly at a dead point counts as zero.
@@ -73,7 +71,6 @@ class Factorization:
         out.pinv = np.empty((count,) + shape)
         out.rank = np.empty(count, dtype=int)
         out.conditioning = np.empty(count)
-        out.singular_values = None
         for factorization, positions in pieces:
             out.pinv[positions] = factorization.pinv
             out.rank[positions] = factorization.rank
@@ -86,7 +83,6 @@ class Factorization:
         out.pinv = self.pinv[which]
         out.rank = np.asarray(self.rank)[which] if np.ndim(self.rank) else self.rank
         out.conditioning = np.asarray(self.conditioning)[which] if np.ndim(self.conditioning) else self.conditioning
-        out.singular_values = None
         return out
 
 

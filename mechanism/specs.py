@@ -182,6 +182,3 @@ class Model:
 
     def point(self, name: str) -> PointSpec:
         return next(p for p in self.points if p.name == name)
-
-    def reference_values(self) -> dict:
-        return {name: values for name, values in self.reference}
