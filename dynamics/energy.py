@@ -87,7 +87,8 @@ def gravity_potential(poses, J, gravity):
 
 
 def gravity_generalized_forces(C_J, gravity):
-    """``Q_s = sum_i G C_is J_i e`` (= -dP/du_s), from the products ``C_is J_i`` (L, d, 4, 4)."""
+    """``Q_s = sum_i G C_is J_i e`` (= -dP/du_s), from the products ``C_is J_i`` (L, d, 4, 4)
+    (or ``C_is J_i T_i^T``: its last column is the same, since ``T_i^T e = e``)."""
     return np.einsum("lsi,i->s", C_J[:, :, :3, 3], np.asarray(gravity, dtype=float))
 
 

@@ -102,11 +102,16 @@ class Dynamics:
             return np.zeros(0)
         M = self.mass_matrix[:m, :m]
         f = self.forces[:m]
+        # M is symmetric and positive definite unless a coordinate carries no inertia; a
+        # non-positive pivot (m = 1) or a failed LU says so (Cholesky would cost twice as much).
+        if m == 1:
+            if not M[0, 0] > 0.0:
+                raise ClosureFailed("the mass matrix is singular: some coordinate carries no inertia")
+            return f / M[0, 0]
         try:
-            factor = np.linalg.cholesky(M)
+            return np.linalg.solve(M, f)
         except np.linalg.LinAlgError:
             raise ClosureFailed("the mass matrix is singular: some coordinate carries no inertia") from None
-        return np.linalg.solve(factor.T, np.linalg.solve(factor, f))
 
     def efforts(self, accelerations):
         """Generalized forces (d,) the drivers must add for the independent ``accelerations``.
@@ -141,7 +146,9 @@ class DynamicModel:
         self.masses = np.array([link.mass for link in links], dtype=float)
         self.coms = np.array([link.com for link in links], dtype=float).reshape(-1, 3)
         self.inertias = np.array([link.inertia for link in links], dtype=float).reshape(-1, 3, 3)
-        self.massive = np.flatnonzero(np.abs(self.J).reshape(len(links), -1).max(axis=1) > 0)
+        massive = np.flatnonzero(np.abs(self.J).reshape(len(links), -1).max(axis=1) > 0)
+        # Selecting the links with mass pays only when many are massless (road loops' virtual links).
+        self.massive = massive if 2 * len(massive) < len(links) else None
         self.loads = Loads(self.system, model)
         self.gravity = np.asarray(model.gravity, dtype=float)
 
@@ -232,7 +239,7 @@ class DynamicModel:
             M, h, Q_gravity = newton_euler_terms(kin, self.masses, self.coms, self.inertias, self.gravity,
                                                  self.massive)
         applied = self.loads.evaluate(t, state.config, kin.q_dot, kin.velocities)
-        Q = applied.generalized(state.G, kin.link_jacobians) + Q_gravity
+        Q = Q_gravity if applied.none else applied.generalized(state.G, kin.link_jacobians) + Q_gravity
         return Dynamics(kin, M, h, Q, applied)
 
     def energies(self, poses, velocities, q):

@@ -41,6 +41,12 @@ __all__ = ["trace_terms"]
 def trace_terms(kin, J, gravity, links=None):
     """Mass matrix, velocity-product terms and gravity forces by the trace form.
 
+    The traces are taken with the links' pseudo-inertias in the world frame,
+    ``Jw_i = T_i J_i T_i^T``: with ``C_is = hat(V_i^(s)) T_i``,
+    ``tr(C_is J_i C_it^T) = tr(hat(V_i^(s)) Jw_i hat(V_i^(t))^T)`` and
+    ``T_i''|0 J_i C_is^T = (hat(A_i^0) + hat(V_i)^2) Jw_i hat(V_i^(s))^T``, so each link's
+    pose enters once. ``C_is J_i e = hat(V_i^(s)) Jw_i e`` (``T^T e = e``).
+
     Parameters
     ----------
     kin : dynamics.partitioning.Kinematics
@@ -60,10 +66,12 @@ def trace_terms(kin, J, gravity, links=None):
     V, A0 = kin.velocities, kin.bias_accelerations
     if links is not None:
         T, jacobians, V, A0, J = T[links], jacobians[links], V[links], A0[links], J[links]
-    C = twist_matrix(jacobians) @ T[:, None]            # (L, d, 4, 4): C_is = hat(V_i^(s)) T_i
-    CJ = C @ J[:, None]                                 # C_is J_i
-    M = np.einsum("lsik,ltik->st", CJ, C)               # tr(C_is J_i C_it^T)
-    hat_V = twist_matrix(V)
-    T_ddot = (twist_matrix(A0) + hat_V @ hat_V) @ T     # T_i'' at zero independent accelerations
-    h = np.einsum("lsik,lik->s", CJ, T_ddot)            # tr(C_is J_i T_i''^T)
+    d = jacobians.shape[1]
+    # One Q-operator stack for the partial twists, the velocity and the bias acceleration.
+    hats = twist_matrix(np.concatenate([jacobians, V[:, None], A0[:, None]], axis=1))
+    partial, hat_V, hat_A = hats[:, :d], hats[:, d], hats[:, d + 1]
+    world_J = T @ J @ np.swapaxes(T, -1, -2)            # Jw_i = T_i J_i T_i^T
+    CJ = partial @ world_J[:, None]                     # hat(V_i^(s)) Jw_i = C_is J_i T_i^T
+    M = np.einsum("lsik,ltik->st", CJ, partial)         # tr(C_is J_i C_it^T)
+    h = np.einsum("lsik,lik->s", CJ, hat_A + hat_V @ hat_V)  # tr(C_is J_i T_i''^T), T_i'' at u'' = 0
     return 0.5 * (M + M.T), h, gravity_generalized_forces(CJ, gravity)

@@ -89,6 +89,7 @@ class AppliedLoads:
     link_wrenches: np.ndarray
     dissipated_power: float
     external_power: float
+    none: bool = False  # the model has no loads: everything above is zero
 
     def generalized(self, G, link_jacobians):
         """``Q_s = sum_i V_i^(s) . W_i + G^T Q_q`` (d,)."""
@@ -133,6 +134,10 @@ class Loads:
         self.strut_free_length = np.array([s.free_length for s in struts], dtype=float)
         self.strut_damping = np.array([s.damping for s in struts], dtype=float)
         self.time_dependent = bool(len(self.pair_force_functions) or len(self.point_force_functions))
+        self.none = not (len(springs) or len(self.pair_force_columns) or len(forces) or self.strut_count)
+        self._no_loads = AppliedLoads(np.zeros(system.n), np.zeros((n_links, 6)), 0.0, 0.0, True)
+        self._no_loads.pair_forces.flags.writeable = False
+        self._no_loads.link_wrenches.flags.writeable = False
 
     # --------------------------------------------------------------- evaluation
     def evaluate(self, t, config, q_dot, velocities) -> AppliedLoads:
@@ -141,6 +146,8 @@ class Loads:
         ``config`` is the closed :class:`loops.system.Configuration`; ``q_dot`` (n,) the pair
         variable rates; ``velocities`` (L, 6) the link spatial velocities.
         """
+        if self.none:
+            return self._no_loads
         n = self.system.n
         pair_forces = np.zeros(n)
         wrenches = np.zeros((self.link_count, 6))
@@ -172,7 +179,7 @@ class Loads:
             np.add.at(wrenches, self.strut_link_a, np.concatenate([cross(a, on_a), on_a], axis=1))
             np.add.at(wrenches, self.strut_link_b, np.concatenate([cross(b, -on_a), -on_a], axis=1))
             dissipated += float(np.sum(self.strut_damping * rate**2))
-        return AppliedLoads(pair_forces, wrenches, dissipated, external)
+        return AppliedLoads(pair_forces, wrenches, dissipated, external, self.none)
 
     def strut_state(self, poses, velocities):
         """Attachment points a, b (S, 3), unit direction a->b, length (S,) and its rate (S,)."""

@@ -36,6 +36,7 @@ one. A singular position of the mechanism itself (a parallelogram folding flat) 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,7 @@ __all__ = [
     "ClosureFailed",
     "close",
     "closed_state",
+    "newton_from",
     "kinematics",
     "walk",
     "best_independent",
@@ -120,6 +122,9 @@ class Partition:
         self.d = len(self.driven)
         self.free_scale = system.column_scale[self.free]
         self.driven_scale = system.column_scale[self.driven]
+        #: (n, d) ``G`` with its driven rows (identity) filled and its free rows zero.
+        self.identity_rows = np.zeros((system.n, self.d))
+        self.identity_rows[self.driven, np.arange(self.d)] = 1.0
         self.rows = None
         self._pattern = None
 
@@ -158,6 +163,13 @@ class Partition:
         if rank < nf:
             return False
         self.rows = np.sort(pivots[:nf])
+        # The square block and the driven columns in those rows, and the scalings that make
+        # the block dimensionless (row_scale R, free_scale C: the block solved is R B C).
+        rs = system.row_scale[self.rows]
+        self._block = np.ix_(self.rows, self.free)
+        self._driven_block = np.ix_(self.rows, self.driven)
+        self._scale = rs[:, None] * self.free_scale[None, :]
+        self._unscale = self.free_scale[:, None] * rs[None, :]
         if self.sparse:
             # Structural pattern of the square block: a loop's rows involve its variables,
             # a gauge row its spherical pair's.
@@ -184,38 +196,56 @@ class BlockSolver:
     ----------
     kind : {"dense", "sparse", "svd"}
     B_free : (6 L, n - d) the block solved
+    conditioning : float
+        Estimate of the smallest over the largest singular value of the dimensionless block:
+        ``1 / (max|inverse| max|block|)`` (dense), the range of the LU pivots (sparse), the
+        singular values' ratio (svd). Small near a singular position.
     """
 
     def __init__(self, partition, B):
         self.partition = partition
         system = partition.system
         self.B = B
-        self.B_free = B[:, partition.free]
         rows = partition.rows
-        cs = partition.free_scale
         self.kind = "svd"
         if rows is not None and len(partition.free):
-            rs = system.row_scale[rows]
-            square = self.B_free[rows] * rs[:, None] * cs[None, :]
+            square = B[partition._block] * partition._scale
             try:
                 if partition._pattern is not None:
                     r_idx, c_idx, indptr = partition._pattern
                     n = len(rows)
                     matrix = scipy.sparse.csc_matrix((square[r_idx, c_idx], r_idx, indptr), shape=(n, n))
                     self._lu = scipy.sparse.linalg.splu(matrix)
-                    self._rs, self._cs = rs, cs
+                    self._rs, self._cs = system.row_scale[rows], partition.free_scale
                     self.kind = "sparse"
+                    pivots = np.abs(self._lu.U.diagonal())
+                    self.conditioning = pivots.min() / pivots.max()
                 else:
                     inverse = np.linalg.inv(square)
-                    if np.all(np.isfinite(inverse)):
-                        self._pinv = (cs[:, None] * inverse) * rs[None, :]
+                    largest = np.abs(inverse).max()
+                    if math.isfinite(largest):
+                        self._pinv = inverse * partition._unscale
                         self.kind = "dense"
+                        self.conditioning = 1.0 / (largest * np.abs(square).max())
             except (np.linalg.LinAlgError, RuntimeError):
                 self.kind = "svd"
         if self.kind == "svd":
-            factorization = Factorization(system, self.B_free, partition.free)
+            factorization = Factorization(system, B[:, partition.free], partition.free)
             self._pinv = factorization.pinv
             self.rank = factorization.rank
+            self.conditioning = factorization.conditioning
+
+    @property
+    def B_free(self):
+        """(6 L, n - d) the block solved."""
+        return self.B[:, self.partition.free]
+
+    def transmission(self):
+        """``G_free = -B_free^-1 B_driven`` (n - d, d): the dependent rows of ``G`` (eq. 4)."""
+        partition = self.partition
+        if self.kind == "dense":
+            return -(self._pinv @ self.B[partition._driven_block])
+        return self.solve(-self.B[:, partition.driven])
 
     def solve(self, rhs):
         """``x`` (n - d,) or (n - d, k) for ``rhs`` (6 L,) or (6 L, k)."""
@@ -278,14 +308,11 @@ class ClosedState:
 
 
 def _transmission(partition, B, solver, refine):
-    n = partition.system.n
-    G = np.zeros((n, partition.d))
-    G[partition.driven, np.arange(partition.d)] = 1.0
-    rhs = -B[:, partition.driven]
+    G = partition.identity_rows.copy()
     if refine:
-        G[partition.free] = solver.solve_refined(rhs, B[:, partition.free])
+        G[partition.free] = solver.solve_refined(-B[:, partition.driven], B[:, partition.free])
     else:
-        G[partition.free] = solver.solve(rhs)
+        G[partition.free] = solver.transmission()
     return G
 
 
@@ -319,8 +346,12 @@ def first_order_update(system, config, dq, q, rotations):
     return Configuration(q, None, poses, frames, twists, rotations)
 
 
-def _newton(partition, q, rotations, tolerance, max_iterations):
+def newton_from(partition, q, tolerance, max_iterations=12, *, rotations=None, config=None, solver=None):
     """Newton (eq. 3) from ``q`` with the driven columns held.
+
+    ``rotations`` (the spherical pairs' blocks, when ``q``'s rotation vectors are stale),
+    ``config`` (the mechanism evaluated at ``q``) and ``solver`` (a :class:`BlockSolver` at
+    ``q``) spare recomputing what the caller has.
 
     Returns ``(q, config, error, solver)`` with ``solver`` the factorization of the last
     Newton step (None when none was needed). Steps after the first reuse the first
@@ -331,9 +362,10 @@ def _newton(partition, q, rotations, tolerance, max_iterations):
     """
     system = partition.system
     free = partition.free
-    config = system.evaluate(q, rotations)
+    if config is None:
+        config = system.evaluate(q, rotations)
     error = system.closure_error(config)
-    solver, iterations, previous_step = None, 0, np.inf
+    iterations, previous_step = 0, 0.0  # a given solver is at q: use it for the first step
     small = 0.1 * np.sqrt(tolerance)
     linear_update = not system.twists_vary
     while error > tolerance:
@@ -392,7 +424,7 @@ def close(base: ClosedState, driven_values, tolerance, max_iterations=12, predic
         dq[driven] = delta
     q, rotations = system.step(base.q, dq, base.config.rotations)
     q[driven] = target
-    q, config, error, solver = _newton(partition, q, rotations, tolerance, max_iterations)
+    q, config, error, solver = newton_from(partition, q, tolerance, max_iterations, rotations=rotations)
     return closed_state(partition, q, config, solver, error)
 
 
@@ -482,7 +514,7 @@ def kinematics(state: ClosedState, rates, prescribed_accelerations=()) -> Kinema
     partial = (G[:, :, None] * twists[:, None, :]).reshape(n, d * 6)
     link_jacobians = (system.link_incidence @ partial).reshape(-1, d, 6)
     q_dot = G @ rates
-    velocities = np.einsum("lsk,s->lk", link_jacobians, rates)
+    velocities = rates @ link_jacobians  # (L, 6): sum_s V_i^(s) d_s
     terms = velocity_product_terms(system, config, q_dot, velocities)
     q_ddot = np.zeros(n)
     if partition.free.size:

@@ -1,21 +1,36 @@
 """Forward dynamics: integrate ``M(u) u'' = f(u, u', t)`` with the loops closed at every step.
 
-The state integrated is ``y = (u, u', W_d, W_e, W_p)``: the independent coordinates, their
+The state integrated is ``y = (u, z, u', W_d, W_e, W_p)``: the independent coordinates, the
+dependent pair variables ``z`` (spherical pairs as rotation vectors), the independent
 rates, and three work integrals for the energy bookkeeping (energy dissipated by the
 dampers, work of the external pair and point forces, work of the prescribed drivers).
-At every evaluation of the right-hand side the dependent pair variables are found by
-Newton's method on the closure (Pavlov eq. 3) from the last accepted state, predicted to
-second order along the closure (:func:`dynamics.partitioning.close`); the velocities,
-link Jacobians and velocity-product accelerations follow with the same factorization
-(eq. 4), and the mass matrix and forces by the trace form (:mod:`dynamics.lagrange`,
-eq. 7) or the Kane form (:mod:`dynamics.kane`).
+
+At a stage of the integrator the mechanism is evaluated at the ``q`` the integrator
+carries: the link matrices (eq. 5), the linearized closure ``B`` (eq. 3) and its
+dependent block's factorization give the transmission matrix ``G`` and ``z' = G (u', p')``
+(eq. 4), the velocity-product accelerations (:mod:`dynamics.partitioning`), and the mass
+matrix and forces by the trace form (:mod:`dynamics.lagrange`, eq. 7) or the Kane form
+(:mod:`dynamics.kane`). Since ``B q' = 0`` keeps a closed configuration closed, ``q``
+leaves the closure only by the integrator's own truncation error; after every accepted
+step it is projected back (Newton on eq. 3 with the driven values held), so every state
+the integrator starts a step from, and every stored sample, closes to ``1e-3 rtol``. This
+costs one evaluation of the mechanism per stage, where re-closing every stage by Newton
+cost two or more.
+
+Near a singular position of the partition (the dependent block's conditioning below
+:data:`STAGE_CLOSING_CONDITIONING`) the linearization off the closure is unreliable: the
+small singular value amplifies the drift, and a stage's ``q`` may lie nearer a crossing
+branch. There every stage is closed first, by Newton from a second-order prediction along
+the branch from the last accepted state (:func:`dynamics.partitioning.close`); a step whose
+stages come near such a position is redone that way. Solvers that keep their own history
+(LSODA) close every stage.
 
 Integrators are scipy's ``solve_ivp`` methods (``DOP853`` by default, an explicit
 8th-order Runge-Kutta; ``Radau`` or ``BDF`` for stiff springs), stepped one accepted step
 at a time as ``solve_ivp`` does, so that after each step
 
-* the closed state becomes the start of the next closure solves,
-* outputs at ``t_eval`` are taken from the step's dense output (each re-closed),
+* the projected state replaces the integrator's (:func:`_take_state`),
+* outputs at ``t_eval`` are taken from the step's dense output (each projected),
 * the partition is checked: when a dependent variable moves more than
   :data:`~dynamics.partitioning.SWITCH_RATIO` times faster than the independent
   coordinates (near a dead point of those coordinates), the integration restarts from the
@@ -56,8 +71,10 @@ from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 from loops.results import Column, SweepResult
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SimulationStopped
+from mechanism.pairs import Spherical
 
 from .equations import METHODS, dynamic_model, finite_values, snapshot_of
+
 from .partitioning import (
     SWITCH_RATIO,
     ClosureFailed,
@@ -65,6 +82,7 @@ from .partitioning import (
     candidate_columns,
     close,
     closed_state,
+    newton_from,
     transmission_ratio,
     with_curvature,
 )
@@ -76,6 +94,11 @@ INTEGRATORS = {"DOP853": DOP853, "RK45": RK45, "RK23": RK23, "Radau": Radau, "BD
 DEAD_POINT_RATIO = 1e4
 #: Smallest-to-largest singular value of ``B`` below which a position counts as singular.
 SINGULAR_CONDITIONING = 1e-3
+#: Conditioning of the dependent block (:attr:`~dynamics.partitioning.BlockSolver.conditioning`)
+#: below which a stage's configuration is closed before it is used.
+STAGE_CLOSING_CONDITIONING = 0.1
+#: Wall time (s) a run lasts before its progress bar appears on a terminal.
+PROGRESS_DELAY = 1.0
 #: Closure failures tolerated at one time (each retried with a step eight times shorter).
 MAX_RETRIES = 4
 
@@ -226,6 +249,11 @@ class _Evaluation:
     accelerations: np.ndarray
     efforts: np.ndarray
     prescribed_rates: np.ndarray
+    closed: bool  # the stage's q was closed first (near a singular position)
+
+
+_NOTHING = np.zeros(0)
+_NOTHING.flags.writeable = False
 
 
 @dataclass
@@ -236,6 +264,8 @@ class _Prescribed:
 
     def __call__(self, t):
         k = len(self.functions)
+        if not k:
+            return _NOTHING, _NOTHING, _NOTHING
         values, rates, accelerations = np.zeros(k), np.zeros(k), np.zeros(k)
         for i, (name, f) in enumerate(zip(self.names, self.functions)):
             try:
@@ -249,66 +279,129 @@ class _Prescribed:
         return values, rates, accelerations
 
 
+class _NearSingular(Exception):
+    """A linearized stage came near a singular position: the step is redone with closed stages."""
+
+
 class _Integrand:
-    """``y' = F(t, y)`` with the closure state it starts its Newton solves from."""
+    """``y' = F(t, y)`` for ``y = (u, z, u', W)``.
 
-    def __init__(self, dyn, base, prescribed, method, tolerance):
+    ``u`` are the independent coordinates, ``z`` the dependent pair variables (the free
+    columns of the partition; spherical pairs as rotation vectors), ``u'`` the independent
+    rates and ``W`` the three work integrals. At a stage the mechanism is evaluated at the
+    ``q`` the integrator carries, linearized there (eq. 3) and its rates solved (eq. 4):
+    ``z' = G_free (u', p')`` (a spherical pair's relative angular velocity turned into the
+    rate of its rotation vector). Since ``B q' = 0`` keeps a closed ``q`` closed, the
+    integrator drifts off the closure only by its own truncation error; the stepping loop
+    projects back onto the closure after every accepted step.
+    """
+
+    def __init__(self, dyn, base, prescribed, method, tolerance, linearize):
         self.dyn, self.prescribed, self.method, self.tolerance = dyn, prescribed, method, tolerance
+        self.linearize = linearize  # False: every stage closed (a solver that keeps its own state)
+        self.close_stages = False
+        self.system = dyn.system
         self.evaluations = 0
-        self.reset(base)
+        self.set_base(base)
 
-    def reset(self, base):
-        self.base = base
-        self.partition = base.partition
-        self.m = base.partition.m
-        self._key, self._value = None, None
-        self._recent = []  # states closed since the base was set (the current step's stages)
+    def set_base(self, base):
+        """The last accepted (closed) state; a new partition if it comes with one.
 
-    def _nearest(self, target):
-        """The closed state to predict from: the base, or a stage closed since nearer to ``target``.
-
-        Stages of one step lie a fraction of the step apart; predicting from the nearest
-        (with its own transmission matrix and the base's curvature) leaves Newton less to do.
+        The next step's stages are linearized where the integrator puts them while the
+        dependent block is well conditioned, else closed. Once a step has come near a
+        singular position, stages stay closed until the conditioning has doubled past the
+        threshold (no back and forth at its edge).
         """
-        base = self.base
-        scale = self.partition.driven_scale
-        best, distance = base, np.abs((target - base.q[self.partition.driven]) / scale).max(initial=0.0)
-        for state in self._recent[-6:]:
-            d = np.abs((target - state.q[self.partition.driven]) / scale).max(initial=0.0)
-            if d < distance:
-                best, distance = state, d
-        if best is not base and best.curvature is None:
-            best.curvature = base.curvature
-        return best
+        self.base = base
+        if base.partition is not getattr(self, "partition", None):
+            self._set_partition(base.partition)
+        threshold = STAGE_CLOSING_CONDITIONING * (2.0 if self.close_stages else 1.0)
+        self.close_stages = not (self.linearize and base.solver.conditioning >= threshold)
+        if self.close_stages:
+            self.closing()
+        self.forget()
 
-    def evaluate(self, t, y) -> _Evaluation:
+    def closing(self):
+        """Close every stage from now on (until the next :meth:`set_base`)."""
+        self.close_stages = True
+        if self.base.curvature is None:
+            with_curvature(self.base)
+        self.forget()
+
+    def _set_partition(self, partition):
+        self.partition = partition
+        self.m = partition.m
+        self.nf = len(partition.free)
+        # Positions within z of the spherical pairs' components (always free: not additive).
+        where = np.full(self.system.n, -1)
+        where[partition.free] = np.arange(self.nf)
+        self._spherical = where[self.system.spherical_columns]
+
+    def forget(self):
+        """Drop the cached evaluation (after the partition's rows change)."""
+        self._key, self._value = None, None
+
+    def state_vector(self, q, rates, work):
+        """``y`` for pair variables ``q`` (n,), independent rates (m,) and work integrals (3,)."""
+        partition = self.partition
+        return np.concatenate([q[partition.independent], q[partition.free], rates, work])
+
+    def pair_variables(self, t, y):
+        """All pair variables (n,) at ``(t, y)``: ``u`` and ``z`` from ``y``, ``p(t)`` prescribed."""
+        partition, m = self.partition, self.m
+        q = np.empty(self.system.n)
+        q[partition.independent] = y[:m]
+        q[partition.free] = y[m:m + self.nf]
+        if len(partition.prescribed):
+            q[partition.prescribed] = self.prescribed(t)[0]
+        return q
+
+    def evaluate(self, t, y, config=None) -> _Evaluation:
+        """Dynamics at ``(t, y)``; ``config``: the mechanism already evaluated at that ``q``."""
         key = (float(t), y.tobytes())
         if key == self._key:
             return self._value
-        m = self.m
+        m, nf = self.m, self.nf
         p, p_dot, p_ddot = self.prescribed(t)
-        target = np.concatenate([y[:m], p])
-        state = close(self._nearest(target), target, self.tolerance)
-        self._recent.append(state)
-        dynamics = self.dyn.evaluate(state, np.concatenate([y[m:2 * m], p_dot]), t, p_ddot, self.method)
+        if self.close_stages:
+            # Near a singular position the linearization off the closure is unreliable (the
+            # small singular value amplifies the drift), and a stage's q (a low-order
+            # prediction) may lie nearer a crossing branch: every stage of the step is closed
+            # from the last accepted state, predicted along its own branch (second order in u).
+            target = np.concatenate([y[:m], p])
+            state = close(self.base, target, self.tolerance)
+        else:
+            state = closed_state(self.partition, self.pair_variables(t, y), config)
+            if state.solver.conditioning < STAGE_CLOSING_CONDITIONING:
+                raise _NearSingular()
+        rates = y[m + nf:2 * m + nf]
+        if len(p):
+            rates = np.concatenate([rates, p_dot])
+        dynamics = self.dyn.evaluate(state, rates, t, p_ddot, self.method)
         accelerations = dynamics.accelerations()
-        efforts = dynamics.efforts(accelerations)
-        if not (np.all(np.isfinite(accelerations)) and np.all(np.isfinite(efforts))):
+        efforts = dynamics.efforts(accelerations) if len(p) else np.zeros(m)
+        if not (math.isfinite(accelerations.sum()) and math.isfinite(efforts.sum())):
             raise ClosureFailed("non-finite accelerations (singular position)")
-        value = _Evaluation(state, dynamics, accelerations, efforts, p_dot)
+        value = _Evaluation(state, dynamics, accelerations, efforts, p_dot, self.close_stages)
         self._key, self._value = key, value
         return value
 
     def __call__(self, t, y):
         self.evaluations += 1
         e = self.evaluate(t, y)
-        m = self.m
+        m, nf = self.m, self.nf
         dy = np.empty_like(y)
-        dy[:m] = y[m:2 * m]
-        dy[m:2 * m] = e.accelerations
-        dy[2 * m] = e.dynamics.applied.dissipated_power
-        dy[2 * m + 1] = e.dynamics.applied.external_power
-        dy[2 * m + 2] = e.efforts[m:] @ e.prescribed_rates
+        dy[:m] = y[m + nf:2 * m + nf]
+        z_dot = e.dynamics.kin.q_dot[self.partition.free]
+        if len(self._spherical):
+            theta = y[m:m + nf][self._spherical]
+            z_dot[self._spherical] = Spherical.value_rates(theta, z_dot[self._spherical])
+        dy[m:m + nf] = z_dot
+        dy[m + nf:2 * m + nf] = e.accelerations
+        applied = e.dynamics.applied
+        dy[-3] = applied.dissipated_power
+        dy[-2] = applied.external_power
+        dy[-1] = e.efforts[m:] @ e.prescribed_rates if len(e.prescribed_rates) else 0.0
         return dy
 
 
@@ -317,13 +410,14 @@ class _Recorder:
         self.dyn = dyn
         self.rows = {k: [] for k in ("t", "q", "qd", "qdd", "T", "V", "A", "W", "drive")}
 
-    def add(self, t, y, evaluation, m):
+    def add(self, t, y, evaluation):
+        """Store a sample: ``y`` and its evaluation at a closed state."""
         state, dynamics = evaluation.state, evaluation.dynamics
         kin = dynamics.kin
         partition = state.partition
         q_ddot = kin.q_ddot(evaluation.accelerations)
         drive = np.zeros(len(state.q))
-        drive[partition.prescribed] = evaluation.efforts[m:]
+        drive[partition.prescribed] = evaluation.efforts[partition.m:]
         rows = self.rows
         rows["t"].append(float(t))
         rows["q"].append(state.q.copy())
@@ -332,7 +426,7 @@ class _Recorder:
         rows["T"].append(state.config.link_poses)
         rows["V"].append(kin.velocities)
         rows["A"].append(kin.link_accelerations(evaluation.accelerations))
-        rows["W"].append(np.array(y[2 * m:2 * m + 3]))
+        rows["W"].append(np.array(y[-3:]))
         rows["drive"].append(drive)
 
     def result(self, coordinates, prescribed, switches, stop_reason, evaluations, steps):
@@ -367,7 +461,7 @@ def _progress_bar(t_end):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=t_end, unit="s", unit_scale=True, delay=1.0, file=sys.stderr, leave=False,
+    return tqdm(total=t_end, unit="s", unit_scale=True, delay=PROGRESS_DELAY, file=sys.stderr, leave=False,
                 bar_format="{l_bar}{bar}| t = {n:.3g} of {total:.3g} s [{elapsed}<{remaining}]")
 
 
@@ -506,15 +600,35 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     return integration.run(rates, names)
 
 
+#: Integrators whose state can be replaced by the projected one between steps (BDF through
+#: its difference array as well); with any other every stage is closed.
+_EDITABLE = (DOP853, RK45, RK23, Radau, BDF)
+
+
+def _take_state(solver, y):
+    """Put the projected ``y`` into a running solver (others close every stage: nothing to do).
+
+    One-step methods start each step from ``solver.y`` (their derivative there, ``solver.f``,
+    is kept: it differs by the projection, far below the step's error); BDF predicts from
+    its difference array, whose first row is ``y``.
+    """
+    if isinstance(solver, _EDITABLE):
+        solver.y = y
+        if isinstance(solver, BDF):
+            solver.D[0] = y
+
+
 class _Integration:
     """The stepping loop (one solve_ivp integrator at a time, restarted at switches)."""
 
     def __init__(self, dyn, start, driven, formulation, tolerance, solver_class, rtol, atol, max_step,
                  switching, t_end, times):
-        self.dyn, self.driven = dyn, driven
+        self.dyn, self.driven, self.tolerance = dyn, driven, tolerance
         self.solver_class, self.rtol, self.atol, self.max_step = solver_class, rtol, atol, max_step
         self.switching, self.t_end, self.times = switching, t_end, times
-        self.integrand = _Integrand(dyn, with_curvature(start), driven, formulation, tolerance)
+        self.start = start
+        self.integrand = _Integrand(dyn, start, driven, formulation, tolerance,
+                                    linearize=issubclass(solver_class, _EDITABLE))
         self.recorder = _Recorder(dyn)
         self.switches = []
         self.steps = 0
@@ -535,92 +649,119 @@ class _Integration:
     def run(self, rates, names):
         integrand = self.integrand
         self.coordinates = list(names)
-        m = integrand.m
-        y = np.concatenate([integrand.base.q[integrand.partition.independent], rates, np.zeros(3)])
-        t = 0.0
-        sample = 0
+        y = integrand.state_vector(self.start.q, rates, np.zeros(3))
         times = self.times
         try:
-            first = integrand.evaluate(t, y)
+            first = integrand.evaluate(0.0, y, self.start.config)
         except ClosureFailed as exc:
             self._stop(f"the initial state cannot be evaluated: {exc}")
+        sample = 0
         if times is None or times[0] == 0.0:
-            self.recorder.add(t, y, first, m)
+            self.recorder.add(0.0, y, first)
             sample = 1 if times is not None else 0
-        solver = self._solver(t, y)
-        retries, last_h = 0, None
         bar = _progress_bar(self.t_end)
         try:
-            return self._steps(solver, integrand, m, times, sample, retries, last_h, bar)
+            return self._steps(self._solver(0.0, y), integrand, times, sample, bar)
         finally:
             if bar is not None:
                 bar.close()
 
-    def _steps(self, solver, integrand, m, times, sample, retries, last_h, bar):
+    def _closed(self, t, y):
+        """``y`` projected onto the closure, and its evaluation there.
+
+        Newton (eq. 3, driven columns held) from ``y``'s own ``q``, with the stage's
+        linearization (cached when the integrator's last stage was at ``(t, y)``) for the
+        first step; a stage closed already (near a singular position) is used as it is.
+        Raises :class:`ClosureFailed` when the loops do not close from ``y``.
+        """
+        integrand = self.integrand
+        partition = integrand.partition
+        stage = integrand.evaluate(t, y)
+        m, nf = integrand.m, integrand.nf
+        closed = y.copy()
+        if stage.closed:
+            closed[m:m + nf] = stage.state.q[partition.free]
+            return closed, stage
+        system = integrand.system
+        if system.closure_error(stage.state.config) <= self.tolerance and not len(system.spherical_pairs):
+            return closed, stage  # closed already (spherical pairs would need re-seating)
+        q, config, _, _ = newton_from(partition, stage.state.q.copy(), self.tolerance, config=stage.state.config,
+                                      solver=stage.state.solver)
+        closed[m:m + nf] = q[partition.free]
+        return closed, integrand.evaluate(t, closed, config)
+
+    def _steps(self, solver, integrand, times, sample, bar):
         """Accepted steps until ``t_end`` (or a stop); the body of :meth:`run`."""
+        retries, last_h = 0, None
         while solver.status == "running":
             t_old, y_old = solver.t, solver.y.copy()
             try:
                 message = solver.step()
+                if solver.status == "failed":
+                    stage = integrand._value.state if integrand._value is not None else None
+                    ratio = transmission_ratio(stage) if stage is not None else float("nan")
+                    self._stop(f"integration failed at t = {solver.t:.6g} s: {message} (transmission ratio "
+                               f"{ratio:.3g}: near a singular position)")
+                t_new, y_new = solver.t, solver.y
+                y_closed, accepted = self._closed(t_new, y_new)
+                sample = self._record(solver, t_new, times, sample)
+            except _NearSingular:
+                h = getattr(solver, "h_abs", None) or last_h or (self.t_end * 1e-3)
+                integrand.closing()
+                solver = self._solver(t_old, y_old, first_step=h)
+                continue
             except ClosureFailed as exc:
                 retries += 1
-                h = getattr(solver, "h_abs", None) or last_h or (self.t_end * 1e-3)
                 if retries > MAX_RETRIES:
                     self._stop(f"closure failure at t = {t_old:.6g} s: {exc} (in coordinates "
                                f"{', '.join(integrand.partition.names)})")
-                integrand.reset(integrand.base)
+                h = getattr(solver, "h_abs", None) or last_h or (self.t_end * 1e-3)
+                integrand.forget()
                 solver = self._solver(t_old, y_old, first_step=h / 8.0)
                 continue
             except ModelError:
                 raise
-            if solver.status == "failed":
-                ratio = transmission_ratio(integrand.base)
-                self._stop(f"integration failed at t = {solver.t:.6g} s: {message} (transmission ratio "
-                           f"{ratio:.3g}: near a singular position)")
             retries = 0
             self.steps += 1
-            last_h = solver.t - t_old
-            t_new, y_new = solver.t, solver.y
-            try:
-                accepted = integrand.evaluate(t_new, y_new)
-            except ClosureFailed as exc:
-                self._stop(f"closure failure at t = {t_new:.6g} s: {exc}")
-            base = with_curvature(accepted.state)
-            integrand.reset(base)
-            integrand._key, integrand._value = (float(t_new), y_new.tobytes()), accepted
-            # Outputs.
+            last_h = t_new - t_old
+            _take_state(solver, y_closed)
             if times is None:
-                self.recorder.add(t_new, y_new, accepted, m)
-            else:
-                dense = None
-                while sample < len(times) and times[sample] <= t_new:
-                    ts = times[sample]
-                    if ts == t_new:
-                        self.recorder.add(t_new, y_new, accepted, m)
-                    else:
-                        dense = dense or solver.dense_output()
-                        ys = dense(ts)
-                        try:
-                            self.recorder.add(ts, ys, integrand.evaluate(ts, ys), m)
-                        except ClosureFailed as exc:
-                            self._stop(f"closure failure at t = {ts:.6g} s: {exc}")
-                    sample += 1
-                integrand._key, integrand._value = (float(t_new), y_new.tobytes()), accepted
-            self._check_prescribed(t_new)
+                self.recorder.add(t_new, y_closed, accepted)
+            elif sample < len(times) and times[sample] == t_new:
+                self.recorder.add(t_new, y_closed, accepted)
+                sample += 1
+            integrand.set_base(accepted.state)
+            self._check_prescribed(t_new, accepted.state)
             if bar is not None:
                 bar.update(t_new - bar.n)
-            switched = self._maintain(t_new, y_new, accepted)
+            switched = self._maintain(t_new, y_closed, accepted)
             if switched is not None and solver.status == "running":
                 solver = self._solver(t_new, switched, first_step=last_h)
         return self.recorder.result(self.coordinates, self.driven.names, self.switches, None,
-                                    integrand.evaluations, self.steps)
+                                    self.integrand.evaluations, self.steps)
 
-    def _check_prescribed(self, t):
-        base = self.integrand.base
-        partition = base.partition
+    def _record(self, solver, t_new, times, sample):
+        """Store the samples of ``t_eval`` inside the step just taken (each projected onto the
+        closure); returns the index of the next sample."""
+        if times is None:
+            return sample
+        dense = None
+        while sample < len(times) and times[sample] < t_new:
+            ts = times[sample]
+            dense = dense or solver.dense_output()
+            try:
+                ys, evaluation = self._closed(ts, dense(ts))
+            except ClosureFailed as exc:
+                self._stop(f"closure failure at t = {ts:.6g} s: {exc}")
+            self.recorder.add(ts, ys, evaluation)
+            sample += 1
+        return sample
+
+    def _check_prescribed(self, t, state):
+        partition = state.partition
         if not len(partition.prescribed) or not len(partition.free):
             return
-        G = base.G[partition.free][:, partition.m:]
+        G = state.G[partition.free][:, partition.m:]
         ratio = np.abs(G * (partition.driven_scale[None, partition.m:] / partition.free_scale[:, None])).max()
         if ratio > DEAD_POINT_RATIO:
             self._stop(f"dead point at t = {t:.6g} s: the prescribed motion of "
@@ -630,7 +771,7 @@ class _Integration:
     def _maintain(self, t, y, accepted):
         """Keep the partition well conditioned; returns the new state vector after a switch."""
         integrand = self.integrand
-        base = integrand.base
+        base = accepted.state
         partition = base.partition
         m = partition.m
         # The square solve's rows must stay independent (spatial redundant loops).
@@ -644,23 +785,25 @@ class _Integration:
             size = np.abs(B).max(initial=0.0) * max(np.abs(base.G).max(), 1.0)
             if residual.size and np.abs(residual).max() > 1e-8 * size:
                 partition.choose_rows(base.B)
-                integrand.reset(with_curvature(closed_state(partition, base.q, base.config)))
+                base = closed_state(partition, base.q, base.config)
+                integrand.set_base(base)
         elif not partition.passive and len(partition.free):
             if partition.choose_rows(base.B):
-                integrand.reset(with_curvature(closed_state(partition, base.q, base.config)))
+                base = closed_state(partition, base.q, base.config)
+                integrand.set_base(base)
         if not self.switching or m == 0:
             return None
-        ratio = transmission_ratio(integrand.base)
+        ratio = transmission_ratio(base)
         if ratio <= SWITCH_RATIO or ratio < 2.0 * self._declined:
             return None
         system = partition.system
         if _singular_position(system, base.B, self.dyn.dof + self.dyn.passive - len(system.gauges)):
             # Every partition is ill conditioned here (a parallelogram folding flat): keep
-            # the coordinates, whose prediction and Newton hold the motion on its branch.
+            # the coordinates; the projection holds them and the motion stays on its branch.
             self._declined = ratio
             return None
         candidates = candidate_columns(system, partition.prescribed)
-        chosen = best_independent(system, integrand.base.G[:, :m], candidates, m)
+        chosen = best_independent(system, base.G[:, :m], candidates, m)
         if set(chosen) == set(partition.independent):
             return None
         new_partition = partition.with_independent(chosen)
@@ -672,6 +815,6 @@ class _Integration:
             return None  # no better coordinates here
         q_dot = accepted.dynamics.kin.q_dot
         self.switches.append((float(t), list(partition.names), list(new_partition.names)))
-        integrand.reset(with_curvature(new_base))
+        integrand.set_base(new_base)
         self._declined = 0.0
-        return np.concatenate([base.q[chosen], q_dot[chosen], y[2 * m:]])
+        return integrand.state_vector(base.q, q_dot[chosen], y[-3:])

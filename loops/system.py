@@ -31,8 +31,9 @@ import numpy as np
 from mechanism.errors import ModelError
 from mechanism.points import road_loop
 from mechanism.specs import GROUND
-from mechanism.pairs import ScrewPair, Spherical, screw_matrices
-from mechanism.transforms import cross, exp_so3, inverse, lie_bracket, log_so3, skew, transform_twists, unskew
+from mechanism.pairs import SCREW_BASIS, ScrewPair, Spherical, fill_screw_terms
+from mechanism.transforms import (exp_so3, inverse, lie_bracket, log_so3, point_shift_matrices, transform_twists,
+                                  unskew)
 
 from .graph import mechanism_graph, spanning_tree
 from .loop_basis import independent_loops
@@ -41,7 +42,9 @@ from .velocity import RANK_TOLERANCE
 
 __all__ = ["KinematicSystem", "Configuration", "compile_model"]
 
-_DIAGONAL = np.arange(3)
+_IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False
+_SCREW_BASIS_ROWS = SCREW_BASIS.reshape(4, 16)
 
 
 @dataclass
@@ -55,6 +58,9 @@ class Configuration:
     link_poses : (L, 4, 4) ``T_0i``, global, identity at the design pose
     pair_frames : (P, 4, 4) ``W_p = T_0(first) F_j``, world pose of each pair's frame j
     twists : (n, 6) unit twists ``(omega, v)`` of the variables, global frame, origin-referenced
+    rotations : (m, 3, 3) rotation blocks of the spherical pairs' matrices
+    defects : closure defects (:meth:`KinematicSystem.closure_defects`), filled on first request
+    chord_frames : (loops, 4, 4) ``T_0(second) F_k`` of every loop's chord, filled on first request
     """
 
     q: np.ndarray
@@ -62,8 +68,9 @@ class Configuration:
     link_poses: np.ndarray
     pair_frames: np.ndarray
     twists: np.ndarray
-    rotations: np.ndarray  # (m, 3, 3) rotation blocks of the spherical pairs' matrices
-    defects: tuple | None = None  # closure defects, filled on first request
+    rotations: np.ndarray
+    defects: tuple | None = None
+    chord_frames: np.ndarray | None = None
 
 
 class KinematicSystem:
@@ -145,13 +152,18 @@ class KinematicSystem:
         #: True when some pair's twists turn with its own variables (a Hooke pair).
         self.twists_vary = bool(self._varying_twists)
         # Screw-type pairs (revolute, prismatic, cylindrical, helical) are evaluated together:
-        # their (angle, slide) are linear in q.
+        # their (angle, slide) are linear in q, and one product lays them out as rows
+        # (g, 0, 0, s) for mechanism.pairs.fill_screw_terms.
         screw = [(i, p) for i, p in enumerate(self.pairs) if isinstance(p.pair_type, ScrewPair)]
         self._screw_members = np.array([i for i, _ in screw], dtype=int)
-        self._screw_map = np.zeros((2, len(screw), self.n))
+        self._all_screw = len(screw) == len(self.pairs)
+        terms_map = np.zeros((self.n, len(screw), 4))
         for row, (i, pair) in enumerate(screw):
             cols = np.arange(slices[pair.name].start, slices[pair.name].stop)
-            self._screw_map[:, row, cols] = pair.pair_type.screw_coefficients.T
+            terms_map[cols, row, 0] = pair.pair_type.screw_coefficients[:, 0]
+            terms_map[cols, row, 3] = pair.pair_type.screw_coefficients[:, 1]
+        self._screw_terms_map = terms_map.reshape(self.n, -1)
+        self._screw_row = {i: row for row, (i, _) in enumerate(screw)}
         self.spherical_pairs = np.array([i for i, p in enumerate(self.pairs)
                                             if isinstance(p.pair_type, Spherical)], dtype=int)
         self.spherical_columns = np.array([np.arange(slices[self.pairs[i].name].start,
@@ -159,11 +171,21 @@ class KinematicSystem:
                                          for i in self.spherical_pairs], dtype=int).reshape(-1, 3)
         self._other_groups = [(pt, members, cols) for pt, members, cols in self._groups
                               if not isinstance(pt, (ScrewPair, Spherical))]
-        # Twists that do not change with q are laid out once.
+        # Pair matrices are made group by group (screw pairs, spherical pairs, then the other
+        # groups), stacked, and put in pair order by one gather.
+        grouped = np.concatenate([self._screw_members, self.spherical_pairs]
+                                 + [members for _, members, _ in self._other_groups]).astype(int)
+        self._pair_from_groups = np.argsort(grouped)
+        # Twists that do not change with q are laid out once; varying ones are stacked after
+        # them and put in column order the same way.
         self._constant_twists = np.zeros((self.n, 6))
         for pair_type, _, cols in self._groups:
             if not pair_type.twists_vary:
                 self._constant_twists[cols.ravel()] = pair_type.twists(np.zeros(cols.shape)).reshape(-1, 6)
+        varying = np.concatenate([cols.ravel() for _, _, cols in self._varying_twists] + [np.zeros(0, int)])
+        constant = np.setdiff1d(np.arange(self.n), varying)
+        self._constant_rows = self._constant_twists[constant]
+        self._column_from_pieces = np.argsort(np.concatenate([constant, varying]))
 
     def _stack_constants(self):
         self.frame_j = np.array([p.frame_on_first for p in self.pairs]).reshape(-1, 4, 4)
@@ -172,25 +194,70 @@ class KinematicSystem:
         self.first = np.array([self.link_index[p.first] for p in self.pairs], dtype=int)
         self.second = np.array([self.link_index[p.second] for p in self.pairs], dtype=int)
         self.column_carrier = self.first[self.column_pair]
+        self._one_variable_per_pair = bool(np.array_equal(self.column_pair, np.arange(len(self.pairs))))
 
     def _compile_tree(self):
+        """Tree edges in level order, with the constants of the link matrix across each.
+
+        Across a tree edge the child's pose is ``T_child = T_parent E`` with ``E = F_j A F_k^-1``
+        walked forward (parent = first link), ``E = F_k A^-1 F_j^-1`` backward. For a screw
+        pair ``A^-1 = A(-g, -s)``, whose terms are ``(cos g, -sin g, 1, -s)``, so either way
+        ``E = sum_i terms_i C_i`` with constants ``C_i = left (+-SCREW_BASIS[i]) right``: one
+        product per evaluation. Other pairs' edges are multiplied out (and inverted).
+        Poses are built in tree order (ground, then each level's children), where each
+        level's children are a contiguous block.
+        """
         depth = {GROUND: 0}
         levels: dict[int, list] = {}
         for edge in self.tree:
             depth[edge.child] = depth[edge.parent] + 1
             levels.setdefault(depth[edge.child], []).append(edge)
-        self._levels = []
-        for d in sorted(levels):
-            edges = levels[d]
-            self._levels.append((
-                np.array([self.link_index[e.parent] for e in edges], dtype=int),
-                np.array([self.link_index[e.child] for e in edges], dtype=int),
-                np.array([self.pair_index[e.pair] for e in edges], dtype=int),
-                np.array([not e.forward for e in edges], dtype=bool),
-                any(not e.forward for e in edges),
-            ))
-        self._ground = self.link_index[GROUND]
+        edges = [edge for d in sorted(levels) for edge in levels[d]]
+        position = {GROUND: 0} | {edge.child: i + 1 for i, edge in enumerate(edges)}
+        #: Row of each link (link order) in the tree-ordered poses.
+        self._link_position = np.array([position[name] for name in self.link_names], dtype=int)
+        self._tree_in_link_order = bool(np.array_equal(self._link_position, np.arange(len(self.links))))
+        self._first_position = self._link_position[self.first]
+        self._levels = []  # (start, stop, parent rows) of every level below the first, tree rows
+        start = 1 + len(levels.get(1, []))
+        for d in sorted(levels)[1:]:
+            stop = start + len(levels[d])
+            self._levels.append((start, stop, np.array([position[e.parent] for e in levels[d]], dtype=int)))
+            start = stop
+
+        pair_ids = np.array([self.pair_index[e.pair] for e in edges], dtype=int)
+        forward = np.array([e.forward for e in edges], dtype=bool)
+        screw = np.array([p in self._screw_row for p in pair_ids], dtype=bool)
+        frame_j_inv = inverse(self.frame_j)
+        sign = np.array([1.0, -1.0, 1.0, -1.0])[:, None, None]
+        rows = [self._screw_row[p] for p in pair_ids[screw]]
+        constants = [self.frame_j[p] @ SCREW_BASIS @ self.frame_k_inv[p] if fwd
+                     else self.frame_k[p] @ (sign * SCREW_BASIS) @ frame_j_inv[p]
+                     for p, fwd in zip(pair_ids[screw], forward[screw])]
+        self._tree_all_screw = bool(screw.all()) and len(self._screw_members) > 0
+        if len(self._screw_members):
+            # The ground's identity: the unit term times I, nothing else (any pair's terms).
+            identity = np.zeros((4, 4, 4))
+            identity[2] = np.eye(4)
+            rows, constants = [0] + rows, [identity] + constants
+        self._edge_screw_rows = np.array(rows, dtype=int)
+        self._edge_screw_constants = np.array(constants).reshape(-1, 4, 16)
+        # Other pairs' edges: forward ones, then backward ones, after the screw rows (or after
+        # the ground's identity when there is no screw pair), put in tree order by one gather.
+        other_forward = ~screw & forward
+        other_backward = ~screw & ~forward
+        self._edge_forward_pairs = pair_ids[other_forward]
+        self._edge_forward_left = self.frame_j[self._edge_forward_pairs]
+        self._edge_forward_right = self.frame_k_inv[self._edge_forward_pairs]
+        self._edge_backward_pairs = pair_ids[other_backward]
+        self._edge_backward_left = self.frame_j[self._edge_backward_pairs]
+        self._edge_backward_right = self.frame_k_inv[self._edge_backward_pairs]
+        rows_in_pieces = np.concatenate([[0], 1 + np.flatnonzero(screw), 1 + np.flatnonzero(other_forward),
+                                         1 + np.flatnonzero(other_backward)]).astype(int)
+        self._tree_from_pieces = np.argsort(rows_in_pieces)
         self.chord_pairs = np.array([self.pair_index[c] for c in self.chords], dtype=int)
+        self._chord_second = self.second[self.chord_pairs]
+        self._chord_frame_k = self.frame_k[self.chord_pairs]
 
     def _compile_incidence(self):
         """Signed incidence of variables in link paths (links x n) and loops (loops x n)."""
@@ -206,6 +273,7 @@ class KinematicSystem:
             loop[i, c] = 1.0
         self.link_incidence = path[:, self.column_pair]
         self.loop_incidence = loop[:, self.column_pair]
+        self._loop_incidence_rows = self.loop_incidence[:, None, :]  # against (..., L, 6, n)
 
     def _size(self) -> float:
         """Characteristic size (m): diagonal of the box around the pair centres at the reference
@@ -268,38 +336,50 @@ class KinematicSystem:
         """
         q = np.asarray(q, dtype=float)
         batch = q.shape[:-1]
-        A = np.zeros(batch + (len(self.pairs), 4, 4))
-        if len(self._screw_members):
-            if q.ndim == 1:
-                angle_slide = self._screw_map @ q
-            else:
-                angle_slide = np.einsum("kpn,...n->k...p", self._screw_map, q)
-            A[..., self._screw_members, :, :] = screw_matrices(angle_slide[0], angle_slide[1])
+        terms = fill_screw_terms((q @ self._screw_terms_map).reshape(batch + (len(self._screw_members), 4)))
+        A = (terms @ _SCREW_BASIS_ROWS).reshape(batch + (-1, 4, 4))
         if rotations is None:
-            rotations = (exp_so3(q[..., self.spherical_columns]) if len(self.spherical_pairs)
+            rotations = (exp_so3(q.take(self.spherical_columns, axis=-1)) if len(self.spherical_pairs)
                          else np.zeros(batch + (0, 3, 3)))
-        if len(self.spherical_pairs):
-            A[..., self.spherical_pairs, :3, :3] = rotations
-            A[..., self.spherical_pairs, 3, 3] = 1.0
-        for pair_type, members, cols in self._other_groups:
-            A[..., members, :, :] = pair_type.matrix(q[..., cols])
+        if not self._all_screw:
+            spherical = np.zeros(batch + (len(self.spherical_pairs), 4, 4))
+            spherical[..., :3, :3] = rotations
+            spherical[..., 3, 3] = 1.0
+            A = np.concatenate([A, spherical] + [pair_type.matrix(q.take(cols, axis=-1))
+                                                 for pair_type, _, cols in self._other_groups], axis=-3)
+            A = A.take(self._pair_from_groups, axis=-3)
         S = self._constant_twists
         if self._varying_twists:
-            S = np.array(np.broadcast_to(S, batch + S.shape))
-            for pair_type, members, cols in self._varying_twists:
-                S[..., cols.ravel(), :] = pair_type.twists(q[..., cols]).reshape(batch + (-1, 6))
-        # Link matrix across each pair: T_first^-1 T_second = F_j A F_k^-1.
-        across = self.frame_j @ A @ self.frame_k_inv
-        T = np.empty(batch + (len(self.links), 4, 4))
-        T[..., self._ground, :, :] = np.eye(4)
-        for parents, children, pair_ids, backward, any_backward in self._levels:
-            M = across[..., pair_ids, :, :]
-            if any_backward:
-                M[..., backward, :, :] = inverse(M[..., backward, :, :])
-            T[..., children, :, :] = T[..., parents, :, :] @ M
-        W = T[..., self.first, :, :] @ self.frame_j
-        xi = transform_twists(W[..., self.column_pair, :, :], S)
+            constant = (np.broadcast_to(self._constant_rows, batch + self._constant_rows.shape) if batch
+                        else self._constant_rows)
+            S = np.concatenate([constant] + [pair_type.twists(q.take(cols, axis=-1)).reshape(batch + (-1, 6))
+                                             for pair_type, _, cols in self._varying_twists], axis=-2)
+            S = S.take(self._column_from_pieces, axis=-2)
+        T = self._tree_matrices(terms, A, batch)  # in tree order until the end
+        for start, stop, parents in self._levels:
+            T[..., start:stop, :, :] = T.take(parents, axis=-3) @ T[..., start:stop, :, :]
+        W = T.take(self._first_position, axis=-3) @ self.frame_j
+        if not self._tree_in_link_order:
+            T = T.take(self._link_position, axis=-3)
+        xi = transform_twists(W if self._one_variable_per_pair else W.take(self.column_pair, axis=-3), S)
         return Configuration(q, A, T, W, xi, rotations)
+
+    def _tree_matrices(self, terms, A, batch):
+        """Identity, then the link matrix ``E`` across every tree edge, in tree order
+        (:meth:`_compile_tree`): ``(..., links, 4, 4)``, each level's poses once multiplied by
+        their parents'."""
+        E = (terms.take(self._edge_screw_rows, axis=-2)[..., None, :]
+             @ self._edge_screw_constants).reshape(batch + (-1, 4, 4))
+        if self._tree_all_screw:
+            return E
+        pieces = [E] if len(self._screw_members) else [np.broadcast_to(_IDENTITY, batch + (1, 4, 4))]
+        if len(self._edge_forward_pairs):
+            pieces.append(self._edge_forward_left @ A.take(self._edge_forward_pairs, axis=-3)
+                          @ self._edge_forward_right)
+        if len(self._edge_backward_pairs):
+            pieces.append(inverse(self._edge_backward_left @ A.take(self._edge_backward_pairs, axis=-3)
+                                  @ self._edge_backward_right))
+        return np.concatenate(pieces, axis=-3).take(self._tree_from_pieces, axis=-3)
 
     def closure_defects(self, config: Configuration):
         """Closure defect of every loop at its chord (eq. 2): ``(rotation (..., L, 3) rad, gap (..., L, 3) m)``.
@@ -309,19 +389,26 @@ class KinematicSystem:
         """
         if config.defects is None:
             c = self.chord_pairs
-            reached = config.pair_frames[..., c, :, :] @ config.pair_matrices[..., c, :, :]
-            target = config.link_poses[..., self.second[c], :, :] @ self.frame_k[c]
-            R = reached[..., :3, :3] @ np.swapaxes(target[..., :3, :3], -1, -2)
+            reached = config.pair_frames.take(c, axis=-3) @ config.pair_matrices.take(c, axis=-3)
+            target = self._chord_frames(config)
+            R = reached[..., :3, :3] @ target[..., :3, :3].swapaxes(-1, -2)
             # Near closure the antisymmetric part equals the rotation vector to third order
             # and costs a fraction of the logarithm; far from it (or near a half turn, where
             # sin vanishes) only the logarithm tells the truth.
-            if np.all(R[..., _DIAGONAL, _DIAGONAL].sum(axis=-1) > 2.9):
+            entries = R.reshape(R.shape[:-2] + (9,))
+            if ((entries[..., 0] + entries[..., 4] + entries[..., 8]) > 2.9).all():
                 rotation = unskew(R)
             else:
                 rotation = log_so3(R)
             gap = reached[..., :3, 3] - target[..., :3, 3]
             config.defects = (rotation, gap)
         return config.defects
+
+    def _chord_frames(self, config: Configuration) -> np.ndarray:
+        """``T_0(second) F_k`` of every loop's chord, (..., L, 4, 4): cached on ``config``."""
+        if config.chord_frames is None:
+            config.chord_frames = config.link_poses.take(self._chord_second, axis=-3) @ self._chord_frame_k
+        return config.chord_frames
 
     def residual(self, config: Configuration) -> np.ndarray:
         """Stacked defects ``(..., 6 L + k)``: per loop (rotation rad, gap m), then the k gauges (rad)."""
@@ -339,18 +426,19 @@ class KinematicSystem:
         if not len(self.loops):
             return np.zeros(batch) if batch else 0.0
         rotation, gap = self.closure_defects(config)
-        error = np.maximum(np.abs(rotation).max(axis=(-2, -1)), np.abs(gap).max(axis=(-2, -1)) / self.scale)
+        # Division is monotonic, so the largest |gap| / scale is the largest |gap| divided.
+        relative = np.concatenate([rotation, gap / self.scale], axis=-1)
         if self.gauges:
-            error = np.maximum(error, np.abs(gauge_values(self.gauges, config.link_poses)).max(axis=-1))
+            relative = np.concatenate([relative.reshape(batch + (-1,)),
+                                       gauge_values(self.gauges, config.link_poses)], axis=-1)
+        error = np.abs(relative).reshape(batch + (-1,)).max(axis=-1)
         return error if batch else float(error)
 
     def loop_centres(self, config: Configuration) -> np.ndarray:
         """Where each loop's equations take their translational part, (..., L, 3): the origin of
         its chord's frame k on the second link, the point whose gap :meth:`closure_defects`
         measures (it differs from frame j's origin by a sliding chord's slide)."""
-        c = self.chord_pairs
-        frames = config.link_poses[..., self.second[c], :, :] @ self.frame_k[c]
-        return frames[..., :3, 3]
+        return self._chord_frames(config)[..., :3, 3]
 
     def constraint_matrix(self, config: Configuration) -> np.ndarray:
         """Linearized closure ``B`` (eq. 3) and gauges of idle spins, shape ``(..., 6 L + k, n)``."""
@@ -364,15 +452,11 @@ class KinematicSystem:
 
         Rows per loop: rotation (3), then the velocity of the point at the chord centre (3);
         column j is the world twist of variable j signed by the loop's walk (eq. 4 in twist
-        form: ``sum_j B_j q_j' = 0``).
+        form: ``sum_j B_j q_j' = 0``), referred to the centre: ``(omega, v + omega x c)``.
         """
-        omega, v = config.twists[..., :3], config.twists[..., 3:]
-        centres = self.loop_centres(config)
-        inc = self.loop_incidence[:, :, None]
-        # omega x c as rows: omega^T hat(c), one product per loop.
-        at_centre = v[..., None, :, :] + omega[..., None, :, :] @ skew(centres)
-        B = np.concatenate([inc * omega[..., None, :, :], inc * at_centre], axis=-1)
-        B = np.swapaxes(B, -1, -2)
+        columns = config.twists.swapaxes(-1, -2)[..., None, :, :]  # (..., 1, 6, n)
+        B = point_shift_matrices(self.loop_centres(config)) @ columns
+        B *= self._loop_incidence_rows
         return B.reshape(B.shape[:-3] + (-1, self.n))
 
     def velocity_product_rhs(self, config: Configuration, q_dot, terms) -> np.ndarray:
@@ -394,10 +478,8 @@ class KinematicSystem:
         ``(w, v) -> (w, v + w x c)``: the same transform that gives the rows of
         :meth:`constraint_matrix` from origin-referenced twists.
         """
-        centres = self.loop_centres(config)
-        w, v = spatial[..., :3], spatial[..., 3:]
-        shifted = np.concatenate([w, v + cross(w, centres)], axis=-1)
-        return shifted.reshape(shifted.shape[:-2] + (-1,))
+        shifted = point_shift_matrices(self.loop_centres(config)) @ spatial[..., None]
+        return shifted.reshape(shifted.shape[:-3] + (-1,))
 
     # ------------------------------------------------------------ scaling
     @cached_property
@@ -423,11 +505,11 @@ class KinematicSystem:
         (the Lie bracket with the carrier's velocity, plus the pair's own change of twist,
         non-zero only for the Hooke pair's second pin).
         """
-        rates = lie_bracket(link_velocities[..., self.column_carrier, :], config.twists)
+        rates = lie_bracket(link_velocities.take(self.column_carrier, axis=-2), config.twists)
         batch = rates.shape[:-2]
         for pair_type, members, cols in self._varying_twists:
             own = pair_type.twist_rates(config.q[..., cols], np.asarray(q_dot)[..., cols])
-            frames = config.pair_frames[..., np.repeat(members, cols.shape[1]), :, :]
+            frames = config.pair_frames.take(self.column_pair[cols.ravel()], axis=-3)
             rates[..., cols.ravel(), :] += transform_twists(frames, own.reshape(batch + (-1, 6)))
         return rates
 

@@ -25,10 +25,8 @@ import numpy as np
 
 from .transforms import (
     exp_so3,
-    lie_bracket,
     log_so3,
     rotation_about_x,
-    rotation_about_z,
     twist_matrix,
 )
 
@@ -36,6 +34,8 @@ __all__ = [
     "PairType",
     "ScrewPair",
     "screw_matrices",
+    "SCREW_BASIS",
+    "fill_screw_terms",
     "Revolute",
     "Prismatic",
     "Cylindrical",
@@ -102,15 +102,43 @@ class PairType:
         return f"{type(self).__name__}()"
 
 
+# Rot_z(g) Trans_z(s) = cos g K_0 + sin g K_1 + K_2 + s K_3: linear in the terms (cos g, sin g, 1, s).
+SCREW_BASIS = np.zeros((4, 4, 4))
+SCREW_BASIS[0, 0, 0] = SCREW_BASIS[0, 1, 1] = 1.0
+SCREW_BASIS[1, 1, 0], SCREW_BASIS[1, 0, 1] = 1.0, -1.0
+SCREW_BASIS[2, 2, 2] = SCREW_BASIS[2, 3, 3] = 1.0
+SCREW_BASIS[3, 2, 3] = 1.0
+SCREW_BASIS.flags.writeable = False
+
+
+def fill_screw_terms(terms):
+    """In place: rows ``(..., 4)`` holding ``(g, *, *, s)`` become ``(cos g, sin g, 1, s)``; returns them.
+
+    These are the coefficients of :data:`SCREW_BASIS` (g rad, s m): ``Rot_z(g) Trans_z(s) =
+    sum_i terms_i SCREW_BASIS[i]``. Being linear in them, the matrix keeps that form when
+    multiplied by constants on either side, which :class:`loops.system.KinematicSystem`
+    folds into its basis once.
+    """
+    np.sin(terms[..., 0], out=terms[..., 1])
+    np.cos(terms[..., 0], out=terms[..., 0])
+    terms[..., 2] = 1.0
+    return terms
+
+
 def screw_matrices(angle, slide):
     """``Rot_z(angle) Trans_z(slide)`` for stacked angles (rad) and slides (m): ``(...,) -> (..., 4, 4)``.
 
     The one formula behind every pair that turns and slides along its own Z (revolute,
-    prismatic, cylindrical, helical); see :attr:`ScrewPair.screw_coefficients`.
+    prismatic, cylindrical, helical); see :attr:`ScrewPair.screw_coefficients` and
+    :data:`SCREW_BASIS`.
     """
-    A = rotation_about_z(angle)
-    A[..., 2, 3] = slide
-    return A
+    angle = np.asarray(angle, dtype=float)
+    slide = np.asarray(slide, dtype=float)
+    shape = angle.shape if angle.shape == slide.shape else np.broadcast_shapes(angle.shape, slide.shape)
+    terms = np.empty(shape + (4,))
+    terms[..., 0] = angle
+    terms[..., 3] = slide
+    return (fill_screw_terms(terms) @ SCREW_BASIS.reshape(4, 16)).reshape(shape + (4, 4))
 
 
 class ScrewPair(PairType):
@@ -189,6 +217,11 @@ class Helical(ScrewPair):
         return f"Helical(pitch={self.pitch!r})"
 
 
+# d/dg of the screw terms (cos g, sin g, 1, s) at fixed s: (-sin g, cos g, 0, 0).
+_TERMS_SLOPE_INDEX = np.array([1, 0, 3, 3])
+_TERMS_SLOPE_SIGN = np.array([-1.0, 1.0, 0.0, 0.0])
+
+
 class Hooke(PairType):
     """Hooke (universal) pair: ``A = Rot_z(phi) Rot_x(beta) Rot_z(theta)``.
 
@@ -205,31 +238,41 @@ class Hooke(PairType):
 
     def __init__(self, beta: float = np.pi / 2):
         self.beta = float(beta)
-        self._tilt = rotation_about_x(self.beta)
+        tilt = rotation_about_x(self.beta)
+        # Rz(phi) Rx(beta) Rz(theta) = sum_ij t_i(phi) t_j(theta) K_i Rx(beta) K_j, with t the
+        # screw terms of each angle (zero slide) and K = SCREW_BASIS: bilinear in them.
+        self._basis = (SCREW_BASIS[:, None] @ tilt @ SCREW_BASIS[None, :]).reshape(16, 16)
+        # (S_0, S_1) = ((e_z, 0), (Rz(phi) Rx(beta) e_z, 0)): linear in the terms of phi.
+        twist_basis = np.zeros((4, 2, 6))
+        twist_basis[2, 0, 2] = 1.0
+        twist_basis[:, 1, :3] = (SCREW_BASIS @ tilt)[:, :3, 2]
+        self._twist_basis = twist_basis.reshape(4, 12)
+
+    @staticmethod
+    def _angle_terms(q):
+        """Screw terms ``(cos, sin, 1, 0)`` of both angles: ``(..., 2) -> (..., 2, 4)``."""
+        terms = np.zeros(q.shape + (4,))
+        terms[..., 0] = q
+        return fill_screw_terms(terms)
 
     def matrix(self, q):
         q = np.asarray(q, dtype=float)
-        return rotation_about_z(q[..., 0]) @ self._tilt @ rotation_about_z(q[..., 1])
-
-    def _second_axis(self, phi):
-        """Second pin in frame j: ``Rot_z(phi) Rot_x(beta) e_z``; ``(...,) -> (..., 3)``."""
-        sb, cb = np.sin(self.beta), np.cos(self.beta)
-        return np.stack([sb * np.sin(phi), -sb * np.cos(phi), np.full_like(phi, cb)], axis=-1)
+        terms = self._angle_terms(q)
+        products = terms[..., 0, :, None] * terms[..., 1, None, :]
+        return (products.reshape(q.shape[:-1] + (16,)) @ self._basis).reshape(q.shape[:-1] + (4, 4))
 
     def twists(self, q):
         q = np.asarray(q, dtype=float)
-        S = np.zeros(q.shape[:-1] + (2, 6))
-        S[..., 0, 2] = 1.0
-        S[..., 1, :3] = self._second_axis(q[..., 0])
-        return S
+        return (self._angle_terms(q)[..., 0, :] @ self._twist_basis).reshape(q.shape[:-1] + (2, 6))
 
     def twist_rates(self, q, q_dot):
-        # The second pin is carried by the cross, which turns with phi: dS_1/dt = [S_0, S_1] phi'.
+        # The second pin is carried by the cross, which turns with phi: dS_1/dt = [S_0, S_1] phi'
+        # = dS_1/dphi phi', and the twists are linear in the terms (cos phi, sin phi, 1, 0),
+        # whose derivative is (-sin phi, cos phi, 0, 0).
         q = np.asarray(q, dtype=float)
-        S = self.twists(q)
-        rates = np.zeros_like(S)
-        rates[..., 1, :] = lie_bracket(S[..., 0, :], S[..., 1, :]) * np.asarray(q_dot)[..., 0:1]
-        return rates
+        slopes = self._angle_terms(q)[..., 0, :].take(_TERMS_SLOPE_INDEX, axis=-1) * _TERMS_SLOPE_SIGN
+        rates = (slopes @ self._twist_basis).reshape(q.shape[:-1] + (2, 6))
+        return rates * np.asarray(q_dot, dtype=float)[..., 0, None, None]
 
     def values_from_matrix(self, A):
         # A = Rz(phi) Rx(beta) Rz(theta): the third column is Rz(phi) Rx(beta) e_z, the
@@ -274,6 +317,27 @@ class Spherical(PairType):
 
     def values_from_matrix(self, A):
         return log_so3(np.asarray(A)[..., :3, :3])
+
+    @staticmethod
+    def value_rates(q, omega):
+        """Rate of the rotation vector ``q`` (..., 3) for the relative angular velocity
+        ``omega`` (..., 3, rad/s, frame j axes, left increments as :meth:`rotate`).
+
+        ``R = exp(hat(q))`` and ``R' R^T = hat(omega)`` give ``omega = J_l(q) q'``, so
+        ``q' = J_l(q)^-1 omega = omega - 1/2 q x omega + c q x (q x omega)`` with
+        ``c = (1 - (t/2) cot(t/2)) / t^2``, ``t = |q|`` (series below 1e-2 rad). Valid for
+        ``|q| < 2 pi``; seated values have ``|q| <= pi``.
+        """
+        q = np.asarray(q, dtype=float)
+        omega = np.asarray(omega, dtype=float)
+        t2 = np.einsum("...i,...i->...", q, q)
+        t = np.sqrt(t2)
+        small = t < 1e-2
+        safe = np.where(small, 1.0, t)
+        c = np.where(small, 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0,
+                     (1.0 - 0.5 * safe / np.tan(0.5 * safe)) / (safe * safe))
+        q_x_omega = np.cross(q, omega)
+        return omega - 0.5 * q_x_omega + c[..., None] * np.cross(q, q_x_omega)
 
 
 PAIR_TYPES = {

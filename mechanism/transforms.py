@@ -39,6 +39,7 @@ __all__ = [
     "twist_vector",
     "adjoint",
     "transform_twists",
+    "point_shift_matrices",
     "lie_bracket",
     "exp_so3",
     "log_so3",
@@ -51,8 +52,8 @@ __all__ = [
 
 _PAVLOV_ORDER = np.array([3, 0, 1, 2])
 _BOTTOM_ROW = np.array([0.0, 0.0, 0.0, 1.0])
-# (row, column) pairs of a 3x3 matrix's antisymmetric part: unskew(S)_i = (S[a_i, b_i] - S[b_i, a_i]) / 2
-_SKEW_A, _SKEW_B = np.array([2, 0, 1]), np.array([1, 2, 0])
+# Flat indices of a 3x3 matrix's antisymmetric part: unskew(S) = (S21 - S12, S02 - S20, S10 - S01) / 2
+_UNSKEW_PLUS, _UNSKEW_MINUS = np.array([7, 2, 3]), np.array([5, 6, 1])
 
 
 def _eye4(shape):
@@ -117,57 +118,59 @@ def homogeneous(R, p):
 def inverse(T):
     """Inverse of rigid transforms ``(..., 4, 4)``: ``[[R^T, -R^T p], [0, 1]]``."""
     T = np.asarray(T, dtype=float)
-    out = np.empty_like(T)
-    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    out[..., :3, :3] = Rt
-    out[..., :3, 3:] = -(Rt @ T[..., :3, 3:])
+    # The transpose already has R^T in place; its bottom row (p^T, 1) becomes (0, 0, 0, 1).
+    out = T.swapaxes(-1, -2).copy()
+    out[..., :3, 3:] = out[..., :3, :3] @ -T[..., :3, 3:]
     out[..., 3, :] = _BOTTOM_ROW
     return out
 
 
-def cross(a, b):
-    """``a x b`` over the last axis of ``(..., 3)`` arrays (broadcasting).
+# Cross products by components, ``(a x b)_i = a_(i+1) b_(i+2) - a_(i+2) b_(i+1)``. The
+# products are gathered with ``ndarray.take``, which costs a fraction of fancy indexing or
+# ``np.take``: these functions run thousands of times per simulation on tiny arrays, where
+# the count of numpy calls is the cost.
+_NEXT = np.array([1, 2, 0])
+_AFTER = np.array([2, 0, 1])
 
-    Written out by components: ``np.cross`` spends most of its time moving axes, and this is
-    on the solver's hot path.
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = a1 * b2 - a2 * b1
-    out[..., 1] = a2 * b0 - a0 * b2
-    out[..., 2] = a0 * b1 - a1 * b0
+
+def cross(a, b):
+    """``a x b`` over the last axis of ``(..., 3)`` arrays (broadcasting); real, or complex
+    (complex-step derivatives)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.dtype.kind not in "fc":
+        a = a.astype(float)
+    out = a.take(_NEXT, axis=-1) * b.take(_AFTER, axis=-1)
+    out -= a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1)
     return out
+
+
+# hat(w) row by row, [[0, -w2, w1], [w2, 0, -w0], [-w1, w0, 0]], as a gather of w times a
+# sign (the zero entries gather w0 and multiply it by 0, so they are +-0.0).
+_SKEW_INDEX = np.array([0, 2, 1, 2, 0, 0, 1, 0, 0])
+_SKEW_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0])
+# hat(xi) = [[hat(w), v], [0, 0]] of xi = (w, v) the same way, 4x4.
+_TWIST_INDEX = np.array([0, 2, 1, 3, 2, 0, 0, 4, 1, 0, 0, 5, 0, 0, 0, 0])
+_TWIST_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 1.0, 0.0, -1.0, 1.0, -1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
 
 def skew(w):
     """``hat(w)``: the 3x3 skew matrix with ``hat(w) x = w x x``; ``(..., 3) -> (..., 3, 3)``."""
     w = np.asarray(w, dtype=float)
-    S = np.zeros(w.shape[:-1] + (3, 3))
-    S[..., 0, 1] = -w[..., 2]
-    S[..., 0, 2] = w[..., 1]
-    S[..., 1, 0] = w[..., 2]
-    S[..., 1, 2] = -w[..., 0]
-    S[..., 2, 0] = -w[..., 1]
-    S[..., 2, 1] = w[..., 0]
-    return S
+    return (w.take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN).reshape(w.shape[:-1] + (3, 3))
 
 
 def unskew(S):
     """Inverse of :func:`skew` (antisymmetric part): ``(..., 3, 3) -> (..., 3)``."""
     S = np.asarray(S, dtype=float)
-    return 0.5 * (S[..., _SKEW_A, _SKEW_B] - S[..., _SKEW_B, _SKEW_A])
+    flat = S.reshape(S.shape[:-2] + (9,))
+    return 0.5 * (flat.take(_UNSKEW_PLUS, axis=-1) - flat.take(_UNSKEW_MINUS, axis=-1))
 
 
 def twist_matrix(xi):
     """Pavlov's ``Q`` operator of a twist: ``(..., 6) -> (..., 4, 4)``, ``[[hat(w), v], [0, 0]]``."""
     xi = np.asarray(xi, dtype=float)
-    Q = np.zeros(xi.shape[:-1] + (4, 4))
-    Q[..., :3, :3] = skew(xi[..., :3])
-    Q[..., :3, 3] = xi[..., 3:]
-    return Q
+    return (xi.take(_TWIST_INDEX, axis=-1) * _TWIST_SIGN).reshape(xi.shape[:-1] + (4, 4))
 
 
 def twist_vector(Q):
@@ -187,37 +190,69 @@ def adjoint(T):
     return Ad
 
 
+# p x (R omega) in transform_twists, padded to a twist (0, p x R omega): rows (p_(i+1), p_(i+2))
+# gathered from the flat 4x4, rows ((R omega)_(i+2), (R omega)_(i+1)) from the flat (R omega, R v).
+# The padding gathers T_00 (R omega)_0 twice, whose difference is 0.
+_P_NEXT_AFTER = np.array([[0, 0, 0, 7, 11, 3], [0, 0, 0, 11, 3, 7]])
+_W_AFTER_NEXT = np.array([[0, 0, 0, 2, 0, 1], [0, 0, 0, 1, 2, 0]])
+
+
 def transform_twists(T, xi):
     """``Ad(T) xi`` without forming the 6x6: ``T (..., 4, 4)``, ``xi (..., 6)`` -> ``(..., 6)``.
 
     ``omega' = R omega``, ``v' = R v + p x (R omega)``.
     """
-    R = T[..., :3, :3]
-    p = T[..., :3, 3]
-    both = R @ np.stack([xi[..., :3], xi[..., 3:]], axis=-1)  # (..., 3, 2): R omega, R v
-    w = both[..., 0]
-    return np.concatenate([w, both[..., 1] + cross(p, w)], axis=-1)
+    T = np.asarray(T, dtype=float)
+    xi = np.asarray(xi, dtype=float)
+    # Rows (omega, v) times R^T: (R omega, R v) in one product, already in twist order.
+    both = xi.reshape(xi.shape[:-1] + (2, 3)) @ T[..., :3, :3].swapaxes(-1, -2)
+    rotated = both.reshape(both.shape[:-2] + (6,))
+    products = T.reshape(T.shape[:-2] + (16,)).take(_P_NEXT_AFTER, axis=-1) * rotated.take(_W_AFTER_NEXT, axis=-1)
+    return rotated + (products[..., 0, :] - products[..., 1, :])
 
 
-_NEXT = np.array([1, 2, 0, 1, 2, 0])       # omega components i+1, twice
-_AFTER = np.array([2, 0, 1, 2, 0, 1])      # omega components i+2, twice
-_B_AFTER = np.array([2, 0, 1, 5, 3, 4])    # b's (omega, v) components i+2
-_B_NEXT = np.array([1, 2, 0, 4, 5, 3])     # b's (omega, v) components i+1
-_V_NEXT, _V_AFTER = np.array([4, 5, 3]), np.array([5, 3, 4])
+# [[1, 0], [-hat(c), 1]] as 36 entries: skew's gather with the opposite sign in the lower
+# left block, zero elsewhere, plus the identity.
+_SHIFT_INDEX = np.zeros((6, 6), dtype=int)
+_SHIFT_SIGN = np.zeros((6, 6))
+_SHIFT_INDEX[3:, :3] = _SKEW_INDEX.reshape(3, 3)
+_SHIFT_SIGN[3:, :3] = -_SKEW_SIGN.reshape(3, 3)
+_SHIFT_INDEX, _SHIFT_SIGN, _SHIFT_EYE = _SHIFT_INDEX.ravel(), _SHIFT_SIGN.ravel(), np.eye(6).ravel()
+
+
+def point_shift_matrices(c):
+    """``[[1, 0], [-hat(c), 1]]``: ``(..., 3) -> (..., 6, 6)``.
+
+    Takes a twist (or any spatial vector) ``(omega, v)`` referred to the origin to the same
+    one referred to the point ``c`` (m): ``(omega, v + omega x c)``. It is ``Ad`` of the
+    translation by ``-c``.
+    """
+    c = np.asarray(c, dtype=float)
+    return (c.take(_SHIFT_INDEX, axis=-1) * _SHIFT_SIGN + _SHIFT_EYE).reshape(c.shape[:-1] + (6, 6))
+
+
+# [a, b] = (w1 x w2, w1 x v2 + v1 x w2) as one 12-wide difference of gathered products,
+# (w1 x w2, w1 x v2, 0, v1 x w2), folded in half. The filler products are a0 b0 - a0 b0 = 0.
+_BRACKET_A = np.array([1, 2, 0, 1, 2, 0, 0, 0, 0, 4, 5, 3]), np.array([2, 0, 1, 2, 0, 1, 0, 0, 0, 5, 3, 4])
+_BRACKET_B = np.array([2, 0, 1, 5, 3, 4, 0, 0, 0, 2, 0, 1]), np.array([1, 2, 0, 4, 5, 3, 0, 0, 0, 1, 2, 0])
 
 
 def lie_bracket(a, b):
     """``[a, b]`` of twists ``(..., 6)``: the vee of ``hat(a) hat(b) - hat(b) hat(a)``.
 
     ``(w1, v1), (w2, v2) -> (w1 x w2, w1 x v2 + v1 x w2)``; it is ``d/dt`` of a twist ``b``
-    fixed in a body that moves with twist ``a``. The three cross products are written as
-    one index computation on the stacked vectors (this is on the solver's hot path).
+    fixed in a body that moves with twist ``a``.
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
-    out = a[..., _NEXT] * b[..., _B_AFTER] - a[..., _AFTER] * b[..., _B_NEXT]
-    out[..., 3:] += a[..., _V_NEXT] * b[..., _AFTER[:3]] - a[..., _V_AFTER] * b[..., _NEXT[:3]]
-    return out
+    d = a.take(_BRACKET_A[0], axis=-1) * b.take(_BRACKET_B[0], axis=-1)
+    d -= a.take(_BRACKET_A[1], axis=-1) * b.take(_BRACKET_B[1], axis=-1)
+    return d[..., :6] + d[..., 6:]
+
+
+# Row and column of each entry of a flat 3x3, and the flat identity.
+_OUTER_ROW, _OUTER_COLUMN = np.repeat(np.arange(3), 3), np.tile(np.arange(3), 3)
+_EYE3 = np.eye(3).ravel()
 
 
 def exp_so3(w):
@@ -227,9 +262,10 @@ def exp_so3(w):
     with series for small angles: accurate to round-off at every angle.
     """
     w = np.asarray(w, dtype=float)
-    theta2 = np.einsum("...i,...i->...", w, w)
+    outer = w.take(_OUTER_ROW, axis=-1) * w.take(_OUTER_COLUMN, axis=-1)  # w w^T, flat
+    theta2 = outer[..., 0] + outer[..., 4] + outer[..., 8]
     small = theta2 < 1e-12
-    if np.any(small):
+    if small.any():
         safe2 = np.where(small, 1.0, theta2)
         theta = np.sqrt(safe2)
         a = np.where(small, 1.0 - theta2 / 6.0, np.sin(theta) / theta)
@@ -240,18 +276,8 @@ def exp_so3(w):
         c = np.cos(theta)
         a = np.sin(theta) / theta
         b = (1.0 - c) / theta2
-    R = b[..., None, None] * (w[..., :, None] * w[..., None, :])
-    aw = a[..., None] * w
-    R[..., 0, 0] += c
-    R[..., 1, 1] += c
-    R[..., 2, 2] += c
-    R[..., 0, 1] -= aw[..., 2]
-    R[..., 1, 0] += aw[..., 2]
-    R[..., 0, 2] += aw[..., 1]
-    R[..., 2, 0] -= aw[..., 1]
-    R[..., 1, 2] -= aw[..., 0]
-    R[..., 2, 1] += aw[..., 0]
-    return R
+    R = b[..., None] * outer + (a[..., None] * w).take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN + c[..., None] * _EYE3
+    return R.reshape(w.shape[:-1] + (3, 3))
 
 
 def log_so3(R):
@@ -260,15 +286,19 @@ def log_so3(R):
     Well conditioned at every angle: the axis near ``pi`` comes from the symmetric part.
     """
     R = np.asarray(R, dtype=float)
-    cos = np.clip((np.trace(R, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0)
+    diagonal = R.reshape(R.shape[:-2] + (9,))[..., ::4]
+    cos = ((diagonal[..., 0] + diagonal[..., 1] + diagonal[..., 2] - 1.0) / 2.0).clip(-1.0, 1.0)
     axis_sin = unskew(R)  # = sin(theta) * axis
-    sin = np.linalg.norm(axis_sin, axis=-1)
+    sin = np.sqrt((axis_sin * axis_sin).sum(axis=-1))
     theta = np.arctan2(sin, cos)
     small = theta < 1e-6
-    factor = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin + (sin == 0)))
+    if small.any():
+        factor = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin + (sin == 0)))
+    else:
+        factor = theta / (sin + (sin == 0))
     w = factor[..., None] * axis_sin
     near_pi = cos < -0.99
-    if np.any(near_pi):
+    if near_pi.any():
         # sin is tiny near pi: take the axis from R + R^T = 2 cos I + 2 (1 - cos) a a^T.
         Rn = R[near_pi]
         c = cos[near_pi]

@@ -304,3 +304,19 @@ def test_hooke_twists_are_the_two_pins():
         assert_array_equal(S[1, 3:], 0.0)
         # The second pin is frame k's Z: the third column of A.
         assert_allclose(pair.matrix(np.array([phi, theta]))[:3, 2], pin2, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("angle", [1e-5, 0.3, 2.0, 3.1, 3.6])
+def test_spherical_value_rates_against_finite_differences(angle):
+    """``q' = J_l(q)^-1 omega``: moving the rotation vector at that rate turns the pair at
+    ``omega`` (``R' R^T = hat(omega)``, central differences with h = 1e-5: error ~1e-10)."""
+    rng = np.random.default_rng(7)
+    axis = rng.normal(size=3)
+    q = axis / np.linalg.norm(axis) * angle
+    omega = rng.normal(size=3)
+    rate = pr.Spherical.value_rates(q, omega)
+    h = 1e-5
+    R_dot = (tf.exp_so3(q + h * rate) - tf.exp_so3(q - h * rate)) / (2 * h)
+    assert_allclose(tf.unskew(R_dot @ tf.exp_so3(q).T), omega, rtol=0, atol=1e-9)
+    stacked = pr.Spherical.value_rates(np.stack([q, q]), np.stack([omega, omega]))
+    assert_allclose(stacked, [rate, rate], rtol=0, atol=0)
