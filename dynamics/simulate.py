@@ -666,8 +666,9 @@ class _Integration:
             if bar is not None:
                 bar.close()
 
-    def _closed(self, t, y):
-        """``y`` projected onto the closure, and its evaluation there.
+    def _closed(self, t, y, evaluate=True):
+        """``y`` projected onto the closure, and its evaluation there (or, when not
+        ``evaluate``, only its :class:`~dynamics.partitioning.ClosedState`).
 
         Newton (eq. 3, driven columns held) from ``y``'s own ``q``, with the stage's
         linearization (cached when the integrator's last stage was at ``(t, y)``) for the
@@ -681,14 +682,16 @@ class _Integration:
         closed = y.copy()
         if stage.closed:
             closed[m:m + nf] = stage.state.q[partition.free]
-            return closed, stage
+            return closed, stage if evaluate else stage.state
         system = integrand.system
         if system.closure_error(stage.state.config) <= self.tolerance and not len(system.spherical_pairs):
-            return closed, stage  # closed already (spherical pairs would need re-seating)
+            return closed, stage if evaluate else stage.state  # closed already (spherical pairs: re-seat)
         q, config, _, _ = newton_from(partition, stage.state.q.copy(), self.tolerance, config=stage.state.config,
                                       solver=stage.state.solver)
         closed[m:m + nf] = q[partition.free]
-        return closed, integrand.evaluate(t, closed, config)
+        if evaluate:
+            return closed, integrand.evaluate(t, closed, config)
+        return closed, closed_state(partition, q, config)
 
     def _steps(self, solver, integrand, times, sample, bar):
         """Accepted steps until ``t_end`` (or a stop); the body of :meth:`run`."""
@@ -703,7 +706,7 @@ class _Integration:
                     self._stop(f"integration failed at t = {solver.t:.6g} s: {message} (transmission ratio "
                                f"{ratio:.3g}: near a singular position)")
                 t_new, y_new = solver.t, solver.y
-                y_closed, accepted = self._closed(t_new, y_new)
+                y_closed, accepted = self._closed(t_new, y_new, evaluate=False)
                 sample = self._record(solver, t_new, times, sample)
             except _NearSingular:
                 h = getattr(solver, "h_abs", None) or last_h or (self.t_end * 1e-3)
@@ -725,13 +728,14 @@ class _Integration:
             self.steps += 1
             last_h = t_new - t_old
             _take_state(solver, y_closed)
-            if times is None:
-                self.recorder.add(t_new, y_closed, accepted)
-            elif sample < len(times) and times[sample] == t_new:
-                self.recorder.add(t_new, y_closed, accepted)
-                sample += 1
-            integrand.set_base(accepted.state)
-            self._check_prescribed(t_new, accepted.state)
+            if times is None or (sample < len(times) and times[sample] == t_new):
+                try:
+                    self.recorder.add(t_new, y_closed, integrand.evaluate(t_new, y_closed, accepted.config))
+                except ClosureFailed as exc:
+                    self._stop(f"the state at t = {t_new:.6g} s cannot be evaluated: {exc}")
+                sample += times is not None
+            integrand.set_base(accepted)
+            self._check_prescribed(t_new, accepted)
             if bar is not None:
                 bar.update(t_new - bar.n)
             switched = self._maintain(t_new, y_closed, accepted)
@@ -768,10 +772,10 @@ class _Integration:
                        f"{', '.join(partition.prescribed_names)} cannot be followed (transmission ratio "
                        f"{ratio:.3g})")
 
-    def _maintain(self, t, y, accepted):
-        """Keep the partition well conditioned; returns the new state vector after a switch."""
+    def _maintain(self, t, y, base):
+        """Keep the partition well conditioned at the closed state ``base`` (of ``y``); returns
+        the new state vector after a switch."""
         integrand = self.integrand
-        base = accepted.state
         partition = base.partition
         m = partition.m
         # The square solve's rows must stay independent (spatial redundant loops).
@@ -813,7 +817,8 @@ class _Integration:
         if new_ratio >= 0.5 * ratio or new_ratio > SWITCH_RATIO:
             self._declined = ratio
             return None  # no better coordinates here
-        q_dot = accepted.dynamics.kin.q_dot
+        rates = y[m + integrand.nf:2 * m + integrand.nf]
+        q_dot = base.G @ np.concatenate([rates, self.driven(t)[1]])
         self.switches.append((float(t), list(partition.names), list(new_partition.names)))
         integrand.set_base(new_base)
         self._declined = 0.0

@@ -98,51 +98,56 @@ def find_gauges(system, config) -> list[Gauge]:
     return gauges
 
 
-def _swing(gauge, link_poses):
-    """``w = log(R R_ref^T)`` of the gauge's link: (..., 3)."""
-    return log_so3(link_poses[..., gauge.link, :3, :3] @ gauge.reference.T)
+def _swings(gauges, config):
+    """``w = log(R R_ref^T)`` of every gauge's link, a list of (..., 3): cached on ``config``
+    (the residual, the rows and the rates of one configuration all need them)."""
+    if config.gauge_swings is None:
+        poses = config.link_poses
+        config.gauge_swings = [log_so3(poses[..., g.link, :3, :3] @ g.reference.T) for g in gauges]
+    return config.gauge_swings
+
+
+def _stack(values):
+    """Per-gauge values (...,) side by side: (..., k)."""
+    return values[0][..., None] if len(values) == 1 else np.stack(values, axis=-1)
 
 
 def _c(theta2):
     """``c(t) = 1/t^2 - (1 + cos t)/(2 t sin t)`` from ``t^2``; series below 1e-4 (error < 1e-17)."""
     theta2 = np.asarray(theta2)
     small = np.real(theta2) < 1e-4
-    safe = np.where(small, 1.0, theta2)
-    t = np.sqrt(safe)
-    exact = 1.0 / safe - (1.0 + np.cos(t)) / (2.0 * t * np.sin(t))
+    if not small.any():
+        return _c_exact(theta2)
     series = 1.0 / 12.0 + theta2 / 720.0 + theta2 ** 2 / 30240.0
-    return np.where(small, series, exact)
+    return series if small.all() else np.where(small, series, _c_exact(np.where(small, 1.0, theta2)))
 
 
-def _cross_any(a, b):
-    """Cross product over the last axis for real or complex arrays."""
-    a, b = np.broadcast_arrays(a, b)
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+def _c_exact(theta2):
+    t = np.sqrt(theta2)
+    return 1.0 / theta2 - (1.0 + np.cos(t)) / (2.0 * t * np.sin(t))
 
 
 def gauge_row(w, u):
     """``J_l(w)^-T u``: derivative of ``w . u`` along left increments, (..., 3). Complex-safe."""
-    w_u = _cross_any(w, u)
-    return u + 0.5 * w_u + _c(np.sum(w * w, axis=-1))[..., None] * _cross_any(w, w_u)
+    w_u = cross(w, u)
+    return u + 0.5 * w_u + _c((w * w).sum(axis=-1))[..., None] * cross(w, w_u)
 
 
-def gauge_values(gauges, link_poses):
+def gauge_values(gauges, config):
     """Gauge residuals ``w . u`` (rad), (..., k)."""
     if not gauges:
-        return np.zeros(link_poses.shape[:-3] + (0,))
-    return np.stack([_swing(g, link_poses) @ g.axis for g in gauges], axis=-1)
+        return np.zeros(config.link_poses.shape[:-3] + (0,))
+    return _stack([w @ g.axis for g, w in zip(gauges, _swings(gauges, config))])
 
 
 def gauge_rows(gauges, config, link_incidence):
     """Rows of the linearized gauge equations over all variables, (..., k, n):
     ``row . q' = (J_l^-T u) . omega_link``, ``omega_link`` from the link's tree path."""
     rows = []
-    for g in gauges:
-        r = gauge_row(_swing(g, config.link_poses), g.axis)
-        rows.append(link_incidence[g.link] * np.einsum("...nj,...j->...n", config.twists[..., :3], r))
-    return np.stack(rows, axis=-2)
+    for g, w in zip(gauges, _swings(gauges, config)):
+        r = gauge_row(w, g.axis)
+        rows.append(link_incidence[g.link] * (config.twists[..., :3] @ r[..., None])[..., 0])
+    return rows[0][..., None, :] if len(rows) == 1 else np.stack(rows, axis=-2)
 
 
 def gauge_rates(gauges, config, link_velocities, link_terms):
@@ -151,16 +156,16 @@ def gauge_rates(gauges, config, link_velocities, link_terms):
 
     ``link_terms`` (..., links, 6) are the links' accelerations at zero ``q''``. ``w' =
     J_l(w)^-1 omega``, and the row's rate comes by a complex step (exact to round-off for this
-    analytic function).
+    analytic function), whose real part is the row.
     """
     step = 1e-30
     out = []
-    for g in gauges:
-        w = _swing(g, config.link_poses)
+    for g, w in zip(gauges, _swings(gauges, config)):
         omega = link_velocities[..., g.link, :3]
         w_o = cross(w, omega)
-        w_dot = omega - 0.5 * w_o + _c(np.sum(w * w, axis=-1))[..., None] * cross(w, w_o)
-        row_rate = np.imag(gauge_row(w + 1j * step * w_dot, g.axis)) / step
-        out.append(np.sum(row_rate * omega, axis=-1)
-                   + np.sum(gauge_row(w, g.axis) * link_terms[..., g.link, :3], axis=-1))
-    return np.stack(out, axis=-1)
+        w_dot = omega - 0.5 * w_o + _c((w * w).sum(axis=-1))[..., None] * cross(w, w_o)
+        stepped = gauge_row(w + 1j * step * w_dot, g.axis)
+        # Its real part is the row itself (to O(step^2)).
+        row_rate, row = stepped.imag / step, stepped.real
+        out.append((row_rate * omega).sum(axis=-1) + (row * link_terms[..., g.link, :3]).sum(axis=-1))
+    return _stack(out)

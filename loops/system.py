@@ -61,6 +61,7 @@ class Configuration:
     rotations : (m, 3, 3) rotation blocks of the spherical pairs' matrices
     defects : closure defects (:meth:`KinematicSystem.closure_defects`), filled on first request
     chord_frames : (loops, 4, 4) ``T_0(second) F_k`` of every loop's chord, filled on first request
+    gauge_swings : per gauge, the swing (3,) of its link (:mod:`loops.passive`), filled on first request
     """
 
     q: np.ndarray
@@ -71,6 +72,7 @@ class Configuration:
     rotations: np.ndarray
     defects: tuple | None = None
     chord_frames: np.ndarray | None = None
+    gauge_swings: list | None = None
 
 
 class KinematicSystem:
@@ -416,7 +418,7 @@ class KinematicSystem:
         both = np.concatenate([rotation, gap], axis=-1)
         both = both.reshape(both.shape[:-2] + (-1,))
         if self.gauges:
-            both = np.concatenate([both, gauge_values(self.gauges, config.link_poses)], axis=-1)
+            both = np.concatenate([both, gauge_values(self.gauges, config)], axis=-1)
         return both
 
     def closure_error(self, config: Configuration):
@@ -430,7 +432,7 @@ class KinematicSystem:
         relative = np.concatenate([rotation, gap / self.scale], axis=-1)
         if self.gauges:
             relative = np.concatenate([relative.reshape(batch + (-1,)),
-                                       gauge_values(self.gauges, config.link_poses)], axis=-1)
+                                       gauge_values(self.gauges, config)], axis=-1)
         error = np.abs(relative).reshape(batch + (-1,)).max(axis=-1)
         return error if batch else float(error)
 

@@ -207,7 +207,8 @@ def transform_twists(T, xi):
     # Rows (omega, v) times R^T: (R omega, R v) in one product, already in twist order.
     both = xi.reshape(xi.shape[:-1] + (2, 3)) @ T[..., :3, :3].swapaxes(-1, -2)
     rotated = both.reshape(both.shape[:-2] + (6,))
-    products = T.reshape(T.shape[:-2] + (16,)).take(_P_NEXT_AFTER, axis=-1) * rotated.take(_W_AFTER_NEXT, axis=-1)
+    flat = T.reshape(T.shape[:-2] + (16,))
+    products = flat.take(_P_NEXT_AFTER, axis=-1) * rotated.take(_W_AFTER_NEXT, axis=-1)
     return rotated + (products[..., 0, :] - products[..., 1, :])
 
 
@@ -276,7 +277,8 @@ def exp_so3(w):
         c = np.cos(theta)
         a = np.sin(theta) / theta
         b = (1.0 - c) / theta2
-    R = b[..., None] * outer + (a[..., None] * w).take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN + c[..., None] * _EYE3
+    R = b[..., None] * outer + (a[..., None] * w).take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN  # + a hat(w)
+    R += c[..., None] * _EYE3
     return R.reshape(w.shape[:-1] + (3, 3))
 
 
