@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechanism.specs import GROUND
-from mechanism.transforms import cross, log_so3
+from mechanism.transforms import cross, dexp_inverse, log_so3
 
 __all__ = ["idle_spin", "Gauge", "find_gauges", "gauge_row"]
 
@@ -112,25 +112,9 @@ def _stack(values):
     return values[0][..., None] if len(values) == 1 else np.stack(values, axis=-1)
 
 
-def _c(theta2):
-    """``c(t) = 1/t^2 - (1 + cos t)/(2 t sin t)`` from ``t^2``; series below 1e-4 (error < 1e-17)."""
-    theta2 = np.asarray(theta2)
-    small = np.real(theta2) < 1e-4
-    if not small.any():
-        return _c_exact(theta2)
-    series = 1.0 / 12.0 + theta2 / 720.0 + theta2 ** 2 / 30240.0
-    return series if small.all() else np.where(small, series, _c_exact(np.where(small, 1.0, theta2)))
-
-
-def _c_exact(theta2):
-    t = np.sqrt(theta2)
-    return 1.0 / theta2 - (1.0 + np.cos(t)) / (2.0 * t * np.sin(t))
-
-
 def gauge_row(w, u):
     """``J_l(w)^-T u``: derivative of ``w . u`` along left increments, (..., 3). Complex-safe."""
-    w_u = cross(w, u)
-    return u + 0.5 * w_u + _c((w * w).sum(axis=-1))[..., None] * cross(w, w_u)
+    return dexp_inverse(w, u, transposed=True)
 
 
 def gauge_values(gauges, config):
@@ -162,8 +146,7 @@ def gauge_rates(gauges, config, link_velocities, link_terms):
     out = []
     for g, w in zip(gauges, _swings(gauges, config)):
         omega = link_velocities[..., g.link, :3]
-        w_o = cross(w, omega)
-        w_dot = omega - 0.5 * w_o + _c((w * w).sum(axis=-1))[..., None] * cross(w, w_o)
+        w_dot = dexp_inverse(w, omega)
         stepped = gauge_row(w + 1j * step * w_dot, g.axis)
         # Its real part is the row itself (to O(step^2)).
         row_rate, row = stepped.imag / step, stepped.real

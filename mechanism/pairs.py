@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .transforms import (
+    dexp_inverse,
     exp_so3,
     log_so3,
     rotation_about_x,
@@ -324,20 +325,10 @@ class Spherical(PairType):
         ``omega`` (..., 3, rad/s, frame j axes, left increments as :meth:`rotate`).
 
         ``R = exp(hat(q))`` and ``R' R^T = hat(omega)`` give ``omega = J_l(q) q'``, so
-        ``q' = J_l(q)^-1 omega = omega - 1/2 q x omega + c q x (q x omega)`` with
-        ``c = (1 - (t/2) cot(t/2)) / t^2``, ``t = |q|`` (series below 1e-2 rad). Valid for
+        ``q' = J_l(q)^-1 omega`` (:func:`mechanism.transforms.dexp_inverse`). Valid for
         ``|q| < 2 pi``; seated values have ``|q| <= pi``.
         """
-        q = np.asarray(q, dtype=float)
-        omega = np.asarray(omega, dtype=float)
-        t2 = np.einsum("...i,...i->...", q, q)
-        t = np.sqrt(t2)
-        small = t < 1e-2
-        safe = np.where(small, 1.0, t)
-        c = np.where(small, 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0,
-                     (1.0 - 0.5 * safe / np.tan(0.5 * safe)) / (safe * safe))
-        q_x_omega = np.cross(q, omega)
-        return omega - 0.5 * q_x_omega + c[..., None] * np.cross(q, q_x_omega)
+        return dexp_inverse(np.asarray(q, dtype=float), np.asarray(omega, dtype=float))
 
 
 PAIR_TYPES = {

@@ -33,6 +33,7 @@ __all__ = [
     "homogeneous",
     "inverse",
     "cross",
+    "dexp_inverse",
     "skew",
     "unskew",
     "twist_matrix",
@@ -366,3 +367,33 @@ def from_pavlov(T):
     inv = np.argsort(_PAVLOV_ORDER)
     T = np.asarray(T)
     return T[..., inv, :][..., :, inv]
+
+
+def _dexp_c(theta2):
+    """``c(t) = 1/t^2 - (1 + cos t)/(2 t sin t)`` from ``t^2``; series below 1e-4 (error < 1e-17)."""
+    theta2 = np.asarray(theta2)
+    small = np.real(theta2) < 1e-4
+    if not small.any():
+        return _dexp_c_exact(theta2)
+    series = 1.0 / 12.0 + theta2 / 720.0 + theta2 ** 2 / 30240.0
+    return series if small.all() else np.where(small, series, _dexp_c_exact(np.where(small, 1.0, theta2)))
+
+
+def _dexp_c_exact(theta2):
+    t = np.sqrt(theta2)
+    return 1.0 / theta2 - (1.0 + np.cos(t)) / (2.0 * t * np.sin(t))
+
+
+def dexp_inverse(w, v, transposed=False):
+    """``J_l(w)^-1 v`` (or ``J_l(w)^-T v``) for rotation vectors ``w`` and vectors ``v`` (..., 3).
+
+    ``J_l`` is the left Jacobian of ``exp`` on SO(3): for ``R = exp(hat(w))``,
+    ``R' R^T = hat(J_l(w) w')``. So ``J_l(w)^-1 omega`` is the rate of the rotation vector
+    for the angular velocity ``omega`` (left increments), and ``J_l(w)^-T u`` the gradient of
+    ``w . u`` along left increments. ``J_l^-1 v = v - 1/2 w x v + c w x (w x v)``, with
+    ``c = 1/t^2 - (1 + cos t) / (2 t sin t)``, ``t = |w| < 2 pi``; the transpose flips the
+    sign of the middle term. Complex-safe (complex-step derivatives).
+    """
+    w_v = cross(w, v)
+    half = 0.5 * w_v if transposed else -0.5 * w_v
+    return v + half + _dexp_c((w * w).sum(axis=-1))[..., None] * cross(w, w_v)
