@@ -239,7 +239,7 @@ class DynamicModel:
             M, h, Q_gravity = newton_euler_terms(kin, self.masses, self.coms, self.inertias, self.gravity,
                                                  self.massive)
         applied = self.loads.evaluate(t, state.config, kin.q_dot, kin.velocities)
-        Q = Q_gravity if applied.none else applied.generalized(state.G, kin.link_jacobians) + Q_gravity
+        Q = Q_gravity if self.loads.none else applied.generalized(state.G, kin.link_jacobians) + Q_gravity
         return Dynamics(kin, M, h, Q, applied)
 
     def energies(self, poses, velocities, q):

@@ -89,7 +89,6 @@ class AppliedLoads:
     link_wrenches: np.ndarray
     dissipated_power: float
     external_power: float
-    none: bool = False  # the model has no loads: everything above is zero
 
     def generalized(self, G, link_jacobians):
         """``Q_s = sum_i V_i^(s) . W_i + G^T Q_q`` (d,)."""
@@ -135,7 +134,7 @@ class Loads:
         self.strut_damping = np.array([s.damping for s in struts], dtype=float)
         self.time_dependent = bool(len(self.pair_force_functions) or len(self.point_force_functions))
         self.none = not (len(springs) or len(self.pair_force_columns) or len(forces) or self.strut_count)
-        self._no_loads = AppliedLoads(np.zeros(system.n), np.zeros((n_links, 6)), 0.0, 0.0, True)
+        self._no_loads = AppliedLoads(np.zeros(system.n), np.zeros((n_links, 6)), 0.0, 0.0)
         self._no_loads.pair_forces.flags.writeable = False
         self._no_loads.link_wrenches.flags.writeable = False
 
@@ -179,7 +178,7 @@ class Loads:
             np.add.at(wrenches, self.strut_link_a, np.concatenate([cross(a, on_a), on_a], axis=1))
             np.add.at(wrenches, self.strut_link_b, np.concatenate([cross(b, -on_a), -on_a], axis=1))
             dissipated += float(np.sum(self.strut_damping * rate**2))
-        return AppliedLoads(pair_forces, wrenches, dissipated, external, self.none)
+        return AppliedLoads(pair_forces, wrenches, dissipated, external)
 
     def strut_state(self, poses, velocities):
         """Attachment points a, b (S, 3), unit direction a->b, length (S,) and its rate (S,)."""

@@ -249,7 +249,7 @@ class _Evaluation:
     accelerations: np.ndarray
     efforts: np.ndarray
     prescribed_rates: np.ndarray
-    closed: bool  # the stage's q was closed first (near a singular position)
+    closed: bool  # state is closed (given, or closed first near a singular position), not y's q
 
 
 _NOTHING = np.zeros(0)
@@ -316,10 +316,11 @@ class _Integrand:
         if base.partition is not getattr(self, "partition", None):
             self._set_partition(base.partition)
         threshold = STAGE_CLOSING_CONDITIONING * (2.0 if self.close_stages else 1.0)
-        self.close_stages = not (self.linearize and base.solver.conditioning >= threshold)
-        if self.close_stages:
+        if self.linearize and base.solver.conditioning >= threshold:
+            self.close_stages = False
+            self.forget()
+        else:
             self.closing()
-        self.forget()
 
     def closing(self):
         """Close every stage from now on (until the next :meth:`set_base`)."""
@@ -336,6 +337,10 @@ class _Integrand:
         where = np.full(self.system.n, -1)
         where[partition.free] = np.arange(self.nf)
         self._spherical = where[self.system.spherical_columns]
+
+    def cached(self, t, y):
+        """The evaluation at ``(t, y)`` if it is the last one made, else None."""
+        return self._value if self._key == (float(t), y.tobytes()) else None
 
     def forget(self):
         """Drop the cached evaluation (after the partition's rows change)."""
@@ -356,22 +361,23 @@ class _Integrand:
             q[partition.prescribed] = self.prescribed(t)[0]
         return q
 
-    def evaluate(self, t, y, config=None) -> _Evaluation:
-        """Dynamics at ``(t, y)``; ``config``: the mechanism already evaluated at that ``q``."""
-        key = (float(t), y.tobytes())
-        if key == self._key:
-            return self._value
+    def evaluate(self, t, y, state=None) -> _Evaluation:
+        """Dynamics at ``(t, y)``; ``state``: the closed state of ``y``'s ``q``, when known."""
+        hit = self.cached(t, y)
+        if hit is not None:
+            return hit
         m, nf = self.m, self.nf
         p, p_dot, p_ddot = self.prescribed(t)
-        if self.close_stages:
+        closed = state is not None or self.close_stages
+        if state is None and self.close_stages:
             # Near a singular position the linearization off the closure is unreliable (the
             # small singular value amplifies the drift), and a stage's q (a low-order
             # prediction) may lie nearer a crossing branch: every stage of the step is closed
             # from the last accepted state, predicted along its own branch (second order in u).
             target = np.concatenate([y[:m], p])
             state = close(self.base, target, self.tolerance)
-        else:
-            state = closed_state(self.partition, self.pair_variables(t, y), config)
+        elif state is None:
+            state = closed_state(self.partition, self.pair_variables(t, y))
             if state.solver.conditioning < STAGE_CLOSING_CONDITIONING:
                 raise _NearSingular()
         rates = y[m + nf:2 * m + nf]
@@ -382,8 +388,8 @@ class _Integrand:
         efforts = dynamics.efforts(accelerations) if len(p) else np.zeros(m)
         if not (math.isfinite(accelerations.sum()) and math.isfinite(efforts.sum())):
             raise ClosureFailed("non-finite accelerations (singular position)")
-        value = _Evaluation(state, dynamics, accelerations, efforts, p_dot, self.close_stages)
-        self._key, self._value = key, value
+        value = _Evaluation(state, dynamics, accelerations, efforts, p_dot, closed)
+        self._key, self._value = (float(t), y.tobytes()), value
         return value
 
     def __call__(self, t, y):
@@ -652,7 +658,7 @@ class _Integration:
         y = integrand.state_vector(self.start.q, rates, np.zeros(3))
         times = self.times
         try:
-            first = integrand.evaluate(0.0, y, self.start.config)
+            first = integrand.evaluate(0.0, y, self.start)
         except ClosureFailed as exc:
             self._stop(f"the initial state cannot be evaluated: {exc}")
         sample = 0
@@ -670,28 +676,27 @@ class _Integration:
         """``y`` projected onto the closure, and its evaluation there (or, when not
         ``evaluate``, only its :class:`~dynamics.partitioning.ClosedState`).
 
-        Newton (eq. 3, driven columns held) from ``y``'s own ``q``, with the stage's
-        linearization (cached when the integrator's last stage was at ``(t, y)``) for the
-        first step; a stage closed already (near a singular position) is used as it is.
-        Raises :class:`ClosureFailed` when the loops do not close from ``y``.
+        Newton (eq. 3, driven columns held) from ``y``'s own ``q``. When the integrator's
+        last stage was at ``(t, y)`` (its derivative at a step's end), the stage gives the
+        first Newton step, or is used as it is if it was closed already (near a singular
+        position). Raises :class:`ClosureFailed` when the loops do not close from ``y``.
         """
         integrand = self.integrand
         partition = integrand.partition
-        stage = integrand.evaluate(t, y)
         m, nf = integrand.m, integrand.nf
         closed = y.copy()
-        if stage.closed:
+        stage = integrand.cached(t, y)
+        if stage is not None and stage.closed:
             closed[m:m + nf] = stage.state.q[partition.free]
             return closed, stage if evaluate else stage.state
-        system = integrand.system
-        if system.closure_error(stage.state.config) <= self.tolerance and not len(system.spherical_pairs):
-            return closed, stage if evaluate else stage.state  # closed already (spherical pairs: re-seat)
-        q, config, _, _ = newton_from(partition, stage.state.q.copy(), self.tolerance, config=stage.state.config,
-                                      solver=stage.state.solver)
+        if stage is None:
+            q, config, solver = integrand.pair_variables(t, y), None, None
+        else:
+            q, config, solver = stage.state.q.copy(), stage.state.config, stage.state.solver
+        q, config, _, _ = newton_from(partition, q, self.tolerance, config=config, solver=solver)
         closed[m:m + nf] = q[partition.free]
-        if evaluate:
-            return closed, integrand.evaluate(t, closed, config)
-        return closed, closed_state(partition, q, config)
+        state = closed_state(partition, q, config)
+        return closed, integrand.evaluate(t, closed, state) if evaluate else state
 
     def _steps(self, solver, integrand, times, sample, bar):
         """Accepted steps until ``t_end`` (or a stop); the body of :meth:`run`."""
@@ -730,7 +735,7 @@ class _Integration:
             _take_state(solver, y_closed)
             if times is None or (sample < len(times) and times[sample] == t_new):
                 try:
-                    self.recorder.add(t_new, y_closed, integrand.evaluate(t_new, y_closed, accepted.config))
+                    self.recorder.add(t_new, y_closed, integrand.evaluate(t_new, y_closed, accepted))
                 except ClosureFailed as exc:
                     self._stop(f"the state at t = {t_new:.6g} s cannot be evaluated: {exc}")
                 sample += times is not None
