@@ -10,8 +10,10 @@ from .errors import (
     ClosureError,
     KinematrixError,
     ModelError,
+    SimulationInterrupted,
     SimulationStopped,
     SingularConfigurationError,
+    SweepInterrupted,
     SweepStopped,
 )
 from .model import Mechanism
@@ -28,6 +30,8 @@ __all__ = [
     "SingularConfigurationError",
     "SweepStopped",
     "SimulationStopped",
+    "SweepInterrupted",
+    "SimulationInterrupted",
     "Revolute",
     "Prismatic",
     "Cylindrical",

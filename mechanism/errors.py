@@ -15,6 +15,8 @@ __all__ = [
     "SingularConfigurationError",
     "SweepStopped",
     "SimulationStopped",
+    "SweepInterrupted",
+    "SimulationInterrupted",
 ]
 
 
@@ -98,3 +100,16 @@ class SimulationStopped(KinematrixError, RuntimeError):
         self.reason = reason
         self.partial = partial
         super().__init__(reason)
+
+
+class SweepInterrupted(SweepStopped, KeyboardInterrupt):
+    """A sweep (or an inverse-dynamics run) interrupted by Ctrl-C (SIGINT).
+
+    Both a :class:`SweepStopped`, with ``.partial`` holding every position reached (all
+    closed) and ``.reason`` naming the last one, and a :class:`KeyboardInterrupt`, so that
+    code that does not know kinematrix still stops as it would on Ctrl-C.
+    """
+
+
+class SimulationInterrupted(SimulationStopped, KeyboardInterrupt):
+    """A simulation interrupted by Ctrl-C: ``.partial`` holds the accepted, closed samples so far."""
