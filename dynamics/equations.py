@@ -1,17 +1,13 @@
 """Equations of motion ``M(u) u'' = f(u, u', t)`` in the independent coordinates.
 
 :class:`DynamicModel` compiles a frozen model once for dynamics: its kinematic system
-(:func:`loops.system.compile_model`, point-driver road loops included), the pseudo-inertias
-of its links, its loads, its mobility (``check().dof``, ``.passive``). Its
-:meth:`~DynamicModel.evaluate` gives, at a closed state and given rates, the mass matrix
-and the generalized forces by either route:
-
-* ``"lagrange"``: the trace form (:mod:`dynamics.lagrange`, Pavlov eq. 7);
-* ``"kane"``: partial velocities and Newton-Euler inertia forces (:mod:`dynamics.kane`).
-
-:func:`equations_of_motion` is the public entry: it walks the independent coordinates
-from the design pose to the requested values (continuation with the closure solved at
-every step, as a sweep does) and returns :class:`EquationsOfMotion`.
+(:func:`loops.compiled.compile_model`, point-driver road loops included), the mass
+properties of its links, its loads (:mod:`dynamics.loads`) and its mobility
+(``check().dof``, ``.passive``). :func:`equations_of_motion` is the public entry: it walks
+the independent coordinates from the design pose to the requested values (the one
+continuation of :mod:`loops.continuation`, as a sweep does) and evaluates the mass matrix
+and forces there by the trace form (:mod:`dynamics.kernels.trace`, Pavlov eq. 7) or Kane's
+form (:mod:`dynamics.kernels.kane`).
 
 Examples
 --------
@@ -35,33 +31,23 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from loops.compiled import compile_model
+from loops.configuration import constraint_matrix, evaluate
+from loops.continuation import Walk, WalkStopped
+from loops.linear import null_space
 from loops.mobility import mobility_report
-from loops.system import compile_model
 from mechanism.errors import ModelError
 
-from .energy import gravity_potential, kinetic_energy, link_pseudo_inertias, pair_spring_potential, \
-    spring_damper_potential
-from .kane import newton_euler_terms
-from .lagrange import trace_terms
-from .loads import Loads
-from .partitioning import (
-    ClosureFailed,
-    Partition,
-    best_independent,
-    candidate_columns,
-    closed_state,
-    kinematics,
-    null_motions,
-    reference_state,
-    walk,
-)
+from .loads import compile_loads
+from .motion import Inertia, state_from_walk
+from .pseudo_inertia import pseudo_inertia
 
-__all__ = ["DynamicModel", "Dynamics", "EquationsOfMotion", "equations_of_motion", "dynamic_model",
-           "METHODS"]
+__all__ = ["DynamicModel", "EquationsOfMotion", "equations_of_motion", "dynamic_model", "METHODS",
+           "ASSEMBLY_TOLERANCE", "snapshot_of", "finite_values", "evaluate_state", "method_code", "no_inertia_message"]
 
 METHODS = ("lagrange", "kane")
-#: Closure tolerance (dimensionless) for assembling the start of an analysis.
-ASSEMBLY_TOLERANCE = 1e-13
+#: Closure tolerance (dimensionless) of the states the dynamics starts from and steps through.
+ASSEMBLY_TOLERANCE = 1e-12
 
 
 def snapshot_of(mechanism, where="mechanism"):
@@ -73,54 +59,22 @@ def snapshot_of(mechanism, where="mechanism"):
     raise ModelError(where, f"expected a Mechanism, got {type(mechanism).__name__}")
 
 
-@dataclass
-class Dynamics:
-    """Equations at one state, in all driven coordinates (independent, then prescribed).
+def method_code(method, where="method"):
+    """0 for "lagrange", 1 for "kane"; a located ModelError otherwise."""
+    try:
+        return METHODS.index(method)
+    except (ValueError, TypeError):
+        raise ModelError(where, f"unknown method {str(method)[:40]!r} (expected 'lagrange' or 'kane')") from None
 
-    kin : dynamics.partitioning.Kinematics
-    mass_matrix : (d, d)
-    bias : (d,) velocity-product terms (with the prescribed accelerations)
-    generalized_forces : (d,) applied (gravity, springs, dampers, pair and point forces)
-    applied : dynamics.loads.AppliedLoads
-    """
 
-    kin: object
-    mass_matrix: np.ndarray
-    bias: np.ndarray
-    generalized_forces: np.ndarray
-    applied: object
-
-    @property
-    def forces(self):
-        """``f = Q - h`` (d,): right-hand side of ``M d'' = f`` at zero prescribed reactions."""
-        return self.generalized_forces - self.bias
-
-    def accelerations(self):
-        """Independent accelerations ``u''`` (m,) with the prescribed coordinates enforced."""
-        m = self.kin.state.partition.m
-        if m == 0:
-            return np.zeros(0)
-        M = self.mass_matrix[:m, :m]
-        f = self.forces[:m]
-        # M is symmetric and positive definite unless a coordinate carries no inertia; a
-        # non-positive pivot (m = 1) or a failed LU says so (Cholesky would cost twice as much).
-        if m == 1:
-            if not M[0, 0] > 0.0:
-                raise ClosureFailed("the mass matrix is singular: some coordinate carries no inertia")
-            return f / M[0, 0]
-        try:
-            return np.linalg.solve(M, f)
-        except np.linalg.LinAlgError:
-            raise ClosureFailed("the mass matrix is singular: some coordinate carries no inertia") from None
-
-    def efforts(self, accelerations):
-        """Generalized forces (d,) the drivers must add for the independent ``accelerations``.
-
-        ``M[:, :m] u'' + h - Q``: zero on the independent rows when ``u''`` solves the
-        equations; on the prescribed rows, the force (torque) that keeps the prescribed motion.
-        """
-        m = self.kin.state.partition.m
-        return self.mass_matrix[:, :m] @ np.asarray(accelerations, dtype=float) - self.forces
+def _best_independent(system, motions, candidates, count) -> np.ndarray:
+    """The ``count`` candidate columns that move most independently along ``motions`` (n, k):
+    a pivoted QR of their scaled rows (an approximately maximal volume)."""
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    scaled = motions / system.column_scale[:, None]
+    _, _, pivots = scipy.linalg.qr(scaled[candidates].T, mode="economic", pivoting=True)
+    return np.sort(candidates[pivots[:count]]).astype(np.int64)
 
 
 class DynamicModel:
@@ -129,11 +83,11 @@ class DynamicModel:
     Attributes
     ----------
     model : mechanism.specs.Model
-    system : loops.system.KinematicSystem (with point-driver road loops)
+    system : loops.compiled.CompiledSystem (with point-driver road loops)
     dof, passive : int, from :func:`loops.mobility.mobility_report`
     J : (L, 4, 4) pseudo-inertias; masses (L,), coms (L, 3), inertias (L, 3, 3)
-    loads : dynamics.loads.Loads
     gravity : (3,) m/s^2
+    loads : dynamics.loads.LoadArrays (no prescribed motions)
     """
 
     def __init__(self, model):
@@ -142,23 +96,26 @@ class DynamicModel:
         report = mobility_report(model)
         self.dof, self.passive = report.dof, report.passive
         links = self.system.links
-        self.J = link_pseudo_inertias(links)
         self.masses = np.array([link.mass for link in links], dtype=float)
         self.coms = np.array([link.com for link in links], dtype=float).reshape(-1, 3)
         self.inertias = np.array([link.inertia for link in links], dtype=float).reshape(-1, 3, 3)
-        massive = np.flatnonzero(np.abs(self.J).reshape(len(links), -1).max(axis=1) > 0)
-        # Selecting the links with mass pays only when many are massless (road loops' virtual links).
-        self.massive = massive if 2 * len(massive) < len(links) else None
-        self.loads = Loads(self.system, model)
+        self.J = pseudo_inertia(self.masses, self.coms, self.inertias) if len(links) else np.zeros((0, 4, 4))
         self.gravity = np.asarray(model.gravity, dtype=float)
+        self.massive = np.flatnonzero(np.abs(self.J).reshape(len(links), -1).max(axis=1) > 0).astype(np.int64)
+        self.loads = compile_loads(self.system, model, self)
+
+    def inertia(self, method="lagrange") -> Inertia:
+        """Mass properties for the kernels with the formulation ``method``."""
+        return Inertia(self.J, self.masses, self.coms, self.inertias, self.gravity, self.massive,
+                       method_code(method))
+
+    def loads_with(self, prescribed):
+        """The loads with prescribed motions ``[(column, f or number, name), ...]``."""
+        return compile_loads(self.system, self.model, self, prescribed) if prescribed else self.loads
 
     # ----------------------------------------------------------- coordinates
     def coordinates_of(self, values, key, kind, role):
-        """Names and columns of a dict with one entry per degree of freedom (``check().dof``).
-
-        ``key`` locates errors about the whole dict (``"q"``, ``"drivers"``), ``role`` those about
-        one entry (``"q 'A'"``, ``"driver 'A'"``); ``kind`` names the entries in messages.
-        """
+        """Names and columns of a dict with one entry per degree of freedom (``check().dof``)."""
         if not isinstance(values, dict) or not values:
             raise ModelError(key, f"give a dict of the {self.dof} {kind}(s) -> value")
         names = list(values)
@@ -168,85 +125,68 @@ class DynamicModel:
         return names, self.columns(names, role)
 
     def columns(self, names, where):
-        """Columns of coordinate names, validated (public, additive, distinct); errors at
-        ``"<where> 'X'"``."""
+        """Columns of coordinate names, validated (public, additive, distinct)."""
         return self.system.driver_columns(names, role=where)
 
+    def free_motions(self, config):
+        """Basis (n, k) of the motions keeping every loop closed at ``config`` (physical units)."""
+        return null_space(constraint_matrix(self.system, config, scaled=True)) * self.system.column_scale[:, None]
+
     def automatic_coordinates(self, count, exclude=()):
-        """``count`` well-conditioned independent columns at the reference assembly.
-
-        The motions that keep the loops closed (null space of ``B``) with the ``exclude``
-        columns (prescribed coordinates) at rest; the variables that move most
-        independently along them (:func:`dynamics.partitioning.best_independent`).
-        """
+        """``count`` well-conditioned independent columns at the reference assembly, the
+        ``exclude`` columns (prescribed) at rest; public variables preferred."""
         system = self.system
-        exclude = np.asarray(exclude, dtype=int)
-        state = reference_state(Partition(system, [], [], self.passive), ASSEMBLY_TOLERANCE)
-        motions = null_motions(system, state.B)
+        exclude = np.asarray(exclude, dtype=np.int64)
+        motions = self.free_motions(evaluate(system, system.reference_q()))
         if len(exclude):
-            motions = motions @ scipy.linalg.null_space(motions[exclude])
-        candidates = candidate_columns(system, exclude)
-        # Prefer public variables: road-loop slides are internal.
+            motions = motions @ scipy.linalg.null_space(motions[exclude] / system.column_scale[exclude, None])
+        mask = np.array(system.additive)
+        mask[exclude] = False
+        candidates = np.flatnonzero(mask)
         public = candidates[system.public[candidates]]
-        return best_independent(system, motions, public if len(public) >= count else candidates, count)
+        return _best_independent(system, motions, public if len(public) >= count else candidates, count)
 
-    def partition(self, independent, prescribed=()):
-        """:class:`Partition` with its rows chosen at the reference assembly."""
-        return Partition(self.system, independent, prescribed, self.passive)
+    def switch_candidates(self, motions, exclude, count):
+        """The best ``count`` independent columns for the motions ``motions`` (n, m)."""
+        mask = np.array(self.system.additive)
+        mask[np.asarray(exclude, dtype=np.int64)] = False
+        return _best_independent(self.system, motions, np.flatnonzero(mask), count)
 
-    def start(self, partition, values, where="q0"):
-        """Closed state with the driven columns at ``values``, walked from the design pose.
-
-        Raises :class:`ModelError` (at ``where``) when the coordinates do not determine the
-        motion there or the values cannot be reached.
-        """
+    # ----------------------------------------------------------------- starts
+    def start(self, driven, values, where="q0", tolerance=ASSEMBLY_TOLERANCE) -> Walk:
+        """A :class:`loops.continuation.Walk` with the ``driven`` columns at ``values``, walked from
+        the design pose. Raises ModelError (at ``where``) when the coordinates do not determine the
+        motion at the design pose, and SweepStopped when the values cannot be reached."""
         system = self.system
-        state = reference_state(partition, ASSEMBLY_TOLERANCE)
-        partition.choose_rows(state.B)
-        state = closed_state(partition, state.q, state.config)
-        self._check_independent(partition, state, where)
+        names = [system.variable_names[c] for c in driven]
         try:
-            state = walk(state, values, ASSEMBLY_TOLERANCE, what="coordinates " + ", ".join(
-                system.variable_names[c] for c in partition.driven))
-        except ClosureFailed as exc:
-            raise ModelError(where, f"cannot reach the requested values from the design pose: {exc}") from None
-        return closed_state(partition, state.q, state.config)
-
-    def _check_independent(self, partition, state, where):
-        system = self.system
-        scaled = state.B * system.row_scale[:, None] * system.column_scale[None, :]
-        s_all = np.linalg.svd(scaled, compute_uv=False) if scaled.size else np.zeros(0)
-        free_scaled = scaled[:, partition.free]
-        s_free = np.linalg.svd(free_scaled, compute_uv=False) if free_scaled.size else np.zeros(0)
-        tol = 1e-9 * max(s_all[0] if len(s_all) else 0.0, 1.0)
-        rank_all = int(np.sum(s_all > tol))
-        rank_free = int(np.sum(s_free > tol))
-        if rank_free < rank_all:
-            names = [system.variable_names[c] for c in partition.driven]
-            motions = null_motions(system, state.B)
-            hint = best_independent(system, motions, candidate_columns(system), len(partition.driven))
-            raise ModelError(where, f"the coordinates {', '.join(names)} are not independent at the design "
-                             f"pose (they leave {rank_all - rank_free} freedom(s) undetermined); for example "
-                             f"{', '.join(system.variable_names[c] for c in hint)} are")
-
-    # ------------------------------------------------------------- dynamics
-    def evaluate(self, state, rates, t=0.0, prescribed_accelerations=(), method="lagrange") -> Dynamics:
-        """Mass matrix and generalized forces at a closed state (all driven coordinates)."""
-        kin = kinematics(state, rates, prescribed_accelerations)
-        if method == "lagrange":
-            M, h, Q_gravity = trace_terms(kin, self.J, self.gravity, self.massive)
-        else:
-            M, h, Q_gravity = newton_euler_terms(kin, self.masses, self.coms, self.inertias, self.gravity,
-                                                 self.massive)
-        applied = self.loads.evaluate(t, state.config, kin.q_dot, kin.velocities)
-        Q = Q_gravity if self.loads.none else applied.generalized(state.G, kin.link_jacobians) + Q_gravity
-        return Dynamics(kin, M, h, Q, applied)
+            walk = Walk(system, driven, system.reference_q(), tolerance=tolerance)
+        except WalkStopped as stop:
+            if stop.kind == "start" and stop.conditioning == 0.0:
+                hint = self.automatic_coordinates(len(driven))
+                raise ModelError(where, f"the coordinates {', '.join(names)} are not independent at the design "
+                                 f"pose (they leave some freedom undetermined); for example "
+                                 f"{', '.join(system.variable_names[c] for c in hint)} are") from None
+            raise ModelError("assembly", f"the reference assembly does not close (defect {stop.error:.3g}); "
+                             "call Mechanism.assemble() first") from None
+        try:
+            walk.to(np.asarray(values, dtype=float))
+        except WalkStopped as stop:
+            reached = ", ".join(f"{n} = {v:.6g}" for n, v in zip(names, walk.driven_values))
+            wanted = ", ".join(f"{n} = {v:.6g}" for n, v in zip(names, values))
+            why = "a dead point" if stop.kind == "dead point" else "the loops would not close"
+            raise ModelError(where, f"cannot reach {wanted} from the design pose: {why} at {reached}") from None
+        return walk
 
     def energies(self, poses, velocities, q):
-        """Kinetic and potential energy (J), stacked over leading axes."""
-        kinetic = kinetic_energy(poses, velocities, self.J)
-        potential = (gravity_potential(poses, self.J, self.gravity) + pair_spring_potential(self.loads, q)
-                     + spring_damper_potential(self.loads, poses))
+        """Kinetic and potential energy (J), each (N,), at N samples."""
+        from .kernels.energy import energies  # noqa: PLC0415
+
+        count = len(poses)
+        kinetic, potential = np.zeros(count), np.zeros(count)
+        if count:
+            energies(np.ascontiguousarray(poses), np.ascontiguousarray(velocities), np.ascontiguousarray(q), self.J,
+                     self.gravity, self.massive, self.loads, kinetic, potential)
         return kinetic, potential
 
 
@@ -261,9 +201,9 @@ def dynamic_model(model) -> DynamicModel:
         return hit
     if len(_CACHE) > 32:
         _CACHE.clear()
-    compiled = DynamicModel(model)
-    _CACHE[key] = compiled
-    return compiled
+    compiled_model = DynamicModel(model)
+    _CACHE[key] = compiled_model
+    return compiled_model
 
 
 def finite_values(values, names, where):
@@ -280,11 +220,25 @@ def finite_values(values, names, where):
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise ModelError(f"{where} {name!r}", f"expected a number, got {value!r}") from None
+            raise ModelError(f"{where} {name!r}", f"expected a number, got {str(value)[:40]!r}") from None
         if not math.isfinite(number):
             raise ModelError(f"{where} {name!r}", f"non-finite value {value!r}")
         out.append(number)
     return np.array(out, dtype=float)
+
+
+def evaluate_state(dyn, state, block, inertia, loads, rates, t, m, prescribed_accelerations=()):
+    """Run :func:`dynamics.kernels.motion.dynamics_at` at a closed ``state`` (loads at ``t``);
+    returns its status."""
+    from .kernels.loads import load_values  # noqa: PLC0415
+    from .kernels.motion import dynamics_at  # noqa: PLC0415
+
+    system = dyn.system
+    kin = state.kin
+    load_values(loads, float(t), kin.pair_values, kin.point_values, kin.prescribed)
+    accelerations = np.asarray(prescribed_accelerations, dtype=float).reshape(-1)
+    return dynamics_at(system.topology, system.geometry, block, inertia, loads, state.work, state.factor, state.G,
+                       np.asarray(rates, dtype=float), accelerations, int(m), kin)
 
 
 @dataclass
@@ -351,14 +305,13 @@ def equations_of_motion(mechanism, q, qd=None, method="lagrange", t=0.0) -> Equa
     ------
     ModelError
         Wrong keys or count, non-finite values, unknown method, coordinates that do not
-        determine the motion, or values out of reach.
+        determine the motion, values out of reach, a coordinate that carries no inertia.
     """
-    if method not in METHODS:
-        raise ModelError("method", f"unknown method {method!r} (expected 'lagrange' or 'kane')")
+    method_code(method)
     try:
         t = float(t)
     except (TypeError, ValueError):
-        raise ModelError("t", f"expected a number, got {t!r}") from None
+        raise ModelError("t", f"expected a number, got {str(t)[:40]!r}") from None
     if not math.isfinite(t):
         raise ModelError("t", "non-finite time")
     model = snapshot_of(mechanism)
@@ -366,13 +319,27 @@ def equations_of_motion(mechanism, q, qd=None, method="lagrange", t=0.0) -> Equa
     names, cols = dyn.coordinates_of(q, "q", "independent coordinate", "q")
     values = finite_values(q, names, "q")
     rates = finite_values(qd, names, "qd")
-    partition = dyn.partition(cols)
-    state = dyn.start(partition, values, where="q")
-    try:
-        result = dyn.evaluate(state, rates, t, method=method)
-    except ClosureFailed as exc:
-        raise ModelError("q", str(exc)) from None
+    walk = dyn.start(cols, values, where="q")
+    m = len(cols)
+    state = state_from_walk(walk, dyn.loads, m)
+    status = evaluate_state(dyn, state, walk.block, dyn.inertia(method), dyn.loads, rates, t, m)
+    kin = state.kin
+    if status != 0:
+        raise ModelError("q", no_inertia_message(dyn, cols, kin.M) if status == 3
+                         else "the closure is singular at this state (a change point)")
+    M, h, Q = kin.M.copy(), kin.h.copy(), kin.Q.copy()
     return EquationsOfMotion(
-        coordinates=names, mass_matrix=result.mass_matrix, forces=result.forces, method=method, t=t,
-        values=values, rates=rates, generalized_forces=result.generalized_forces, velocity_terms=result.bias,
-        transmission=state.G.copy(), variable_names=list(dyn.system.variable_names), q_all=state.q.copy())
+        coordinates=names, mass_matrix=M, forces=Q - h, method=method, t=t, values=values, rates=rates,
+        generalized_forces=Q, velocity_terms=h, transmission=state.G.copy(), variable_names=list(dyn.system.variable_names),
+        q_all=state.work.q.copy())
+
+
+def no_inertia_message(dyn, cols, M):
+    """One line naming the coordinate that carries no inertia (the smallest diagonal of ``M``)."""
+    m = len(cols)
+    diagonal = np.abs(np.diag(M)[:m]) if m else np.zeros(0)
+    worst = dyn.system.variable_names[cols[int(np.argmin(diagonal))]] if m else "?"
+    return (f"the mass matrix is singular: coordinate {worst!r} carries no inertia (give the links it moves a "
+            "mass or inertia, or prescribe it)")
+
+

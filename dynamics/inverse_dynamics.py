@@ -8,7 +8,9 @@ from the design pose, as in a sweep) and the generalized force each driver must 
 
 in the notation of :mod:`dynamics.lagrange` (or of the Kane form): the driver's torque
 (force) in its pair variable, from the first link on the second, in addition to the
-model's own loads.
+model's own loads. The motion is a sweep (:func:`loops.sweep.sweep`: the one walk of the
+kinematics), and the forces come from :func:`dynamics.kernels.motion.dynamics_at` with every
+driver prescribed.
 
 :func:`pair_reactions`: Newton-Euler on every link. The unknowns are the wrenches
 ``R_p = (n_o, f)`` (moment about the origin, force; world frame) that the first link of
@@ -30,14 +32,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.results import SweepResult
-from loops.sweep import per_position
+from loops.configuration import constraint_matrix, evaluate
+from loops.linear import square_block
+from loops.results import Column, Trajectory
+from loops.sweep import driver_table, per_position, sweep
 from mechanism.errors import ModelError, SweepStopped
 from mechanism.transforms import cross
 
-from .equations import ASSEMBLY_TOLERANCE, METHODS, dynamic_model, snapshot_of
-from .kane import inertia_wrenches
-from .partitioning import ClosureFailed, walk, with_curvature
+from .equations import ASSEMBLY_TOLERANCE, dynamic_model, method_code, snapshot_of
+from .motion import new_state
 
 __all__ = ["inverse_dynamics", "InverseDynamicsResult", "pair_reactions", "PairReactions"]
 
@@ -103,13 +106,19 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
     drive : (N, n) driver efforts in the pair variables (added to the pairs' own loads)
     velocities : (N, L, 6), optional (computed from ``q_dot`` otherwise)
     """
+    from loops.kernels.velocity import link_velocities  # noqa: PLC0415 (kernels load on first use)
+
+    from .kernels.kane import inertia_wrench  # noqa: PLC0415
+    from .kernels.loads import applied_loads, load_values  # noqa: PLC0415
+
     system = dyn.system
-    n_links, n_pairs = len(system.links), len(system.pairs)
-    ground = system.link_index["ground"]
+    topology = system.topology
+    n_links, n_pairs = topology.links, topology.pairs
+    ground = topology.ground
     moving = np.array([i for i in range(n_links) if i != ground], dtype=int)
     incidence = np.zeros((n_links, n_pairs))
-    incidence[system.second, np.arange(n_pairs)] += 1.0
-    incidence[system.first, np.arange(n_pairs)] -= 1.0
+    incidence[topology.second, np.arange(n_pairs)] += 1.0
+    incidence[topology.first, np.arange(n_pairs)] -= 1.0
     scale = system.scale
     # Unknowns r = (n_o / scale, f) per pair; link rows (moment / scale, force).
     link_block = np.kron(incidence[moving], np.eye(6))
@@ -118,23 +127,36 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
     moments = np.zeros((count, n_pairs, 3))
     frames = np.zeros((count, n_pairs, 4, 4))
     residual = np.zeros(count)
-    rotational = system.rotational
-    weights = np.where(rotational, 1.0 / scale, 1.0)
+    weights = np.where(system.rotational, 1.0 / scale, 1.0)
+    loads = dyn.loads
+    pair_values = np.zeros((len(loads.force_cols), 1))
+    point_values = np.zeros((len(loads.point_links), 3))
+    prescribed = np.zeros((len(loads.prescribed_cols), 3))
+    pair_forces, wrenches, powers = np.zeros(system.n), np.zeros((n_links, 6)), np.zeros(2)
+    inertia = np.zeros((n_links, 6))
     for k in range(count):
-        config = system.evaluate(q[k])
-        V = system.link_velocities(config, q_dot[k]) if velocities is None else velocities[k]
-        poses = config.link_poses
-        inertia = inertia_wrenches(poses, V, link_accelerations[k], dyn.masses, dyn.coms, dyn.inertias)
+        config = evaluate(system, q[k])
+        if velocities is None:
+            V = np.zeros((n_links, 6))
+            link_velocities(topology, np.ascontiguousarray(config.twists), np.ascontiguousarray(q_dot[k]), V)
+        else:
+            V = np.ascontiguousarray(velocities[k])
+        poses = np.ascontiguousarray(config.link_poses)
+        for i in range(n_links):
+            inertia_wrench(poses[i], V[i], np.ascontiguousarray(link_accelerations[k, i]), dyn.masses[i], dyn.coms[i],
+                           dyn.inertias[i], inertia[i])
         centres = np.einsum("lij,lj->li", poses[:, :3, :3], dyn.coms) + poses[:, :3, 3]
         weight = dyn.masses[:, None] * dyn.gravity[None, :]
         gravity = np.concatenate([cross(centres, weight), weight], axis=1)
-        applied = dyn.loads.evaluate(float(t[k]), config, q_dot[k], V)
-        rhs_links = (inertia - gravity - applied.link_wrenches)[moving]
+        load_values(loads, float(t[k]), pair_values, point_values, prescribed)
+        applied_loads(loads, np.ascontiguousarray(config.q), np.ascontiguousarray(q_dot[k]), poses, V, pair_values,
+                      point_values, pair_forces, wrenches, powers)
+        rhs_links = (inertia - gravity - wrenches)[moving]
         rhs_links[:, :3] /= scale
-        tau = applied.pair_forces + drive[k]
+        tau = pair_forces + drive[k]
         # Pair rows: xi_j . R_p = tau_j, with R_p = (scale r_m, r_f).
         pair_rows = np.zeros((system.n, n_pairs * 6))
-        cols = system.column_pair[:, None] * 6 + np.arange(6)[None, :]
+        cols = topology.column_pair[:, None] * 6 + np.arange(6)[None, :]
         twist_scaled = np.concatenate([config.twists[:, :3] * scale, config.twists[:, 3:]], axis=1)
         np.put_along_axis(pair_rows, cols, twist_scaled * weights[:, None], axis=1)
         A = np.vstack([link_block, pair_rows])
@@ -153,8 +175,8 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
                          moments[:, real], frames[:, real], residual)
 
 
-class InverseDynamicsResult:
-    """Driver forces along a prescribed motion, with the motion itself.
+class InverseDynamicsResult(Trajectory):
+    """Driver forces along a prescribed motion, with the motion itself (a :class:`loops.results.Trajectory`).
 
     Attributes
     ----------
@@ -166,40 +188,39 @@ class InverseDynamicsResult:
     motion reads like a sweep (``q``, ``q_dot``, ``q_ddot``, ``point``, ``pose`` ...).
     """
 
-    def __init__(self, dyn, drivers, t, q, q_dot, q_ddot, poses, velocities, accelerations, efforts,
-                 stop_reason=None):
+    def __init__(self, dyn, sweep_result, t, efforts, stop_reason=None):
+        r = sweep_result
+        super().__init__(dyn.system, r.drivers, r._q, r._q_dot, r._q_ddot, r._poses, r._velocities, r._accelerations,
+                         stop_reason=stop_reason, rotations=r._rotations, tangents=r._tangents)
         self._dyn = dyn
-        self.model = dyn.model
-        self.drivers = list(drivers)
         self.t = t
-        self._q, self._q_dot, self._velocities, self._accelerations = q, q_dot, velocities, accelerations
         self._efforts = efforts
-        self.stop_reason = stop_reason
-        self._kinematics = SweepResult(dyn.system, self.drivers, q, q_dot, q_ddot, poses, velocities,
-                                       accelerations, stop_reason)
-
-    def __len__(self):
-        return len(self.t)
 
     def force(self, name):
         """Generalized force (N,) driver ``name`` must supply: N m for angles, N for slides."""
         if name not in self.drivers:
             raise ModelError(f"driver {name!r}", f"not a driver (drivers: {', '.join(self.drivers)})")
-        return self._efforts[:, self._dyn.system.variable_index[name]].copy()
+        return self._efforts[:, self.drivers.index(name)].copy()
 
     def power(self, name):
         """Power (W) driver ``name`` delivers: force times its rate, (N,)."""
         return self.force(name) * self.q_dot(name)
 
-    def __getattr__(self, attribute):
-        if attribute in ("q", "q_dot", "q_ddot", "point", "point_velocity", "point_acceleration", "pose",
-                         "link_velocity", "link_acceleration", "columns", "variable_names", "point_names"):
-            return getattr(self._kinematics, attribute)
-        raise AttributeError(attribute)
+    def columns(self, points=None):
+        """CSV columns: ``t``, the trajectory's columns, then each driver's force ``<name>_force``."""
+        forces = [Column(f"{name}_force", self.force(name), "force" if not self._is_angle(name) else "force*length", 0)
+                  for name in self.drivers]
+        return [Column("t", self.t, "time", 0)] + super().columns(points) + forces
+
+    def _is_angle(self, name):
+        return bool(self.system.rotational[self.system.variable_index[name]])
 
     def reactions(self) -> PairReactions:
         """Force and moment transmitted by each pair along the sweep."""
-        return pair_reactions(self._dyn, self._q, self._q_dot, self._accelerations, self.t, self._efforts,
+        drive = np.zeros((len(self), self.system.n))
+        cols = [self.system.variable_index[name] for name in self.drivers]
+        drive[:, cols] = self._efforts
+        return pair_reactions(self._dyn, self._q, self._q_dot, self._accelerations, self.t, drive,
                               velocities=self._velocities)
 
 
@@ -212,8 +233,8 @@ def inverse_dynamics(mechanism, drivers, speeds=None, accelerations=None, *, tim
     mechanism : mechanism.Mechanism (or its frozen snapshot)
     drivers : dict name -> (N,) values
         As many drivers as ``check().dof`` (pair variables or point drivers; rad or m from
-        the design pose). The sweep walks from the design pose to the first values, then
-        through the rest.
+        the design pose). The motion walks from the design pose to the first values, then
+        through the rest, as a sweep does (:func:`loops.sweep.sweep`).
     speeds, accelerations : dict name -> number or (N,), optional (missing: zero)
     times : (N,) s, optional
         Times at which time-dependent loads are evaluated (default 0 at every position).
@@ -229,68 +250,63 @@ def inverse_dynamics(mechanism, drivers, speeds=None, accelerations=None, *, tim
         Wrong drivers (names, count), malformed values.
     SweepStopped
         When the drivers cannot reach a value (dead point); ``.partial`` holds the positions
-        reached.
+        reached with their forces (SweepInterrupted on Ctrl-C likewise).
     """
-    if method not in METHODS:
-        raise ModelError("method", f"unknown method {method!r} (expected 'lagrange' or 'kane')")
+    method_code(method)
     model = snapshot_of(mechanism)
     dyn = dynamic_model(model)
     names, cols = dyn.coordinates_of(drivers, "drivers", "driver", "driver")
-    arrays = []
-    for name in names:
+    _, table = driver_table(drivers)
+    count = len(table)
+    if times is None:
+        t = np.zeros(count)
+    else:
         try:
-            arr = np.atleast_1d(np.array(drivers[name], dtype=float))
+            t = np.array(times, dtype=float).ravel()
         except (TypeError, ValueError):
-            raise ModelError(f"driver {name!r}", "values must be numbers") from None
-        if arr.ndim != 1 or not np.all(np.isfinite(arr)):
-            raise ModelError(f"driver {name!r}", "values must be a finite 1-D sequence")
-        arrays.append(arr)
-    lengths = {len(a) for a in arrays if len(a) > 1}
-    if len(lengths) > 1:
-        raise ModelError("drivers", f"driver value arrays differ in length: {sorted(lengths)}")
-    count = lengths.pop() if lengths else 1
-    table = np.column_stack([np.broadcast_to(a, (count,)) for a in arrays])
+            raise ModelError("times", f"expected {count} finite times") from None
+        if t.shape != (count,) or not np.all(np.isfinite(t)):
+            raise ModelError("times", f"expected {count} finite times")
     speed = per_position(speeds, names, count, "speed")
     accel = per_position(accelerations, names, count, "acceleration")
     speed_table = np.column_stack([speed.get(n, np.zeros(count)) for n in names])
     accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
-    if times is None:
-        t = np.zeros(count)
-    else:
-        t = np.array(times, dtype=float).ravel()
-        if t.shape != (count,) or not np.all(np.isfinite(t)):
-            raise ModelError("times", f"expected {count} finite times")
+    inertia = dyn.inertia(method)
 
-    partition = dyn.partition(cols)
-    state = with_curvature(dyn.start(partition, table[0], where="drivers"))
-    rows = {k: [] for k in ("q", "qd", "qdd", "T", "V", "A", "tau")}
+    def with_forces(result, reason=None):
+        efforts = _efforts(dyn, result, inertia, speed_table[:len(result)], accel_table[:len(result)],
+                           t[:len(result)])
+        return InverseDynamicsResult(dyn, result, t[:len(result)], efforts, reason)
 
-    def result(reason=None):
-        n, L = dyn.system.n, len(dyn.system.links)
-        shapes = {"q": (n,), "qd": (n,), "qdd": (n,), "T": (L, 4, 4), "V": (L, 6), "A": (L, 6), "tau": (n,)}
-        a = {k: np.array(v) if v else np.zeros((0,) + shapes[k]) for k, v in rows.items()}
-        return InverseDynamicsResult(dyn, names, t[:len(rows["q"])], a["q"], a["qd"], a["qdd"], a["T"], a["V"],
-                                     a["A"], a["tau"], reason)
+    try:
+        motion = sweep(model, drivers, speeds=speeds, accelerations=accelerations, tolerance=ASSEMBLY_TOLERANCE)
+    except SweepStopped as stop:
+        stop.partial = with_forces(stop.partial, stop.reason)
+        raise
+    return with_forces(motion)
 
-    for k in range(count):
-        try:
-            if k:
-                state = with_curvature(walk(state, table[k], ASSEMBLY_TOLERANCE, what="drivers"))
-            dynamics = dyn.evaluate(state, speed_table[k], float(t[k]), method=method)
-        except ClosureFailed as exc:
-            at = ", ".join(f"{name} = {v:.6g}" for name, v in zip(names, table[k]))
-            reason = f"inverse dynamics stopped before {at}: {exc}"
-            raise SweepStopped(reason, result(reason)) from None
-        tau = dynamics.efforts(accel_table[k])
-        efforts = np.zeros(dyn.system.n)
-        efforts[cols] = tau
-        kin = dynamics.kin
-        rows["q"].append(state.q.copy())
-        rows["qd"].append(kin.q_dot)
-        rows["qdd"].append(kin.q_ddot(accel_table[k]))
-        rows["T"].append(state.config.link_poses)
-        rows["V"].append(kin.velocities)
-        rows["A"].append(kin.link_accelerations(accel_table[k]))
-        rows["tau"].append(efforts)
-    return result()
 
+def _efforts(dyn, result, inertia, speeds, accelerations, times):
+    """Driver forces (N, d) at the positions of a sweep result of all the mechanism's freedoms."""
+    from .kernels.motion import efforts_at_positions  # noqa: PLC0415
+
+    count = len(result)
+    d = len(result.drivers)
+    out = np.zeros((count, d))
+    if not count:
+        return out
+    system = dyn.system
+    driven = np.array([system.variable_index[name] for name in result.drivers], dtype=np.int64)
+    config = evaluate(system, result._q[0], result._rotations[0])
+    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    if block is None:
+        config = evaluate(system, result._q[-1], result._rotations[-1])
+        block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    state = new_state(system, block, dyn.loads, 0, result._q[0], result._rotations[0])
+    reached = efforts_at_positions(system.topology, system.geometry, block, inertia, dyn.loads, state,
+                                   np.ascontiguousarray(result._q), np.ascontiguousarray(result._rotations),
+                                   np.ascontiguousarray(result._tangents), np.ascontiguousarray(speeds, dtype=float),
+                                   np.ascontiguousarray(accelerations, dtype=float),
+                                   np.ascontiguousarray(times, dtype=float), out)
+    out[reached:] = np.nan
+    return out

@@ -22,9 +22,10 @@ import numpy as np
 
 from mechanism.specs import GROUND
 
+from .compiled import compile_model
+from .configuration import constraint_matrix, evaluate
+from .linear import rank as matrix_rank
 from .passive import idle_spin
-from .system import compile_model
-from .velocity import RANK_TOLERANCE
 
 __all__ = ["MobilityReport", "mobility_report"]
 
@@ -86,11 +87,8 @@ class MobilityReport:
 def mobility_report(model) -> MobilityReport:
     """Mobility report of ``model`` at its reference assembly (see the module docstring)."""
     system = compile_model(model, with_point_drivers=False)
-    config = system.evaluate(system.reference_q())
-    rows = system.row_scale[:6 * len(system.loops)]
-    B = system.loop_matrix(config) * rows[:, None] * system.column_scale[None, :]
-    s = np.linalg.svd(B, compute_uv=False) if B.size else np.zeros(0)
-    rank = int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+    config = evaluate(system, system.reference_q())
+    rank = matrix_rank(constraint_matrix(system, config, scaled=True, gauges=False))
     n_equations = 6 * len(system.loops)
     mobility = system.n - rank
     spins, idle_links = [], []
@@ -113,5 +111,5 @@ def mobility_report(model) -> MobilityReport:
         links=len(system.links),
         pairs=len(system.pairs),
         variables=system.n,
-        closure_error=system.closure_error(config),
+        closure_error=config.closure_error(),
     )

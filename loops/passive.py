@@ -20,7 +20,8 @@ swing. Its derivative along the link's angular velocity ``omega`` (``R' = hat(om
     c(t) = 1/t^2 - (1 + cos t) / (2 t sin t),   t = |w|
 
 with ``J_l`` the left Jacobian of SO(3), and ``omega`` the sum of the twists on the link's
-tree path. The gauge depends only on the link's own motion (not on the order of its pairs)
+tree path. The gauge's value and row are computed with the closure in
+:mod:`loops.kernels.closure`, its acceleration term in :mod:`loops.kernels.acceleration`. The gauge depends only on the link's own motion (not on the order of its pairs)
 and is singular only where ``|w|`` reaches half a turn, that is when the link's line has
 turned round to face the other way. (No gauge is free of singularities: choosing one spin
 for every direction of the line would be a continuous section of SO(3) over the sphere,
@@ -35,9 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechanism.specs import GROUND
-from mechanism.transforms import cross, dexp_inverse, log_so3
+from mechanism.transforms import cross
 
-__all__ = ["idle_spin", "Gauge", "find_gauges", "gauge_row"]
+__all__ = ["idle_spin", "Gauge", "find_gauges"]
 
 
 def idle_spin(system, config, link):
@@ -47,7 +48,8 @@ def idle_spin(system, config, link):
     one line (two distinct centres at least) or one of them does not allow the spin.
     """
     index = system.link_index[link]
-    touching = [i for i, p in enumerate(system.pairs) if index in (system.first[i], system.second[i])]
+    topology = system.topology
+    touching = [i for i in range(topology.pairs) if index in (topology.first[i], topology.second[i])]
     if len(touching) < 2:
         return None  # a link hanging on one pair has a real freedom
     centres = config.pair_frames[touching, :3, 3]
@@ -63,10 +65,9 @@ def idle_spin(system, config, link):
     spin = np.r_[direction, cross(centres[0], direction)]  # unit twist about the line
     rates = np.zeros(system.n)
     for i in touching:
-        cols = np.arange(system.pair_slices[system.pairs[i].name].start,
-                         system.pair_slices[system.pairs[i].name].stop)
+        cols = np.arange(topology.start[i], topology.start[i] + topology.size[i])
         # The pair's relative motion (second w.r.t. first) must be +-spin.
-        wanted = spin if system.second[i] == index else -spin
+        wanted = spin if topology.second[i] == index else -spin
         basis = config.twists[cols].T
         x, *_ = np.linalg.lstsq(basis, wanted, rcond=None)
         if np.linalg.norm(basis @ x - wanted) > 1e-8 * max(1.0, system.scale):
@@ -96,59 +97,3 @@ def find_gauges(system, config) -> list[Gauge]:
             index = system.link_index[link]
             gauges.append(Gauge(index, found[1], config.link_poses[index, :3, :3].copy()))
     return gauges
-
-
-def _swings(gauges, config):
-    """``w = log(R R_ref^T)`` of every gauge's link, a list of (..., 3): cached on ``config``
-    (the residual, the rows and the rates of one configuration all need them)."""
-    if config.gauge_swings is None:
-        poses = config.link_poses
-        config.gauge_swings = [log_so3(poses[..., g.link, :3, :3] @ g.reference.T) for g in gauges]
-    return config.gauge_swings
-
-
-def _stack(values):
-    """Per-gauge values (...,) side by side: (..., k)."""
-    return values[0][..., None] if len(values) == 1 else np.stack(values, axis=-1)
-
-
-def gauge_row(w, u):
-    """``J_l(w)^-T u``: derivative of ``w . u`` along left increments, (..., 3). Complex-safe."""
-    return dexp_inverse(w, u, transposed=True)
-
-
-def gauge_values(gauges, config):
-    """Gauge residuals ``w . u`` (rad), (..., k)."""
-    if not gauges:
-        return np.zeros(config.link_poses.shape[:-3] + (0,))
-    return _stack([w @ g.axis for g, w in zip(gauges, _swings(gauges, config))])
-
-
-def gauge_rows(gauges, config, link_incidence):
-    """Rows of the linearized gauge equations over all variables, (..., k, n):
-    ``row . q' = (J_l^-T u) . omega_link``, ``omega_link`` from the link's tree path."""
-    rows = []
-    for g, w in zip(gauges, _swings(gauges, config)):
-        r = gauge_row(w, g.axis)
-        rows.append(link_incidence[g.link] * (config.twists[..., :3] @ r[..., None])[..., 0])
-    return rows[0][..., None, :] if len(rows) == 1 else np.stack(rows, axis=-2)
-
-
-def gauge_rates(gauges, config, link_velocities, link_terms):
-    """Rate-only part of each gauge's acceleration equation, (..., k):
-    ``(J_l^-T u)' . omega + (J_l^-T u) . (omega' at zero q'')``.
-
-    ``link_terms`` (..., links, 6) are the links' accelerations at zero ``q''``. ``w' =
-    J_l(w)^-1 omega``, and the row's rate comes by a complex step (exact to round-off for this
-    analytic function), whose real part is the row.
-    """
-    step = 1e-30
-    out = []
-    for g, w in zip(gauges, _swings(gauges, config)):
-        omega = link_velocities[..., g.link, :3]
-        w_dot = dexp_inverse(w, omega)
-        stepped = gauge_row(w + 1j * step * w_dot, g.axis)
-        # Its real part is the row itself (to O(step^2)).
-        row_rate, row = stepped.imag / step, stepped.real
-        out.append((row_rate * omega).sum(axis=-1) + (row * link_terms[..., g.link, :3]).sum(axis=-1))
-    return _stack(out)

@@ -1,36 +1,51 @@
-"""Points on links: positions (METHOD.md eq. 5), velocities and accelerations (eq. 6).
+"""Points on links over stacks of configurations: eqs. 5 and 6 for arrays with leading axes.
 
-A point with coordinates ``r`` in link i's frame is at ``R = T_0i r``. With the link's
-spatial velocity ``(omega, v_o)`` (``T_0i' = hat(V) T_0i``) and acceleration
-``(omega', v_o')`` (``T_0i'' = (hat(V') + hat(V)^2) T_0i``):
-
-    R'  = omega x R + v_o
-    R'' = omega' x R + v_o' + omega x R'
-
-All functions broadcast over leading axes (a sweep's N positions).
+Thin wrappers of the compiled :mod:`loops.kernels.points` (the one implementation of the
+equations) for arrays of any leading shape: poses ``(..., 4, 4)``, spatial velocities and
+accelerations ``(..., 6)``, positions ``(..., 3)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mechanism.transforms import cross
-
 __all__ = ["point_positions", "point_velocities", "point_accelerations"]
 
 
+def _flat(a, width):
+    a = np.asarray(a, dtype=float)
+    return np.ascontiguousarray(a.reshape((-1,) + width)), a.shape[:a.ndim - len(width)]
+
+
 def point_positions(poses, r):
-    """``T r``: poses ``(..., 4, 4)``, link-frame coordinates ``r`` (3,) m -> ``(..., 3)`` m, global."""
-    r = np.asarray(r, dtype=float)
-    return np.einsum("...ij,j->...i", poses[..., :3, :3], r) + poses[..., :3, 3]
+    """``T r`` (eq. 5): poses ``(..., 4, 4)``, link-frame coordinates ``r`` (3,) m -> ``(..., 3)`` m."""
+    from .kernels.points import positions_of  # noqa: PLC0415 (kernels load on first use)
+
+    T, shape = _flat(poses, (4, 4))
+    out = np.empty((len(T), 3))
+    positions_of(T, np.ascontiguousarray(r, dtype=float), out)
+    return out.reshape(shape + (3,))
 
 
 def point_velocities(positions, link_velocities):
-    """``omega x R + v_o``: positions ``(..., 3)``, spatial velocities ``(..., 6)`` -> m/s ``(..., 3)``."""
-    return cross(link_velocities[..., :3], positions) + link_velocities[..., 3:]
+    """``omega x R + v_o`` (eq. 6): positions ``(..., 3)``, spatial velocities ``(..., 6)`` -> m/s."""
+    from .kernels.points import velocities_of  # noqa: PLC0415
+
+    P, shape = _flat(positions, (3,))
+    V, _ = _flat(np.broadcast_to(link_velocities, shape + (6,)), (6,))
+    out = np.empty((len(P), 3))
+    velocities_of(P, V, out)
+    return out.reshape(shape + (3,))
 
 
 def point_accelerations(positions, velocities, link_velocities, link_accelerations):
     """``omega' x R + v_o' + omega x R'`` -> m/s^2 ``(..., 3)``."""
-    return (cross(link_accelerations[..., :3], positions) + link_accelerations[..., 3:]
-            + cross(link_velocities[..., :3], velocities))
+    from .kernels.points import accelerations_of  # noqa: PLC0415
+
+    P, shape = _flat(positions, (3,))
+    Pd, _ = _flat(velocities, (3,))
+    V, _ = _flat(np.broadcast_to(link_velocities, shape + (6,)), (6,))
+    A, _ = _flat(np.broadcast_to(link_accelerations, shape + (6,)), (6,))
+    out = np.empty((len(P), 3))
+    accelerations_of(P, Pd, V, A, out)
+    return out.reshape(shape + (3,))

@@ -1,8 +1,12 @@
-"""Results of a sweep: pair variables, their rates, link poses and point trajectories.
+"""The one trajectory record: pair variables, their rates, link poses and point trajectories.
 
-A :class:`SweepResult` keeps the frozen model it was computed from, so editing the
+Sweeps (:class:`SweepResult`), simulations (:class:`dynamics.simulate.SimulationResult`)
+and inverse-dynamics runs (:class:`dynamics.inverse_dynamics.InverseDynamicsResult`) all
+return a :class:`Trajectory`, each adding what it has (times and energies; driver forces
+and reactions). A record keeps the frozen model it was computed from, so editing the
 mechanism afterwards never changes it. Arrays are SI and radians; pair angles are relative
-to the design pose and unwrapped along the sweep (they do not jump by 2 pi).
+to the design pose and continuous along the record (a revolute angle passes 2 pi, a
+spherical pair's rotation vector passes a half turn, without jumps).
 """
 
 from __future__ import annotations
@@ -16,15 +20,14 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
-from .point_kinematics import point_accelerations, point_positions, point_velocities
-
-__all__ = ["SweepResult", "Column"]
+__all__ = ["Trajectory", "SweepResult", "Column"]
 
 
 @dataclass(frozen=True)
 class Column:
-    """One CSV column: ``dimension`` is ``"angle"`` (rad) or ``"length"`` (m); ``order`` 0, 1, 2
-    for value, rate (``_dot``) and second rate (``_ddot``)."""
+    """One CSV column: ``dimension`` is a quantity such as ``"angle"`` (rad), ``"length"`` (m),
+    ``"time"`` (s) or a compound (``"angle/length"``); ``order`` 0, 1, 2 for value, rate
+    (``_dot``, per second) and second rate (``_ddot``)."""
 
     name: str
     values: np.ndarray
@@ -32,48 +35,67 @@ class Column:
     order: int
 
 
-class SweepResult:
-    """Positions, velocities and accelerations at each sweep position.
+class Trajectory:
+    """Positions of a mechanism with their rates: the record every analysis returns.
+
+    Parameters
+    ----------
+    system : loops.compiled.CompiledSystem
+    drivers : list of str, the driven variables (drivers, or independent coordinates)
+    q, q_dot, q_ddot : (N, n) all variables and their rates (spherical: rotation vector,
+        relative angular velocity and acceleration, frame j axes)
+    poses : (N, L, 4, 4) link poses; velocities, accelerations : (N, L, 6) ``(omega, v_o)``
+        and their rates, global, origin-referenced
+    held : list of str, variables held at their values (sweeps)
+    stop_reason : str or None, why the run stopped early
+    rotations : (N, m, 3, 3) spherical pairs' rotation matrices, optional
+    tangents : (N, n, d) ``dq/d(driven)`` at each position, optional (for :meth:`along`)
 
     Attributes
     ----------
     model : mechanism.specs.Model
-    drivers : list of str, the driver names, in the order given
-    variable_names : list of str, public pair variables (drivers first), ``"U.0"`` style
+    variable_names : list of str, public variables, drivers first (``"U.0"`` style)
     point_names : list of str
-    stop_reason : str or None, why the sweep stopped early (None when complete)
+    metrics : dict name -> Column, extra columns (suspension metrics) written after the rest
     """
 
-    def __init__(self, system, drivers, q, q_dot, q_ddot, poses, link_velocities,
-                 link_accelerations, stop_reason=None):
+    def __init__(self, system, drivers, q, q_dot, q_ddot, poses, velocities, accelerations, *, held=(),
+                 stop_reason=None, rotations=None, tangents=None):
         self.system = system
         self.model = system.model
         self.drivers = list(drivers)
-        self._q = q
-        self._q_dot = q_dot
-        self._q_ddot = q_ddot
-        self._poses = poses
-        self._link_velocities = link_velocities
-        self._link_accelerations = link_accelerations
+        self.held = list(held)
+        self._q, self._q_dot, self._q_ddot = q, q_dot, q_ddot
+        self._poses, self._velocities, self._accelerations = poses, velocities, accelerations
+        self._rotations, self._tangents = rotations, tangents
         self.stop_reason = stop_reason
         public = system.public_variables()
         self.variable_names = self.drivers + [v for v in public if v not in self.drivers]
         self.point_names = [p.name for p in self.model.points]
+        self.metrics: dict[str, Column] = {}
+        for array in (q, q_dot, q_ddot, poses, velocities, accelerations):
+            array.setflags(write=False)
 
     def __len__(self):
         return self._q.shape[0]
 
+    def _describe(self):
+        return f"{len(self)} positions of {self.model.name!r}"
+
     def __repr__(self):
         state = "complete" if self.stop_reason is None else f"stopped: {self.stop_reason}"
-        return f"SweepResult({len(self)} positions of {self.model.name!r}, {state})"
+        held = f", held {', '.join(self.held)}" if self.held else ""
+        drivers = f"driven by {', '.join(self.drivers)}" if self.drivers else "no drivers"
+        return f"{type(self).__name__}({self._describe()}, {drivers}{held}, {state})"
 
     # --------------------------------------------------------- variables
     def _columns_of(self, name):
         system = self.system
-        if name in system.pair_slices and not system.pairs[system.pair_index[name]].virtual:
+        if isinstance(name, str) and name in system.pair_slices \
+                and not system.pairs[system.pair_index[name]].virtual:
             sl = system.pair_slices[name]
             return sl if sl.stop - sl.start > 1 else sl.start
-        if name in system.variable_index and system.public[system.variable_index[name]]:
+        if isinstance(name, str) and name in system.variable_index and system.public[system.variable_index[name]]:
             return system.variable_index[name]
         raise ModelError(f"variable {name!r}", f"not a pair variable of {self.model.name!r} "
                          f"(known: {', '.join(self.variable_names)})")
@@ -82,7 +104,7 @@ class SweepResult:
         """Values of pair (or point-driver) variable ``name``: (N,), or (N, k) for a whole pair.
 
         Radians or metres relative to the design pose; a spherical pair gives its rotation
-        vector (global axes at the design pose).
+        vector (global axes at the design pose), continuous along the record.
         """
         return self._q[:, self._columns_of(name)].copy()
 
@@ -96,9 +118,10 @@ class SweepResult:
 
     # ------------------------------------------------------------- links
     def _link(self, link):
-        if link not in self.system.link_index or self.system.links[self.system.link_index[link]].virtual:
+        system = self.system
+        if not isinstance(link, str) or link not in system.link_index or system.links[system.link_index[link]].virtual:
             raise ModelError(f"link {link!r}", f"not a link of {self.model.name!r}")
-        return self.system.link_index[link]
+        return system.link_index[link]
 
     def pose(self, link):
         """Absolute transforms ``T_0i`` of ``link``: (N, 4, 4), identity at the design pose."""
@@ -106,57 +129,84 @@ class SweepResult:
 
     def link_velocity(self, link):
         """Spatial velocity ``(omega, v_o)`` of ``link`` (global, origin-referenced): (N, 6)."""
-        return self._link_velocities[:, self._link(link)].copy()
+        return self._velocities[:, self._link(link)].copy()
 
     def link_acceleration(self, link):
         """Spatial acceleration ``(omega', v_o')`` of ``link``: (N, 6)."""
-        return self._link_accelerations[:, self._link(link)].copy()
+        return self._accelerations[:, self._link(link)].copy()
 
     # ------------------------------------------------------------ points
     def _point(self, name):
         for point in self.model.points:
             if point.name == name:
-                return self.system.link_index[point.link], point.at
+                return self.system.link_index[point.link], np.ascontiguousarray(point.at, dtype=float)
         raise ModelError(f"point {name!r}", f"not a point of {self.model.name!r} "
                          f"(known: {', '.join(self.point_names) or 'none'})")
 
+    def _point_motion(self, name, order):
+        from .kernels.points import point_trajectory  # noqa: PLC0415 (kernels load on first use)
+
+        link, r = self._point(name)
+        out = np.empty((len(self), 3))
+        point_trajectory(np.ascontiguousarray(self._poses[:, link]), np.ascontiguousarray(self._velocities[:, link]),
+                         np.ascontiguousarray(self._accelerations[:, link]), r, order, out)
+        return out
+
     def point(self, name):
         """Global coordinates of point ``name``: (N, 3) m (eq. 5)."""
-        link, r = self._point(name)
-        return point_positions(self._poses[:, link], r)
+        return self._point_motion(name, 0)
 
     def point_velocity(self, name):
         """Velocity of point ``name``: (N, 3) m/s, global (eq. 6)."""
-        link, r = self._point(name)
-        return point_velocities(point_positions(self._poses[:, link], r), self._link_velocities[:, link])
+        return self._point_motion(name, 1)
 
     def point_acceleration(self, name):
         """Acceleration of point ``name``: (N, 3) m/s^2, global."""
-        link, r = self._point(name)
-        positions = point_positions(self._poses[:, link], r)
-        velocities = point_velocities(positions, self._link_velocities[:, link])
-        return point_accelerations(positions, velocities, self._link_velocities[:, link],
-                                   self._link_accelerations[:, link])
+        return self._point_motion(name, 2)
+
+    # ----------------------------------------------------- other motions
+    def along(self, driver):
+        """The same positions with the rates for a unit rate of ``driver`` (1 rad/s or 1 m/s) and
+        the other drivers at rest (accelerations of the drivers zero): partial derivatives
+        ``d/d(driver)`` of every variable and point, from the velocity solution (eq. 4)."""
+        if driver not in self.drivers:
+            raise ModelError(f"driver {driver!r}", f"not a driver of this record (drivers: "
+                             f"{', '.join(self.drivers) or 'none'})")
+        if self._tangents is None:
+            raise ModelError(f"driver {driver!r}", "this record keeps no tangents")
+        from .continuation import motion_at_positions  # noqa: PLC0415
+
+        k = self.drivers.index(driver)
+        speeds = np.zeros((len(self), len(self.drivers) + len(self.held)))
+        speeds[:, k] = 1.0
+        q_dot, q_ddot, V, A = motion_at_positions(self.system, self._driven_columns(), self._q, self._rotations,
+                                                  self._tangents, speeds, np.zeros_like(speeds))
+        out = Trajectory(self.system, self.drivers, self._q, q_dot, q_ddot, self._poses, V, A, held=self.held,
+                         stop_reason=self.stop_reason, rotations=self._rotations, tangents=self._tangents)
+        return out
+
+    def _driven_columns(self):
+        system = self.system
+        return np.array([system.variable_index[name] for name in self.drivers + self.held], dtype=np.int64)
 
     # ---------------------------------------------------------------- CSV
     def columns(self, points=None) -> list[Column]:
         """CSV columns in order: variables (drivers first), points ``P.x P.y P.z``, then the same
-        with ``_dot``, then ``_ddot``. ``points`` limits the points (default: all)."""
+        with ``_dot``, then ``_ddot``, then any metrics. ``points`` limits the points (default: all)."""
         system = self.system
         names = self.point_names if points is None else list(points)
-        getters = ((self._q, self.point, ""), (self._q_dot, self.point_velocity, "_dot"),
-                   (self._q_ddot, self.point_acceleration, "_ddot"))
+        getters = ((self._q, 0, ""), (self._q_dot, 1, "_dot"), (self._q_ddot, 2, "_ddot"))
         out = []
-        for order, (values, point_getter, suffix) in enumerate(getters):
+        for values, order, suffix in getters:
             for name in self.variable_names:
                 col = system.variable_index[name]
                 dimension = "angle" if system.rotational[col] else "length"
                 out.append(Column(name + suffix, values[:, col], dimension, order))
             for name in names:
-                xyz = point_getter(name)
+                xyz = self._point_motion(name, order)
                 for axis, label in enumerate("xyz"):
                     out.append(Column(f"{name}.{label}{suffix}", xyz[:, axis], "length", order))
-        return out
+        return out + list(self.metrics.values())
 
     def to_csv(self, path, points=None):
         """Write every column (SI units) to ``path`` atomically; see :meth:`columns`."""
@@ -168,3 +218,16 @@ class SweepResult:
         for row in data:
             writer.writerow([repr(float(x)) for x in row])
         write_text_atomically(path, buffer.getvalue())
+
+    def to_dataframe(self, points=None):
+        """The columns as a ``pandas.DataFrame`` (SI units); needs pandas (the ``pandas`` extra)."""
+        try:
+            import pandas  # noqa: PLC0415 (optional dependency)
+        except ImportError:
+            raise ModelError("to_dataframe", "needs pandas: pip install 'kinematrix[pandas]'") from None
+        return pandas.DataFrame({c.name: np.asarray(c.values) for c in self.columns(points)})
+
+
+class SweepResult(Trajectory):
+    """Positions, velocities and accelerations at each requested sweep position (a
+    :class:`Trajectory`); ``held`` names the variables held at their values."""

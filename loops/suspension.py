@@ -128,6 +128,7 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from .point_kinematics import point_positions, point_velocities
+from .configuration import evaluate
 
 __all__ = ["Corner", "suspension_metrics", "metrics_at", "contact_patch", "METRICS"]
 
@@ -394,7 +395,7 @@ def contact_patch(result, corner: Corner):
 def _reference_frames(result):
     """Link poses at the reference assembly (the design pose), by link name."""
     system = result.system
-    poses = system.evaluate(system.reference_q()).link_poses
+    poses = evaluate(system, system.reference_q()).link_poses
     return _Frames(lambda link: poses[system.link_index[link]], None)
 
 

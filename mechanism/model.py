@@ -409,7 +409,7 @@ class Mechanism:
         a dict pair name -> ndarray. Raises :class:`~mechanism.errors.ClosureError` naming
         the loop that could not close.
         """
-        from loops.closure import assemble
+        from loops.newton import assemble
 
         previous = self._reference
         self._reference = {}

@@ -32,6 +32,9 @@ from .transforms import (
 )
 
 __all__ = [
+    "SCREW_FAMILY",
+    "HOOKE_FAMILY",
+    "SPHERICAL_FAMILY",
     "PairType",
     "ScrewPair",
     "screw_matrices",
@@ -46,6 +49,10 @@ __all__ = [
     "PAIR_TYPES",
     "make_pair_type",
 ]
+
+#: Pair families of the compiled kernels (:mod:`loops.kernels.pairs`): each type declares its
+#: own with :meth:`PairType.compiled_parameters`.
+SCREW_FAMILY, HOOKE_FAMILY, SPHERICAL_FAMILY = 0, 1, 2
 
 _Z_ROTATION = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 _Z_SLIDE = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
@@ -97,6 +104,16 @@ class PairType:
 
     def values_from_matrix(self, A):
         """Read the pair variables back from a pair matrix ``(..., 4, 4) -> (..., k)``."""
+        raise NotImplementedError
+
+    def compiled_parameters(self):
+        """How the compiled kernels evaluate this type: ``(family, coefficients (2, 2), beta)``.
+
+        The hook by which a pair type describes itself to :mod:`loops.kernels.pairs`: its
+        family (``SCREW_FAMILY``, ``HOOKE_FAMILY`` or ``SPHERICAL_FAMILY``), the screw
+        coefficients ``(dg/dq_k, ds/dq_k)`` per variable (screw family) and the Hooke pins'
+        angle (Hooke family); unused entries are zero.
+        """
         raise NotImplementedError
 
     def __repr__(self):
@@ -158,6 +175,11 @@ class ScrewPair(PairType):
     def matrix(self, q):
         angle_slide = np.asarray(q, dtype=float) @ self.screw_coefficients
         return screw_matrices(angle_slide[..., 0], angle_slide[..., 1])
+
+    def compiled_parameters(self):
+        coefficients = np.zeros((2, 2))
+        coefficients[:self.size] = self.screw_coefficients
+        return SCREW_FAMILY, coefficients, 0.0
 
 
 class Revolute(ScrewPair):
@@ -275,6 +297,9 @@ class Hooke(PairType):
         rates = (slopes @ self._twist_basis).reshape(q.shape[:-1] + (2, 6))
         return rates * np.asarray(q_dot, dtype=float)[..., 0, None, None]
 
+    def compiled_parameters(self):
+        return HOOKE_FAMILY, np.zeros((2, 2)), self.beta
+
     def values_from_matrix(self, A):
         # A = Rz(phi) Rx(beta) Rz(theta): the third column is Rz(phi) Rx(beta) e_z, the
         # third row is e_z^T Rx(beta) Rz(theta).
@@ -318,6 +343,9 @@ class Spherical(PairType):
 
     def values_from_matrix(self, A):
         return log_so3(np.asarray(A)[..., :3, :3])
+
+    def compiled_parameters(self):
+        return SPHERICAL_FAMILY, np.zeros((2, 2)), 0.0
 
     @staticmethod
     def value_rates(q, omega):

@@ -16,7 +16,8 @@ from numpy.testing import assert_allclose
 
 from core_models import bennett, double_wishbone, four_bar, rssr, spatial_all_pairs
 from loops.graph import mechanism_graph, spanning_tree
-from loops.system import compile_model
+from loops.compiled import compile_model
+from loops.configuration import evaluate
 from mechanism import Mechanism, ModelError
 from mechanism.transforms import inverse
 
@@ -122,7 +123,7 @@ def test_tree_paths_give_the_link_poses(build):
     system = compile_model(build().snapshot())
     rng = np.random.default_rng(11)
     q = rng.uniform(-0.4, 0.4, system.n)
-    config = system.evaluate(q)
+    config = evaluate(system, q)
     pairs = {p.name: p for p in system.pairs}
     pose = {"ground": np.eye(4)}
     for edge in system.tree:  # parents first

@@ -25,7 +25,8 @@ from core_models import (
     rssr,
     spatial_all_pairs,
 )
-from loops.system import compile_model
+from loops.compiled import compile_model
+from loops.configuration import evaluate
 from mechanism import Mechanism
 
 

@@ -161,4 +161,4 @@ def test_length_representation_and_stop_reason():
     """len() counts positions; a complete sweep has no stop reason and says so."""
     res = four_bar().sweep({"A": np.linspace(0.0, 1.0, 4)})
     assert len(res) == 4 and res.stop_reason is None
-    assert repr(res) == "SweepResult(4 positions of 'four-bar', complete)"
+    assert repr(res) == "SweepResult(4 positions of 'four-bar', driven by A, complete)"

@@ -1,0 +1,45 @@
+"""The Runge-Kutta tableaus of the compiled integrators (:mod:`dynamics.kernels.integrate`).
+
+The coefficients are scipy's own (``scipy.integrate.DOP853``, ``scipy.integrate.RK45``), so
+the compiled stepping has the error control and dense output of ``solve_ivp`` with these
+methods; only the loop around them runs compiled.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from scipy.integrate import DOP853, RK45
+
+__all__ = ["Tableau", "TABLEAUS", "tableau"]
+
+Tableau = namedtuple("Tableau", ["kind", "stages", "error_order", "A", "B", "C", "E3", "E5", "D", "A_EXTRA",
+                                 "C_EXTRA", "dense_rows"])
+Tableau.__doc__ = """An embedded Runge-Kutta pair: ``kind`` 0 (DOP853: two error estimates, 7th-order
+dense output from three extra stages) or 1 (RK45: one estimate ``E5``, dense output ``D`` = P)."""
+
+
+def _contiguous(*arrays):
+    return [np.ascontiguousarray(a, dtype=float) for a in arrays]
+
+
+def _dop853():
+    A, B, C, E3, E5, D, A_EXTRA, C_EXTRA = _contiguous(DOP853.A, DOP853.B, DOP853.C, DOP853.E3, DOP853.E5, DOP853.D,
+                                                        DOP853.A_EXTRA, DOP853.C_EXTRA)
+    return Tableau(0, DOP853.n_stages, DOP853.error_estimator_order, A, B, C, E3, E5, D, A_EXTRA, C_EXTRA,
+                   3 + D.shape[0])
+
+
+def _rk45():
+    A, B, C, E, P = _contiguous(RK45.A, RK45.B, RK45.C, RK45.E, RK45.P)
+    return Tableau(1, RK45.n_stages, RK45.error_estimator_order, A, B, C, np.zeros_like(E), E, P,
+                   np.zeros((0, len(E))), np.zeros(0), P.shape[1])
+
+
+TABLEAUS = {"DOP853": _dop853, "RK45": _rk45}
+
+
+def tableau(method) -> Tableau:
+    """The :class:`Tableau` of ``method`` ("DOP853" or "RK45")."""
+    return TABLEAUS[method]()

@@ -1,0 +1,396 @@
+"""Embedded Runge-Kutta integration of ``M(u) u'' = f(u, u', t)``, compiled, loops closed at every stage.
+
+The state is ``y = (u, u', W_dissipated, W_external, W_driver)``: the independent
+coordinates and their rates, and three work integrals for the energy bookkeeping. Every
+stage of a step evaluates :func:`dynamics.kernels.motion.rhs`, which closes the loops at
+the stage's coordinates from the *base* state (the last accepted one) along the branch;
+the dependent pair variables are never integrated, so nothing drifts off the closure. A
+stage whose closure fails the branch guard, or lands on a singular position, rejects the
+step, which is retried four times shorter.
+
+Methods (the tableaus come from scipy, :mod:`dynamics.integrate`): ``DOP853`` (Dormand and
+Prince's 8(5,3) pair, its error estimate and 7th-order dense output, as scipy's) and
+``RK45`` (Dormand-Prince 5(4), 4th-order dense output). Step size control is scipy's:
+``h *= min(10, 0.9 err^(-1/(q+1)))`` after an accepted step (no growth right after a
+rejection), ``h *= max(0.2, 0.9 err^(-1/(q+1)))`` after a rejected one, with the error
+measured against ``atol + rtol max(|y|, |y_new|)``.
+
+:func:`integrate` runs accepted steps until ``t_end``, or returns early for its caller to
+act: a step budget spent (Ctrl-C, progress), the output buffer full, the partition of
+coordinates in need of a switch, a stop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from loops.kernels._compile import kernel
+from loops.kernels.newton import copy_factor
+
+from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
+
+__all__ = ["DONE", "BUDGET", "FULL", "SWITCH", "STOPPED", "DEAD_POINT", "MASS_SINGULAR", "integrate",
+           "initial_step", "evaluate_at"]
+
+DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 5, 6
+DOP853_KIND, RK45_KIND = 0, 1
+
+
+@kernel
+def _copy_state(source, target):
+    w, v = source.work, target.work
+    v.q[:] = w.q
+    v.rotations[:, :, :] = w.rotations
+    v.A[:, :, :] = w.A
+    v.T[:, :, :] = w.T
+    v.W[:, :, :] = w.W
+    v.xi[:, :] = w.xi
+    v.defects[:] = w.defects
+    v.centres[:, :] = w.centres
+    v.swings[:, :] = w.swings
+    copy_factor(source.factor, target.factor)
+    target.G[:, :] = source.kin.G
+
+
+@kernel
+def evaluate_at(model, base, stage, t, y, dy):
+    """``dy = F(t, y)`` closing from ``base`` into ``stage`` (a counted call of the right-hand side)."""
+    return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, base.work, base.factor,
+               base.G, base.curvature, stage.work, stage.factor, stage.kin, t, y, model.m, model.params, dy)
+
+
+@kernel
+def _rms(v, scale):
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += (v[i] / scale[i]) ** 2
+    return math.sqrt(s / max(v.shape[0], 1))
+
+
+@kernel
+def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step):
+    """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4)."""
+    n = y.shape[0]
+    scale = np.empty(n)
+    for i in range(n):
+        scale[i] = atol + abs(y[i]) * rtol
+    d0 = _rms(y, scale)
+    d1 = _rms(f, scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, t_end - t, max_step)
+    y1 = y + h0 * f
+    f1 = np.empty(n)
+    if evaluate_at(model, base, stage, t + h0, y1, f1) != OK:
+        return h0 * 1e-2
+    d2 = _rms(f1 - f, scale) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (tableau.error_order + 1))
+    return min(100.0 * h0, h1, t_end - t, max_step)
+
+
+@kernel
+def _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, counters):
+    """One step of the tableau from ``(t, y, f)``; ``end`` holds the closed state at ``t + h``."""
+    stages = tableau.stages
+    n = y.shape[0]
+    K[0, :] = f
+    ys = np.empty(n)
+    for s in range(1, stages):
+        for i in range(n):
+            acc = 0.0
+            for j in range(s):
+                acc += tableau.A[s, j] * K[j, i]
+            ys[i] = y[i] + h * acc
+        counters[2] += 1
+        status = evaluate_at(model, base, stage, t + tableau.C[s] * h, ys, K[s])
+        if status != OK:
+            return status
+    for i in range(n):
+        acc = 0.0
+        for j in range(stages):
+            acc += tableau.B[j] * K[j, i]
+        y_new[i] = y[i] + h * acc
+    counters[2] += 1
+    status = evaluate_at(model, base, end, t + h, y_new, f_new)
+    K[stages, :] = f_new
+    return status
+
+
+@kernel
+def _error_norm(tableau, K, y, y_new, h, rtol, atol):
+    n = y.shape[0]
+    scale = np.empty(n)
+    for i in range(n):
+        scale[i] = atol + max(abs(y[i]), abs(y_new[i])) * rtol
+    rows = K.shape[0]
+    if tableau.kind == DOP853_KIND:
+        e5 = 0.0
+        e3 = 0.0
+        for i in range(n):
+            a = 0.0
+            b = 0.0
+            for j in range(rows):
+                a += K[j, i] * tableau.E5[j]
+                b += K[j, i] * tableau.E3[j]
+            e5 += (a / scale[i]) ** 2
+            e3 += (b / scale[i]) ** 2
+        if e5 == 0.0 and e3 == 0.0:
+            return 0.0
+        return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
+    total = 0.0
+    for i in range(n):
+        a = 0.0
+        for j in range(rows):
+            a += K[j, i] * tableau.E5[j]
+        total += (h * a / scale[i]) ** 2
+    return math.sqrt(total / n)
+
+
+@kernel
+def _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K, KX, F, counters):
+    """Coefficients ``F`` of the dense output over the step just accepted (DOP853: three more
+    stages; RK45: the ``P`` matrix). Returns the status of the extra stages."""
+    n = y.shape[0]
+    if tableau.kind == DOP853_KIND:
+        rows = K.shape[0]
+        KX[:rows, :] = K
+        ys = np.empty(n)
+        for e in range(tableau.A_EXTRA.shape[0]):
+            s = rows + e
+            for i in range(n):
+                acc = 0.0
+                for j in range(s):
+                    acc += tableau.A_EXTRA[e, j] * KX[j, i]
+                ys[i] = y[i] + h * acc
+            counters[2] += 1
+            status = evaluate_at(model, base, stage, t + tableau.C_EXTRA[e] * h, ys, KX[s])
+            if status != OK:
+                return status
+        for i in range(n):
+            delta = y_new[i] - y[i]
+            F[0, i] = delta
+            F[1, i] = h * f[i] - delta
+            F[2, i] = 2.0 * delta - h * (f_new[i] + f[i])
+        for r in range(tableau.D.shape[0]):
+            for i in range(n):
+                acc = 0.0
+                for j in range(KX.shape[0]):
+                    acc += tableau.D[r, j] * KX[j, i]
+                F[3 + r, i] = h * acc
+        return OK
+    for r in range(tableau.D.shape[1]):
+        for i in range(n):
+            acc = 0.0
+            for j in range(K.shape[0]):
+                acc += K[j, i] * tableau.D[j, r]
+            F[r, i] = acc
+    return OK
+
+
+@kernel
+def _dense_value(tableau, F, y, h, x, out):
+    """``y(t_old + x h)`` from the dense-output coefficients."""
+    n = y.shape[0]
+    if tableau.kind == DOP853_KIND:
+        out[:] = 0.0
+        powers = F.shape[0]
+        for k in range(powers):
+            f = F[powers - 1 - k]
+            for i in range(n):
+                out[i] += f[i]
+            if k % 2 == 0:
+                out *= x
+            else:
+                out *= 1.0 - x
+        out += y
+        return
+    for i in range(n):
+        acc = 0.0
+        p = x
+        for r in range(F.shape[0]):
+            acc += F[r, i] * p
+            p *= x
+        out[i] = y[i] + h * acc
+
+
+@kernel
+def _record(model, state, t, y, out, row):
+    """Store the closed state ``state`` (with its dynamics) as sample ``row``."""
+    work, kin = state.work, state.kin
+    m = model.m
+    out.t[row] = t
+    out.q[row] = work.q
+    out.rotations[row] = work.rotations
+    out.q_dot[row] = kin.q_dot
+    out.q_ddot[row] = kin.q_ddot
+    out.T[row] = work.T
+    out.V[row] = kin.V
+    out.A[row] = kin.A
+    out.work[row, 0] = y[2 * m]
+    out.work[row, 1] = y[2 * m + 1]
+    out.work[row, 2] = y[2 * m + 2]
+    out.drive[row, :] = 0.0
+    driven = model.block.driven
+    for k in range(m, driven.shape[0]):
+        out.drive[row, driven[k]] = kin.efforts[k]
+
+
+@kernel
+def _partition_health(model, state, switch_ratio, dead_ratio):
+    """0 when the coordinates are fine, 1 when an independent one should be switched (a dependent
+    variable moves more than ``switch_ratio`` times faster, scaled), 2 at a dead point of a
+    prescribed motion (ratio above ``dead_ratio``)."""
+    block = model.block
+    G = state.G
+    m = model.m
+    worst_free, worst_prescribed = 0.0, 0.0
+    for col in block.free:
+        for a in range(block.driven.shape[0]):
+            value = abs(G[col, a]) * block.column_scale[block.driven[a]] / block.column_scale[col]
+            if a < m:
+                worst_free = max(worst_free, value)
+            else:
+                worst_prescribed = max(worst_prescribed, value)
+    if worst_prescribed > dead_ratio:
+        return 2
+    if m and worst_free > switch_ratio:
+        return 1
+    return 0
+
+
+@kernel
+def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, control, counters):
+    """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
+
+    ``control``: ``[t_end, rtol, atol, max_step, h (in/out), step budget, switch ratio,
+    dead-point ratio, step rejected (in/out), minimum step]``. ``samples`` (S,) are the times
+    to store (empty: every accepted step) and ``counters`` ``[steps, rejected, rhs calls,
+    next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
+    (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
+    given, else at least one (FULL when it is full). ``base`` is the closed state at ``t_state[0]``,
+    with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
+    MASS_SINGULAR; ``t_state``, ``y``, ``f``, ``base`` and ``control[4]`` are left at the
+    last accepted step.
+    """
+    t = t_state[0]
+    t_end, rtol, atol, max_step = control[0], control[1], control[2], control[3]
+    h = control[4]
+    budget = int(control[5])
+    rejected = control[8] != 0.0
+    n = y.shape[0]
+    stages = tableau.stages
+    K = np.empty((stages + 1, n))
+    KX = np.empty((stages + 1 + tableau.A_EXTRA.shape[0], n))
+    F = np.empty((tableau.dense_rows, n))
+    y_new = np.empty(n)
+    f_new = np.empty(n)
+    ys = np.empty(n)
+    dummy = np.empty(n)
+    exponent = -1.0 / (tableau.error_order + 1)
+    taken = 0
+    capacity = out.t.shape[0]
+    every_step = samples.shape[0] == 0
+    while t < t_end:
+        if taken >= budget:
+            control[4] = h
+            control[8] = 1.0 if rejected else 0.0
+            return BUDGET
+        if every_step and int(counters[4]) >= capacity:
+            control[4] = h
+            control[8] = 1.0 if rejected else 0.0
+            return FULL
+        h = min(h, max_step, t_end - t)
+        if t + h > t_end - 1e-12 * max(abs(t_end), 1.0):
+            h = t_end - t
+        status = _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, counters)
+        if status == NO_INERTIA:
+            control[4] = h
+            return MASS_SINGULAR
+        if status != OK:
+            # The loops would not close on the branch (or a stage fell on a singular position):
+            # a shorter step.
+            counters[1] += 1
+            counters[5] += 1
+            h *= 0.25
+            rejected = True
+            if h < control[9]:
+                control[4] = h
+                return STOPPED
+            continue
+        error = _error_norm(tableau, K, y, y_new, h, rtol, atol)
+        if not (error < 1.0):
+            counters[1] += 1
+            factor = 0.2 if not np.isfinite(error) else max(0.2, 0.9 * error ** exponent)
+            h *= factor
+            rejected = True
+            if h < control[9]:
+                control[4] = h
+                return STOPPED
+            continue
+        counters[5] = 0
+        if every_step:
+            _record(model, end, t + h, y_new, out, int(counters[4]))
+            counters[4] += 1
+        else:
+            have_dense = False
+            first_sample, first_row = counters[3], counters[4]
+            while counters[3] < samples.shape[0] and samples[int(counters[3])] <= t + h:
+                ts = samples[int(counters[3])]
+                if ts == t + h:
+                    _record(model, end, ts, y_new, out, int(counters[4]))
+                else:
+                    if not have_dense:
+                        status = _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K, KX,
+                                                     F, counters)
+                        if status != OK:
+                            break
+                        have_dense = True
+                    _dense_value(tableau, F, y, h, (ts - t) / h, ys)
+                    counters[2] += 1
+                    status = evaluate_at(model, base, stage, ts, ys, dummy)
+                    if status != OK:
+                        break
+                    _record(model, stage, ts, ys, out, int(counters[4]))
+                counters[3] += 1
+                counters[4] += 1
+            if status != OK:
+                # A sample inside the step could not be closed: retry the step shorter (the
+                # samples it stored are taken again).
+                counters[3] = first_sample
+                counters[4] = first_row
+                counters[1] += 1
+                h *= 0.25
+                rejected = True
+                continue
+        # Accept: the closed state at t + h becomes the base.
+        t = t + h
+        y[:] = y_new
+        f[:] = f_new
+        _copy_state(end, base)
+        curvature_at(model.topology, model.geometry, model.block, base.work, base.factor, base.G, base.curvature)
+        counters[0] += 1
+        taken += 1
+        if error == 0.0:
+            factor = 10.0
+        else:
+            factor = min(10.0, 0.9 * error ** exponent)
+        if rejected:
+            factor = min(1.0, factor)
+        h *= factor
+        rejected = False
+        t_state[0] = t
+        health = _partition_health(model, base, control[6], control[7])
+        if health == 2:
+            control[4] = h
+            return DEAD_POINT
+        if health == 1:
+            control[4] = h
+            control[8] = 0.0
+            return SWITCH
+    control[4] = h
+    control[8] = 1.0 if rejected else 0.0
+    return DONE

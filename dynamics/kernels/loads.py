@@ -1,0 +1,141 @@
+"""Applied loads as generalized forces (METHOD.md, "Dynamics (7)"), compiled.
+
+Loads come in two forms every formulation shares:
+
+* *pair forces* ``Q_q`` (n,): generalized forces in pair variables (N m or N): pair springs
+  ``-k (q - q_free)``, viscous pair dampers ``-c q'`` and external pair forces ``f(t)``; a
+  positive pair force does positive work when its variable increases;
+* *link wrenches* ``W_i = (n_o, f)`` (L, 6): force ``f`` and its moment about the global
+  origin on link i, paired with spatial velocities so that the power is ``W_i . V_i``: point
+  forces and point-to-point spring-dampers (coil-overs).
+
+With the transmission matrix ``G`` and the link Jacobians ``V_i^(s)`` the generalized forces
+are ``Q_s = sum_i V_i^(s) . W_i + sum_j G_js Q_q,j``. Gravity is not here: the trace form
+treats it as a potential, the Kane form as a force at each centre of mass.
+
+Time-dependent values are tables ``(times, values)`` interpolated linearly and held beyond
+their ends (a constant is a one-entry table), or Python functions of time, called back
+through :func:`dynamics.loads.call_load` (numba's object mode) with the key the model
+compiled them under.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from loops.kernels._compile import callback_kernel, kernel
+from loops.kernels.points import point_position, point_velocity
+from loops.kernels.rotations import cross
+
+from ..loads import call_load
+
+__all__ = ["table_value", "load_values", "applied_loads"]
+
+
+@kernel
+def table_value(times, values, start, stop, t, out):
+    """Linear interpolation of the table rows ``start:stop`` at ``t`` (held beyond its ends) into
+    ``out`` (k,) (``values`` (T, k))."""
+    if t <= times[start] or stop - start == 1:
+        out[:] = values[start]
+        return
+    if t >= times[stop - 1]:
+        out[:] = values[stop - 1]
+        return
+    lo, hi = start, stop - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if times[mid] <= t:
+            lo = mid
+        else:
+            hi = mid
+    w = (t - times[lo]) / (times[hi] - times[lo])
+    for k in range(out.shape[0]):
+        out[k] = (1.0 - w) * values[lo, k] + w * values[hi, k]
+
+
+@callback_kernel
+def _evaluate(keys, ptr, times, values, t, out):
+    """Values of tabulated or called-back loads at ``t`` into ``out`` (count, k)."""
+    for i in range(out.shape[0]):
+        if keys[i] >= 0:
+            key = keys[i]
+            with numba.objmode(called="float64[:]"):
+                called = call_load(key, t)
+            out[i, :] = called
+        else:
+            table_value(times, values, ptr[i], ptr[i + 1], t, out[i])
+
+
+@kernel
+def load_values(loads, t, pair_values, point_values, prescribed_values):
+    """Pair force values (F, 1) N or N m, point force vectors (P, 3) N and prescribed motions
+    (k, 3) (value, rate, second rate) at time ``t`` (s)."""
+    _evaluate(loads.force_keys, loads.force_ptr, loads.force_times, loads.force_values, t, pair_values)
+    _evaluate(loads.point_keys, loads.point_ptr, loads.point_times, loads.point_values, t, point_values)
+    _evaluate(loads.prescribed_keys, loads.prescribed_ptr, loads.prescribed_times, loads.prescribed_values, t,
+              prescribed_values)
+
+
+@kernel
+def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces, wrenches, powers):
+    """Pair forces ``Q_q`` (n,), link wrenches (L, 6) and ``powers = [dissipated, external]`` (W).
+
+    The spring-dampers' tension ``k (length - free) + c length'`` pulls their points together.
+    """
+    pair_forces[:] = 0.0
+    wrenches[:, :] = 0.0
+    dissipated = 0.0
+    external = 0.0
+    for i in range(loads.spring_cols.shape[0]):
+        col = loads.spring_cols[i]
+        damping = loads.spring_damping[i] * q_dot[col]
+        pair_forces[col] += -loads.spring_stiffness[i] * (q[col] - loads.spring_free[i]) - damping
+        dissipated += damping * q_dot[col]
+    for i in range(loads.force_cols.shape[0]):
+        col = loads.force_cols[i]
+        pair_forces[col] += pair_values[i, 0]
+        external += pair_values[i, 0] * q_dot[col]
+    position = np.empty(3)
+    velocity = np.empty(3)
+    moment = np.empty(3)
+    for i in range(loads.point_links.shape[0]):
+        link = loads.point_links[i]
+        point_position(T[link], loads.point_at[i], position)
+        point_velocity(position, V[link], velocity)
+        force = point_values[i]
+        cross(position, force, moment)
+        for r in range(3):
+            wrenches[link, r] += moment[r]
+            wrenches[link, 3 + r] += force[r]
+            external += force[r] * velocity[r]
+    a = np.empty(3)
+    b = np.empty(3)
+    va = np.empty(3)
+    vb = np.empty(3)
+    on_a = np.empty(3)
+    for i in range(loads.strut_link_a.shape[0]):
+        la, lb = loads.strut_link_a[i], loads.strut_link_b[i]
+        point_position(T[la], loads.strut_at_a[i], a)
+        point_position(T[lb], loads.strut_at_b[i], b)
+        point_velocity(a, V[la], va)
+        point_velocity(b, V[lb], vb)
+        length = np.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+        rate = 0.0
+        for r in range(3):
+            rate += (b[r] - a[r]) / length * (vb[r] - va[r])
+        tension = loads.strut_stiffness[i] * (length - loads.strut_free[i]) + loads.strut_damping[i] * rate
+        for r in range(3):
+            on_a[r] = tension * (b[r] - a[r]) / length
+        cross(a, on_a, moment)
+        for r in range(3):
+            wrenches[la, r] += moment[r]
+            wrenches[la, 3 + r] += on_a[r]
+        cross(b, on_a, moment)
+        for r in range(3):
+            wrenches[lb, r] -= moment[r]
+            wrenches[lb, 3 + r] -= on_a[r]
+        dissipated += loads.strut_damping[i] * rate * rate
+    powers[0] = dissipated
+    powers[1] = external

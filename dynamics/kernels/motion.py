@@ -1,0 +1,316 @@
+"""The dynamics at one state, compiled: close the loops, then ``M(u) u'' = f(u, u', t)``.
+
+The driven coordinates ``d = (u, p)`` are the independent coordinates ``u`` and the
+prescribed (rheonomic) ones ``p(t)``; every other pair variable follows from the closure.
+
+* :func:`close_stage` closes the loops at given driven values from a *base* state (the last
+  accepted one): the second-order prediction ``q = q_b + G_b Dd + 1/2 kappa(Dd, Dd)`` along
+  the branch (spherical pairs advanced as rotations), then Newton (eq. 3) with the driven
+  values held, accepted only when the correction is small against the predicted motion (the
+  branch guard of :mod:`loops.kernels.continuation`).
+* :func:`curvature_at` gives ``kappa = d^2 q / dd_s dd_t`` at a closed state (the closure
+  differentiated twice at unit rates, polarized).
+* :func:`dynamics_at` evaluates, at a closed state with its transmission matrix ``G``: the
+  link Jacobians ``V_i^(s)`` (partial twists, along the tree), the rates, the bias
+  accelerations (eq. 4 differentiated, prescribed accelerations included), the mass matrix
+  and velocity terms by the trace form (:mod:`.trace`, eq. 7) or Kane's form (:mod:`.kane`),
+  the applied loads (:mod:`.loads`) and the independent accelerations.
+* :func:`rhs` is ``y' = F(t, y)`` for ``y = (u, u', W_dissipated, W_external, W_driver)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from loops.kernels._compile import kernel
+from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
+from loops.kernels.closure import configure
+from loops.kernels.linear import factorize_block
+from loops.kernels.continuation import tangent_at
+from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from loops.kernels.velocity import link_velocities, solve_with_drivers
+
+from .kane import newton_euler_terms
+from .loads import applied_loads, load_values
+from .trace import trace_terms
+
+__all__ = ["OK", "CLOSURE_FAILED", "SINGULAR", "NO_INERTIA", "close_stage", "curvature_at", "dynamics_at",
+           "rhs", "solve_dense", "efforts_at_positions"]
+
+OK, CLOSURE_FAILED, SINGULAR, NO_INERTIA = 0, 1, 2, 3
+
+
+@kernel
+def solve_dense(A, b, x):
+    """``x = A^-1 b`` for a small dense ``A`` (Gaussian elimination, partial pivoting); False when
+    a pivot vanishes (below 1e-13 of the largest diagonal entry)."""
+    n = b.shape[0]
+    M = A.copy()
+    x[:] = b
+    size = 0.0
+    for i in range(n):
+        size = max(size, abs(M[i, i]))
+    if n == 0:
+        return True
+    if size == 0.0:
+        return False
+    for j in range(n):
+        p = j
+        for i in range(j + 1, n):
+            if abs(M[i, j]) > abs(M[p, j]):
+                p = i
+        if abs(M[p, j]) <= 1e-13 * size:
+            return False
+        if p != j:
+            for c in range(n):
+                M[j, c], M[p, c] = M[p, c], M[j, c]
+            x[j], x[p] = x[p], x[j]
+        for i in range(j + 1, n):
+            f = M[i, j] / M[j, j]
+            for c in range(j, n):
+                M[i, c] -= f * M[j, c]
+            x[i] -= f * x[j]
+    for j in range(n - 1, -1, -1):
+        s = x[j]
+        for c in range(j + 1, n):
+            s -= M[j, c] * x[c]
+        x[j] = s / M[j, j]
+    return True
+
+
+@kernel
+def close_stage(topology, geometry, block, base, base_factor, base_G, curvature, target, stage, stage_factor,
+                params, result):
+    """Close the loops with the driven columns at ``target`` (d,), from the ``base`` state.
+
+    ``params`` as in :mod:`loops.kernels.continuation`; ``result`` receives the corrector's
+    ``[error, iterations, correction, factorizations]``. True when closed on the branch.
+    """
+    tolerance, ratio = params[0], params[2]
+    driven = block.driven
+    d = driven.shape[0]
+    n = topology.n
+    delta = np.empty(d)
+    for k in range(d):
+        delta[k] = target[k] - base.q[driven[k]]
+    step = np.empty(n)
+    motion = 0.0
+    for col in range(n):
+        s = 0.0
+        for a in range(d):
+            s += base_G[col, a] * delta[a]
+            for b in range(d):
+                s += 0.5 * curvature[col, a, b] * delta[a] * delta[b]
+        step[col] = s
+        motion = max(motion, abs(s) / block.column_scale[col])
+    stage.q[:] = base.q
+    stage.rotations[:, :, :] = base.rotations
+    apply_step(topology, stage, step, 1.0)
+    for k in range(d):
+        stage.q[driven[k]] = target[k]
+    copy_factor(base_factor, stage_factor)
+    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], True,
+                       result)
+    if status != CONVERGED or result[2] > ratio * motion + 10.0 * tolerance:
+        return False
+    seat_spherical(topology, stage, base.q)
+    return True
+
+
+@kernel
+def _bias(topology, geometry, block, work, factor, q_dot, driven_accelerations, terms, V, q_ddot):
+    """``q''`` (n,) for the rates ``q_dot`` and driven accelerations (eq. 4 differentiated)."""
+    link_velocities(topology, work.xi, q_dot, V)
+    velocity_product_terms(topology, work.q, q_dot, work.W, work.xi, V, terms)
+    rows = np.empty(work.defects.shape[0])
+    bias_rhs(topology, geometry, work, V, terms, rows)
+    for r in range(rows.shape[0]):
+        rows[r] = -rows[r]
+    solve_with_drivers(block, factor, rows, driven_accelerations, q_ddot)
+
+
+@kernel
+def curvature_at(topology, geometry, block, work, factor, G, curvature):
+    """``kappa[:, s, t] = d^2 q / dd_s dd_t`` (n, d, d) at a closed, factorized state: the closure
+    differentiated twice at unit rates ``e_s`` (and ``e_s + e_t``, polarized)."""
+    n, d = topology.n, G.shape[1]
+    curvature[:, :, :] = 0.0
+    if factor.info[2] == 0.0:
+        return
+    q_dot = np.empty(n)
+    zero = np.zeros(d)
+    terms = np.empty((n, 6))
+    V = np.empty((topology.links, 6))
+    pure = np.empty((d, n))
+    mixed = np.empty(n)
+    for s in range(d):
+        for col in range(n):
+            q_dot[col] = G[col, s]
+        _bias(topology, geometry, block, work, factor, q_dot, zero, terms, V, pure[s])
+        for col in range(n):
+            curvature[col, s, s] = pure[s, col]
+    for s in range(d):
+        for t in range(s + 1, d):
+            for col in range(n):
+                q_dot[col] = G[col, s] + G[col, t]
+            _bias(topology, geometry, block, work, factor, q_dot, zero, terms, V, mixed)
+            for col in range(n):
+                value = 0.5 * (mixed[col] - pure[s, col] - pure[t, col])
+                curvature[col, s, t] = value
+                curvature[col, t, s] = value
+
+
+@kernel
+def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rates, prescribed_accelerations, m,
+                kin):
+    """Everything at a closed state with its transmission ``G`` (n, d) and driven ``rates`` (d,).
+
+    Fills ``kin`` (see :class:`dynamics.motion.Kinematics`): ``jacobians`` (L, d, 6),
+    ``q_dot``, ``q_ddot`` (n,) (at the independent accelerations found), ``V``, ``A`` (L, 6),
+    ``M`` (d, d), ``h``, ``Q`` (d,), ``pair_forces`` (n,), ``wrenches`` (L, 6), ``powers``
+    ``[dissipated, external, driver]``, ``accelerations`` (m,) and ``efforts`` (d,) (the
+    generalized forces the drivers add: zero on the independent rows, the prescribed drivers'
+    forces on the others). The load values must be in ``kin`` already. Returns OK, SINGULAR
+    (the closure's block cannot be solved here) or NO_INERTIA (a singular mass matrix).
+    """
+    if factor.info[2] == 0.0:
+        return SINGULAR
+    n, d = topology.n, G.shape[1]
+    jac = kin.jacobians
+    jac[topology.ground, :, :] = 0.0
+    for child in topology.tree_order:
+        p = topology.tree_pair[child]
+        sign = topology.forward[child]
+        jac[child, :, :] = jac[topology.parent[child]]
+        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
+            for s in range(d):
+                g = sign * G[col, s]
+                if g != 0.0:
+                    for r in range(6):
+                        jac[child, s, r] += work.xi[col, r] * g
+    for col in range(n):
+        v = 0.0
+        for s in range(d):
+            v += G[col, s] * rates[s]
+        kin.q_dot[col] = v
+    driven_accelerations = np.zeros(d)
+    for k in range(d - m):
+        driven_accelerations[m + k] = prescribed_accelerations[k]
+    terms = np.empty((n, 6))
+    bias = np.empty(n)
+    _bias(topology, geometry, block, work, factor, kin.q_dot, driven_accelerations, terms, kin.V, bias)
+    link_accelerations(topology, work.xi, bias, terms, kin.A)
+    gravity_forces = np.empty(d)
+    if inertia.method == 0:
+        trace_terms(work.T, jac, kin.V, kin.A, inertia.J, inertia.gravity, inertia.massive, kin.M, kin.h,
+                    gravity_forces)
+    else:
+        newton_euler_terms(work.T, jac, kin.V, kin.A, inertia.masses, inertia.coms, inertia.inertias,
+                           inertia.gravity, inertia.massive, kin.M, kin.h, gravity_forces)
+    powers = np.zeros(2)
+    applied_loads(loads, work.q, kin.q_dot, work.T, kin.V, kin.pair_values, kin.point_values, kin.pair_forces,
+                  kin.wrenches, powers)
+    for s in range(d):
+        value = gravity_forces[s]
+        for i in range(topology.links):
+            for r in range(6):
+                value += jac[i, s, r] * kin.wrenches[i, r]
+        for col in range(n):
+            value += G[col, s] * kin.pair_forces[col]
+        kin.Q[s] = value
+    if m:
+        Muu = kin.M[:m, :m].copy()
+        f = np.empty(m)
+        for s in range(m):
+            f[s] = kin.Q[s] - kin.h[s]
+        if not solve_dense(Muu, f, kin.accelerations):
+            return NO_INERTIA
+    driver_power = 0.0
+    for s in range(d):
+        value = kin.h[s] - kin.Q[s]
+        for a in range(m):
+            value += kin.M[s, a] * kin.accelerations[a]
+        kin.efforts[s] = value if s >= m else 0.0
+        if s >= m:
+            driver_power += value * rates[s]
+    # q'' and link accelerations at the accelerations found.
+    for col in range(n):
+        value = bias[col]
+        for a in range(m):
+            value += G[col, a] * kin.accelerations[a]
+        kin.q_ddot[col] = value
+    for i in range(topology.links):
+        for a in range(m):
+            for r in range(6):
+                kin.A[i, r] += jac[i, a, r] * kin.accelerations[a]
+    kin.powers[0] = powers[0]
+    kin.powers[1] = powers[1]
+    kin.powers[2] = driver_power
+    return OK
+
+
+@kernel
+def rhs(topology, geometry, block, inertia, loads, base, base_factor, base_G, curvature, stage, stage_factor, kin,
+        t, y, m, params, dy):
+    """``dy = F(t, y)`` for ``y = (u (m), u' (m), three work integrals)``; ``stage``,
+    ``stage_factor`` and ``kin`` hold the closed state and its dynamics afterwards.
+
+    Returns OK, CLOSURE_FAILED (the loops do not close on the branch from the base),
+    SINGULAR or NO_INERTIA; ``dy`` is valid only with OK.
+    """
+    load_values(loads, t, kin.pair_values, kin.point_values, kin.prescribed)
+    d = block.driven.shape[0]
+    target = np.empty(d)
+    rates = np.empty(d)
+    for a in range(m):
+        target[a] = y[a]
+        rates[a] = y[m + a]
+    for k in range(d - m):
+        target[m + k] = kin.prescribed[k, 0]
+        rates[m + k] = kin.prescribed[k, 1]
+    result = np.zeros(4)
+    if not close_stage(topology, geometry, block, base, base_factor, base_G, curvature, target, stage,
+                       stage_factor, params, result):
+        return CLOSURE_FAILED
+    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, base_G, params[6]):
+        return SINGULAR
+    prescribed_accelerations = np.empty(d - m)
+    for k in range(d - m):
+        prescribed_accelerations[k] = kin.prescribed[k, 2]
+    status = dynamics_at(topology, geometry, block, inertia, loads, stage, stage_factor, kin.G, rates,
+                         prescribed_accelerations, m, kin)
+    if status != OK:
+        return status
+    for a in range(m):
+        dy[a] = y[m + a]
+        dy[m + a] = kin.accelerations[a]
+    dy[2 * m] = kin.powers[0]
+    dy[2 * m + 1] = kin.powers[1]
+    dy[2 * m + 2] = kin.powers[2]
+    for a in range(dy.shape[0]):
+        if not np.isfinite(dy[a]):
+            return SINGULAR
+    return OK
+
+
+@kernel
+def efforts_at_positions(topology, geometry, block, inertia, loads, state, q, rotations, G, speeds, accelerations,
+                         times, efforts):
+    """Inverse dynamics at N closed positions: the generalized forces (N, d) the drivers must add
+    for their ``speeds`` and ``accelerations`` (N, d) along the tangents ``G`` (N, n, d), loads at
+    ``times`` (N,). Every driven coordinate is prescribed (``m = 0``). Returns the index of the
+    first position that could not be evaluated (a singular position), or N."""
+    work, factor, kin = state.work, state.factor, state.kin
+    for i in range(q.shape[0]):
+        work.q[:] = q[i]
+        work.rotations[:, :, :] = rotations[i]
+        configure(topology, geometry, work)
+        factorize_block(topology, geometry, block, work, factor)
+        kin.G[:, :] = G[i]
+        load_values(loads, times[i], kin.pair_values, kin.point_values, kin.prescribed)
+        status = dynamics_at(topology, geometry, block, inertia, loads, work, factor, kin.G, speeds[i],
+                             accelerations[i], 0, kin)
+        if status != OK:
+            return i
+        efforts[i] = kin.efforts
+    return q.shape[0]

@@ -1,0 +1,92 @@
+"""States of the dynamics: closed configurations with the partition of their coordinates.
+
+The dynamics is written in the *driven* coordinates ``d = (u, p)``: ``m`` independent
+coordinates ``u`` (as many as the mechanism's degrees of freedom, less the prescribed
+ones) and the prescribed coordinates ``p(t)``. Every other pair variable is dependent and
+follows from the closure, solved by the one engine of :mod:`loops`: the square block of
+``B`` for the driven columns (:mod:`loops.linear`), the walk (:mod:`loops.continuation`) to
+reach a start, the Newton corrector and branch guard at every stage
+(:mod:`dynamics.kernels.motion`).
+
+A :class:`State` is a closed configuration with its factorization, transmission matrix
+``G = dq/dd`` (Pavlov's transmission ratios), the second derivatives ``kappa`` of the
+dependent variables (the predictor's curvature) and the :class:`Kinematics` of its last
+evaluation. A :class:`Compiled` bundles what the kernels need for one partition.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from loops.configuration import new_work
+from loops.continuation import (MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, MAX_NEWTON_STEP, NEWTON_ITERATIONS,
+                                SINGULAR_CONDITIONING)
+from loops.linear import new_factor
+
+__all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
+           "compiled", "solver_params"]
+
+Inertia = namedtuple("Inertia", ["J", "masses", "coms", "inertias", "gravity", "massive", "method"])
+Inertia.__doc__ = """Mass properties for the kernels: pseudo-inertias ``J`` (L, 4, 4), masses (L,),
+centres of mass (L, 3) and central inertias (L, 3, 3) in link frames, gravity (3,), the links
+with mass, and the formulation (0: trace form, 1: Kane's form)."""
+
+Kinematics = namedtuple("Kinematics", [
+    "G", "jacobians", "q_dot", "q_ddot", "V", "A", "M", "h", "Q", "pair_forces", "wrenches", "powers",
+    "accelerations", "efforts", "pair_values", "point_values", "prescribed",
+])
+Kinematics.__doc__ = """Arrays of one evaluation of the dynamics
+(:func:`dynamics.kernels.motion.dynamics_at`): transmission ``G`` (n, d), link Jacobians
+(L, d, 6), ``q_dot``/``q_ddot`` (n,), link velocities ``V`` and accelerations ``A`` (L, 6),
+``M`` (d, d), ``h``, ``Q`` (d,), pair forces (n,), link wrenches (L, 6), powers
+``[dissipated, external, driver]`` W, independent accelerations (m,), driver efforts (d,),
+and the load values at the time: pair forces (F, 1), point forces (P, 3), prescribed
+motions (k, 3)."""
+
+State = namedtuple("State", ["work", "factor", "G", "curvature", "kin"])
+Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m"])
+
+
+def solver_params(tolerance):
+    """Walk and corrector parameters (:mod:`loops.kernels.continuation`) at ``tolerance``."""
+    return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
+                     SINGULAR_CONDITIONING, 0.0])
+
+
+def new_kinematics(system, loads, d, m) -> Kinematics:
+    n, links = system.n, system.topology.links
+    return Kinematics(np.zeros((n, d)), np.zeros((links, d, 6)), np.zeros(n), np.zeros(n), np.zeros((links, 6)),
+                      np.zeros((links, 6)), np.zeros((d, d)), np.zeros(d), np.zeros(d), np.zeros(n),
+                      np.zeros((links, 6)), np.zeros(3), np.zeros(m), np.zeros(d),
+                      np.zeros((len(loads.force_cols), 1)), np.zeros((len(loads.point_links), 3)),
+                      np.zeros((len(loads.prescribed_cols), 3)))
+
+
+def new_state(system, block, loads, m, q=None, rotations=None) -> State:
+    """An empty :class:`State` (scratch for stages, or to be filled)."""
+    d = len(block.driven)
+    return State(new_work(system, q, rotations), new_factor(block), np.zeros((system.n, d)),
+                 np.zeros((system.n, d, d)), new_kinematics(system, loads, d, m))
+
+
+def state_from_walk(walk, loads, m) -> State:
+    """The :class:`State` where a :class:`loops.continuation.Walk` stands (copies), with its
+    curvature."""
+    from loops.kernels.newton import copy_factor  # noqa: PLC0415 (kernels load on first use)
+
+    from .kernels.motion import curvature_at  # noqa: PLC0415
+
+    system = walk.system
+    state = new_state(system, walk.block, loads, m, walk.here.q, walk.here.rotations)
+    for name in ("A", "T", "W", "xi", "defects", "centres", "swings"):
+        getattr(state.work, name)[...] = getattr(walk.here, name)
+    copy_factor(walk.factor, state.factor)
+    state.G[:] = walk.G
+    curvature_at(system.topology, system.geometry, walk.block, state.work, state.factor, state.G, state.curvature)
+    return state
+
+
+def compiled(system, block, inertia, loads, params, m) -> Compiled:
+    return Compiled(system.topology, system.geometry, block, inertia, loads, params, int(m))

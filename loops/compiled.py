@@ -1,0 +1,282 @@
+"""The compiled system: a frozen model turned into the arrays the kernels work on.
+
+A :class:`CompiledSystem` is data, not behaviour (algorithms never modify it; Pinocchio's
+rule): the spanning tree and loops of the link/pair graph (:mod:`loops.graph`,
+:mod:`loops.loop_basis`), the variables laid out pair by pair, and two named tuples of
+read-only arrays that every kernel takes:
+
+``Topology`` (shared by every design variant of the model)
+    counts ``n`` (variables), ``pairs``, ``links``, ``loops``, ``gauges``, ``spheres`` and the
+    ``ground`` link's index; per pair its ``family``, ``coefficients`` (2, 2), ``beta``,
+    ``start``/``size`` of its variables, ``first``/``second`` link and ``sphere`` (index of its
+    rotation state, or -1); per variable its ``column_pair`` and ``rotational`` flag; the
+    tree as ``tree_order`` (child links, parents first), ``parent``, ``tree_pair`` and
+    ``forward`` (+1 when the tree walks the pair from its first link) per link; per loop
+    its ``chord`` pair and its variables as ``loop_ptr``/``loop_cols``/``loop_signs``
+    (the signed loop incidence: +1 when the loop walks the variable's pair from its first
+    link); the ``gauge_link`` of each idle-spin gauge; ``sphere_columns`` (m, 3).
+``Geometry`` (what a hardpoint changes)
+    ``frame_j``/``frame_k`` (P, 4, 4) pair frames in their links' frames, ``scale`` (m, the
+    mechanism's size, which makes rotations and gaps comparable), ``gauge_axis`` (G, 3) and
+    ``gauge_reference`` (G, 3, 3) (:mod:`loops.passive`).
+
+Variables are ordered pair by pair in declaration order (``variable_names``); the virtual
+pairs of point drivers come last. Lengths are SI.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from mechanism.errors import ModelError
+from mechanism.points import road_loop
+from mechanism.specs import GROUND
+
+from .graph import mechanism_graph, spanning_tree
+from .loop_basis import independent_loops
+
+__all__ = ["Topology", "Geometry", "CompiledSystem", "compile_model"]
+
+Topology = namedtuple("Topology", [
+    "n", "pairs", "links", "loops", "gauges", "spheres", "ground",
+    "family", "coefficients", "beta", "start", "size", "first", "second", "sphere",
+    "column_pair", "rotational",
+    "tree_order", "parent", "tree_pair", "forward",
+    "chord", "loop_ptr", "loop_cols", "loop_signs",
+    "gauge_link", "sphere_columns",
+])
+Geometry = namedtuple("Geometry", ["frame_j", "frame_k", "scale", "gauge_axis", "gauge_reference"])
+
+
+def _frozen(values, dtype=float):
+    out = np.ascontiguousarray(values, dtype=dtype)
+    out.setflags(write=False)
+    return out
+
+
+class CompiledSystem:
+    """A frozen model compiled for evaluation (see the module docstring).
+
+    Parameters
+    ----------
+    model : mechanism.specs.Model
+    with_point_drivers : bool
+        Include the road loops of point drivers (False for the mobility report, which
+        describes the mechanism without its virtual links).
+
+    Attributes
+    ----------
+    model, links, pairs (virtual ones included), link_names, link_index, pair_index
+    variable_names, variable_index, n, pair_slices
+    rotational, public : (n,) bool, angle variables; variables users see
+    loops : list of loops.loop_basis.Loop
+    tree : list of loops.graph.TreeEdge
+    topology : Topology; geometry : Geometry
+    scale : float, m
+    gauges : list of loops.passive.Gauge
+    spherical_columns : (m, 3) int
+    """
+
+    def __init__(self, model, with_point_drivers: bool = True):
+        self.model = model
+        links, pairs = list(model.links), list(model.pairs)
+        real_pairs = [p.name for p in pairs]
+        if with_point_drivers:
+            points = {p.name: p for p in model.points}
+            for driver in model.point_drivers:
+                extra_links, extra_pairs = road_loop(driver, points[driver.point])
+                links += extra_links
+                pairs += extra_pairs
+        self.links, self.pairs = links, pairs
+        self.link_names = [link.name for link in links]
+        self.link_index = {name: i for i, name in enumerate(self.link_names)}
+        self.pair_index = {p.name: i for i, p in enumerate(pairs)}
+        graph = mechanism_graph(links, pairs)
+        self.tree, self.chords = spanning_tree(graph, GROUND, preferred=real_pairs)
+        self.loops = independent_loops(self.tree, self.chords, {p.name: p for p in pairs}, len(links))
+        self._layout_variables()
+        self.topology = self._topology(gauge_links=())
+        self.geometry = self._geometry(scale=1.0, gauges=())
+        self.gauges = []
+        from .configuration import evaluate  # noqa: PLC0415 (configuration needs this class)
+        reference = evaluate(self, self.reference_q())
+        self.scale = _size(self, reference)
+        self.geometry = self._geometry(self.scale, ())
+        if reference.closure_error() < 1e-8:
+            from .passive import find_gauges  # noqa: PLC0415
+            self.gauges = find_gauges(self, evaluate(self, self.reference_q()))
+            if self.gauges:
+                self.topology = self._topology([g.link for g in self.gauges])
+                self.geometry = self._geometry(self.scale, self.gauges)
+
+    def _layout_variables(self):
+        names, column_pair, rotational, public, slices = [], [], [], [], {}
+        for i, pair in enumerate(self.pairs):
+            start = len(names)
+            names += pair.variable_names()
+            column_pair += [i] * pair.size
+            rotational += list(pair.pair_type.rotational)
+            public += [not pair.virtual] * pair.size
+            slices[pair.name] = slice(start, start + pair.size)
+        self.variable_names = names
+        self.variable_index = {name: i for i, name in enumerate(names)}
+        self.n = len(names)
+        self.pair_slices = slices
+        self.rotational = _frozen(rotational, bool)
+        self.public = _frozen(public, bool)
+        self.additive = _frozen([self.pairs[p].pair_type.additive for p in column_pair], bool)
+        spherical = [i for i, p in enumerate(self.pairs) if p.pair_type.compiled_parameters()[0] == 2]
+        self.spherical_pairs = _frozen(spherical, np.int64)
+        self.spherical_columns = _frozen(
+            np.array([np.arange(slices[self.pairs[i].name].start, slices[self.pairs[i].name].stop)
+                      for i in spherical], dtype=np.int64).reshape(-1, 3), np.int64)
+        self._column_pair = np.array(column_pair, dtype=np.int64)
+
+    def _topology(self, gauge_links):
+        pairs = self.pairs
+        families, coefficients, betas = [], [], []
+        for pair in pairs:
+            family, c, beta = pair.pair_type.compiled_parameters()
+            families.append(family)
+            coefficients.append(c)
+            betas.append(beta)
+        sphere = np.full(len(pairs), -1, dtype=np.int64)
+        sphere[self.spherical_pairs] = np.arange(len(self.spherical_pairs))
+        n_links = len(self.links)
+        parent = np.full(n_links, -1, dtype=np.int64)
+        tree_pair = np.full(n_links, -1, dtype=np.int64)
+        forward = np.zeros(n_links, dtype=np.int64)
+        order = []
+        for edge in self.tree:  # parents come first
+            child = self.link_index[edge.child]
+            parent[child] = self.link_index[edge.parent]
+            tree_pair[child] = self.pair_index[edge.pair]
+            forward[child] = 1 if edge.forward else -1
+            order.append(child)
+        first = np.array([self.link_index[p.first] for p in pairs], dtype=np.int64)
+        second = np.array([self.link_index[p.second] for p in pairs], dtype=np.int64)
+        # Signed incidence of pairs in link paths, then in loops (V_first + xi_c q_c' - V_second = 0).
+        path = np.zeros((n_links, len(pairs)))
+        for edge in self.tree:
+            child = self.link_index[edge.child]
+            path[child] = path[self.link_index[edge.parent]]
+            path[child, self.pair_index[edge.pair]] = 1.0 if edge.forward else -1.0
+        chord = np.array([self.pair_index[c] for c in self.chords], dtype=np.int64)
+        loop_ptr, loop_cols, loop_signs = [0], [], []
+        for c in chord:
+            signs = path[first[c]] - path[second[c]]
+            signs[c] = 1.0
+            for p in np.flatnonzero(signs):
+                for col in range(self.pair_slices[pairs[p].name].start, self.pair_slices[pairs[p].name].stop):
+                    loop_cols.append(col)
+                    loop_signs.append(signs[p])
+            loop_ptr.append(len(loop_cols))
+        self.link_incidence = path[:, self._column_pair]  # (L, n): signed path incidence
+        return Topology(
+            n=self.n, pairs=len(pairs), links=n_links, loops=len(self.loops), gauges=len(gauge_links),
+            spheres=len(self.spherical_pairs), ground=self.link_index[GROUND],
+            family=_frozen(families, np.int64), coefficients=_frozen(coefficients), beta=_frozen(betas),
+            start=_frozen([self.pair_slices[p.name].start for p in pairs], np.int64),
+            size=_frozen([p.size for p in pairs], np.int64), first=_frozen(first, np.int64),
+            second=_frozen(second, np.int64), sphere=_frozen(sphere, np.int64),
+            column_pair=_frozen(self._column_pair, np.int64), rotational=self.rotational,
+            tree_order=_frozen(order, np.int64), parent=_frozen(parent, np.int64),
+            tree_pair=_frozen(tree_pair, np.int64), forward=_frozen(forward, np.int64),
+            chord=_frozen(chord, np.int64), loop_ptr=_frozen(loop_ptr, np.int64),
+            loop_cols=_frozen(loop_cols, np.int64), loop_signs=_frozen(loop_signs),
+            gauge_link=_frozen(list(gauge_links), np.int64), sphere_columns=self.spherical_columns)
+
+    def _geometry(self, scale, gauges):
+        return Geometry(
+            frame_j=_frozen(np.array([p.frame_on_first for p in self.pairs]).reshape(-1, 4, 4)),
+            frame_k=_frozen(np.array([p.frame_on_second for p in self.pairs]).reshape(-1, 4, 4)),
+            scale=float(scale),
+            gauge_axis=_frozen(np.array([g.axis for g in gauges]).reshape(-1, 3)),
+            gauge_reference=_frozen(np.array([g.reference for g in gauges]).reshape(-1, 3, 3)))
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def rows(self) -> int:
+        """Number of closure equations: 6 per loop, one per gauge."""
+        return 6 * len(self.loops) + len(self.gauges)
+
+    @property
+    def row_scale(self) -> np.ndarray:
+        """Row weights making ``B`` dimensionless: 1 for rotations and gauges, 1/scale for gaps."""
+        loops = np.tile(np.r_[np.ones(3), np.full(3, 1.0 / self.scale)], len(self.loops))
+        return np.r_[loops, np.ones(len(self.gauges))]
+
+    @property
+    def column_scale(self) -> np.ndarray:
+        """Column weights: 1 for angles, scale for lengths (a slide of one size is one unit)."""
+        return np.where(self.rotational, 1.0, self.scale)
+
+    def reference_q(self) -> np.ndarray:
+        """Variables at the reference assembly: zeros at the design pose, else ``assemble``'s."""
+        q = np.zeros(self.n)
+        for name, values in self.model.reference:
+            if name in self.pair_slices:
+                q[self.pair_slices[name]] = values
+        return q
+
+    def public_variables(self) -> list[str]:
+        """Variables users see: every real pair variable, and point-driver variables."""
+        return [name for name, shown in zip(self.variable_names, self.public) if shown]
+
+    def driver_columns(self, names, role="driver") -> np.ndarray:
+        """Column indices of the variables ``names``, validated: public, additive, distinct.
+
+        ``role`` names them in errors (``"driver"``, ``"coordinate"``, ``"hold"``): ModelError
+        at ``"<role> 'X'"`` for a name that is not a pair variable, a whole multi-variable
+        pair, a spherical component (its value is a rotation vector) or a repeat.
+        """
+        choose, cannot = (("drive", "be driven") if role == "driver" else ("name", f"be a {role}"))
+        cols = []
+        for name in names:
+            where = f"{role} {name!r}"
+            try:
+                known_name = isinstance(name, str) and name in self.variable_index
+            except TypeError:
+                known_name = False
+            if not known_name or not self.public[self.variable_index[name]]:
+                pair = self.pairs[self.pair_index[name]] if isinstance(name, str) and name in self.pair_index else None
+                if pair is not None and pair.size > 1:
+                    raise ModelError(where, f"pair {name!r} has {pair.size} variables; "
+                                     f"{choose} one of {', '.join(pair.variable_names())}")
+                known = ", ".join(self.public_variables())
+                raise ModelError(where, f"not a pair variable or point driver (known: {known})")
+            col = self.variable_index[name]
+            if not self.additive[col]:
+                raise ModelError(where, f"a spherical-pair component cannot {cannot} "
+                                 "(its value is a rotation vector); choose another pair variable")
+            if col in cols:
+                raise ModelError(where, "given twice")
+            cols.append(col)
+        return np.array(cols, dtype=np.int64)
+
+
+def _size(system, config) -> float:
+    """Characteristic size (m): diagonal of the box around the pair centres at the reference
+    (frame j and frame k origins)."""
+    frames_k = config.link_poses[system.topology.second] @ system.geometry.frame_k
+    centres = np.concatenate([config.pair_frames[:, :3, 3], frames_k[:, :3, 3]])
+    size = float(np.linalg.norm(np.ptp(centres, axis=0))) if len(centres) else 0.0
+    return size if size > 1e-9 else 1.0
+
+
+_CACHE: dict = {}
+
+
+def compile_model(model, with_point_drivers: bool = True) -> CompiledSystem:
+    """Compiled system of a frozen model, cached per (snapshot, road loops) for reuse."""
+    key = (id(model), with_point_drivers)
+    hit = _CACHE.get(key)
+    if hit is not None and hit.model is model:
+        return hit
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    system = CompiledSystem(model, with_point_drivers)
+    _CACHE[key] = system
+    return system

@@ -1,0 +1,133 @@
+"""Evaluating a configuration: a pure function of (compiled system, pair variables).
+
+:func:`evaluate` runs the closure kernels (:mod:`loops.kernels.closure`) and returns an
+immutable :class:`Configuration`: pair matrices, link poses (eq. 5), pair frames, world
+twists, closure defects (eq. 2). :func:`constraint_matrix` gives the linearized closure
+``B`` (eq. 3) as a dense matrix for the analyses that want one (mobility, rank, the choice
+of held freedoms); the solvers use its blocks directly.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanism.transforms import exp_so3
+
+__all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work"]
+
+#: The arrays of one configuration being iterated by the kernels (a Newton corrector, a
+#: walk): its variables and spherical states, and everything :func:`loops.kernels.closure.
+#: configure` and the Jacobian fill in. Scratch space, never a result.
+Work = namedtuple("Work", ["q", "rotations", "A", "T", "W", "xi", "defects", "centres", "swings",
+                           "loop_blocks", "gauge_rows"])
+
+
+def new_work(system, q=None, rotations=None) -> Work:
+    """A :class:`Work` for ``system``, holding copies of ``q`` and ``rotations`` (default: the
+    reference assembly)."""
+    topology = system.topology
+    q = system.reference_q() if q is None else np.array(q, dtype=float)
+    rotations = rotations_of(system, q) if rotations is None else np.array(rotations, dtype=float)
+    return Work(q, rotations, np.empty((topology.pairs, 4, 4)), np.empty((topology.links, 4, 4)),
+                np.empty((topology.pairs, 4, 4)), np.empty((topology.n, 6)),
+                np.empty(6 * topology.loops + topology.gauges), np.empty((topology.loops, 3)),
+                np.empty((topology.gauges, 3)), np.empty((len(topology.loop_cols), 6)),
+                np.zeros((topology.gauges, topology.n)))
+
+
+def _read_only(*arrays):
+    for a in arrays:
+        a.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One evaluated configuration (read-only arrays).
+
+    Attributes
+    ----------
+    q : (n,) pair variables (rad or m; spherical pairs as rotation vectors)
+    rotations : (m, 3, 3) the spherical pairs' rotation matrices (their state)
+    pair_matrices : (P, 4, 4) ``A_p(q)``
+    link_poses : (L, 4, 4) ``T_0i``, global, identity at the design pose
+    pair_frames : (P, 4, 4) ``W_p = T_0(first) F_j``
+    twists : (n, 6) world twists ``(omega, v)`` of the variables, origin-referenced
+    defects : (6 loops + gauges,) closure defects: per loop rotation (rad) and gap (m), gauges (rad)
+    centres : (loops, 3) where each loop's gap is measured (its chord's frame-k origin), m
+    swings : (gauges, 3) rotation vector of each idle link since the reference
+    scale : float, the system's size (m)
+    """
+
+    q: np.ndarray
+    rotations: np.ndarray
+    pair_matrices: np.ndarray
+    link_poses: np.ndarray
+    pair_frames: np.ndarray
+    twists: np.ndarray
+    defects: np.ndarray
+    centres: np.ndarray
+    swings: np.ndarray
+    scale: float
+
+    def closure_error(self) -> float:
+        """Largest defect relative to size: ``max(|rotation|, |gap| / scale, |gauge|)``."""
+        loops = self.centres.shape[0]
+        if not len(self.defects):
+            return 0.0
+        per_loop = np.abs(self.defects[:6 * loops].reshape(loops, 2, 3))
+        gauges = np.abs(self.defects[6 * loops:])
+        return float(max(per_loop[:, 0].max(initial=0.0), per_loop[:, 1].max(initial=0.0) / self.scale,
+                         gauges.max(initial=0.0)))
+
+
+def rotations_of(system, q) -> np.ndarray:
+    """Rotation matrices (m, 3, 3) of the spherical pairs' rotation vectors in ``q``."""
+    if not len(system.spherical_columns):
+        return np.zeros((0, 3, 3))
+    return np.ascontiguousarray(exp_so3(np.asarray(q, dtype=float)[system.spherical_columns]))
+
+
+def evaluate(system, q, rotations=None) -> Configuration:
+    """The configuration of ``system`` at ``q`` (n,); ``rotations`` (m, 3, 3) when known."""
+    from .kernels import closure  # noqa: PLC0415 (kernels load on first use)
+
+    topology, geometry = system.topology, system.geometry
+    q = np.array(q, dtype=float)
+    rotations = rotations_of(system, q) if rotations is None else np.array(rotations, dtype=float)
+    A = np.empty((topology.pairs, 4, 4))
+    T = np.empty((topology.links, 4, 4))
+    W = np.empty((topology.pairs, 4, 4))
+    xi = np.empty((topology.n, 6))
+    closure.evaluate(topology, geometry, q, rotations, A, T, W, xi)
+    defects = np.empty(6 * topology.loops + topology.gauges)
+    centres = np.empty((topology.loops, 3))
+    swings = np.empty((topology.gauges, 3))
+    closure.closure_defects(topology, geometry, A, T, W, defects, centres, swings)
+    _read_only(q, rotations, A, T, W, xi, defects, centres, swings)
+    return Configuration(q, rotations, A, T, W, xi, defects, centres, swings, geometry.scale)
+
+
+def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
+    """Dense ``B`` (eq. 3): ``(6 loops + gauges, n)``, or only the loop rows (``gauges=False``).
+
+    ``scaled``: rows and columns made dimensionless (``row_scale B column_scale``).
+    """
+    from .kernels import closure  # noqa: PLC0415
+
+    topology = system.topology
+    blocks = np.empty((len(topology.loop_cols), 6))
+    closure.loop_jacobian(topology, np.ascontiguousarray(config.twists), config.centres, blocks)
+    B = np.zeros((6 * topology.loops, topology.n))
+    for i in range(topology.loops):
+        entries = slice(topology.loop_ptr[i], topology.loop_ptr[i + 1])
+        B[6 * i:6 * i + 6, topology.loop_cols[entries]] += blocks[entries].T
+    if gauges and topology.gauges:
+        rows = np.empty((topology.gauges, topology.n))
+        closure.gauge_rows(topology, system.geometry, np.ascontiguousarray(config.twists), config.swings, rows)
+        B = np.vstack([B, rows])
+    if scaled:
+        B = B * (system.row_scale[:B.shape[0], None] * system.column_scale[None, :])
+    return B

@@ -1,0 +1,272 @@
+"""The one walk along the closure, for sweeps, inverse dynamics and the starts of simulations.
+
+A :class:`Walk` holds a closed configuration of a compiled system with some of its
+variables *driven* (drivers, held freedoms, independent coordinates: whatever the caller
+fixes), the factorization of the square block of ``B`` for the others
+(:mod:`loops.linear`) and the tangent ``G = dq/d(driven)``. It moves the driven values by
+continuation (:mod:`loops.kernels.continuation`: predictor, Newton corrector, branch
+checks, step control) and reports, when it cannot go on, where and why.
+
+Limits (each ends a walk with a stop and a reason, never a hang): a step is halved at most
+:data:`MAX_HALVINGS` times in a row; a walk takes at most :data:`MAX_STEPS` continuation
+steps in all (a crank turn takes about 21 at the largest step, so that is some 47,000
+turns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .configuration import constraint_matrix, evaluate, new_work
+from .linear import RANK_TOLERANCE, new_factor, square_block
+
+__all__ = ["DEFAULT_TOLERANCE", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
+           "MAX_STEPS", "Walk", "WalkStopped"]
+
+#: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
+DEFAULT_TOLERANCE = 1e-10
+#: Largest predicted motion in one continuation step (rad, or sizes for slides).
+MAX_MOTION = 0.3
+#: Correction over predicted motion above which a step is taken as a branch jump.
+MAX_CORRECTION_RATIO = 0.3
+#: Reciprocal condition number of the square block below which a stop is a dead point.
+DEAD_POINT_CONDITIONING = 1e-3
+#: Reciprocal condition number below which a position is singular (its own tangent unusable).
+SINGULAR_CONDITIONING = 1e-10
+#: Reciprocal condition number of a square block with rows left out below which its rows are
+#: chosen anew (each new choice lowers the threshold tenfold below the new block's).
+RECHOOSE_CONDITIONING = 1e-2
+#: Halvings of one step before a walk gives up (the step is then ~1e-9 of its span).
+MAX_HALVINGS = 30
+#: Newton iterations per continuation step, and the largest Newton step (dimensionless).
+NEWTON_ITERATIONS = 10
+MAX_NEWTON_STEP = 0.5
+#: Continuation steps one walk may take in all.
+MAX_STEPS = 1_000_000
+#: Steps per call of the compiled walk, between which Python sees Ctrl-C and updates progress.
+STEPS_PER_CALL = 2000
+
+
+class WalkStopped(Exception):
+    """A walk could not reach its target (internal: callers turn it into their own stop).
+
+    ``kind`` is ``"dead point"``, ``"closure"``, ``"steps"`` or ``"start"``; ``conditioning``
+    the reciprocal condition number of the square block where the walk stopped; ``error``
+    and ``iterations`` those of the last Newton correction tried.
+    """
+
+    def __init__(self, kind, conditioning=float("nan"), error=float("nan"), iterations=0):
+        super().__init__(kind)
+        self.kind, self.conditioning, self.error, self.iterations = kind, conditioning, error, iterations
+
+
+class Walk:
+    """A closed configuration with driven columns, and the machinery to move them.
+
+    Parameters
+    ----------
+    system : loops.compiled.CompiledSystem
+    driven : (d,) int, the driven columns
+    q, rotations : start (default: the reference assembly); closed by Newton first
+    tolerance : float, closure tolerance (dimensionless)
+
+    Raises
+    ------
+    WalkStopped
+        (kind ``"start"``) when the start cannot be closed, or the driven columns leave some
+        freedom undetermined there.
+    """
+
+    def __init__(self, system, driven, q=None, rotations=None, tolerance=DEFAULT_TOLERANCE):
+        from .kernels import continuation as kernels  # noqa: PLC0415 (kernels load on first use)
+
+        self._kernels = kernels
+        self.system = system
+        self.driven = np.asarray(driven, dtype=np.int64)
+        self.tolerance = float(tolerance)
+        self.params = np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS,
+                                MAX_NEWTON_STEP, SINGULAR_CONDITIONING, 0.0])
+        self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
+        self.diagnostics = np.zeros(4)
+        self.here = new_work(system, q, rotations)
+        start = evaluate(system, self.here.q, self.here.rotations)
+        self.block = self._block_at(start)
+        self._set_rechoose_threshold(RECHOOSE_CONDITIONING)
+        self._allocate()
+        result = np.zeros(4)
+        status = kernels.close_here(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
+                                    self.new_G, self.params, result)
+        if status != 0:
+            raise WalkStopped("start", error=result[0], iterations=int(result[1]))
+        if self.factor.info[2] == 0.0:
+            self._singular_start()
+
+    # ---------------------------------------------------------------- set-up
+    def _block_at(self, config):
+        B = constraint_matrix(self.system, config, scaled=True)
+        block = square_block(self.system, B, self.driven)
+        if block is None:
+            raise WalkStopped("start", conditioning=0.0)
+        return block
+
+    def _set_rechoose_threshold(self, value):
+        """Watch the block's conditioning only when it leaves rows out (redundant equations)."""
+        self.params[7] = value if np.count_nonzero(self.block.row_position >= 0) < self.system.rows else 0.0
+
+    def _allocate(self):
+        system, d = self.system, len(self.driven)
+        self.factor = new_factor(self.block)
+        self.trial = new_work(system, self.here.q, self.here.rotations)
+        self.trial_factor = new_factor(self.block)
+        self.G = np.zeros((system.n, d))
+        self.new_G = np.zeros((system.n, d))
+
+    def _singular_start(self):
+        """At a start on a singular position there is no incoming tangent: take the
+        minimum-norm one (least squares on the whole of ``B``)."""
+        system = self.system
+        B = constraint_matrix(system, self.configuration(), scaled=True)
+        free = self.block.free
+        scale = system.column_scale
+        rhs = -B[:, self.driven] / scale[self.driven]
+        x = np.linalg.lstsq(B[:, free], rhs, rcond=RANK_TOLERANCE)[0]
+        self.G[:] = 0.0
+        self.G[self.driven, np.arange(len(self.driven))] = 1.0
+        self.G[free] = x * scale[free, None]
+
+    def rechoose_rows(self):
+        """Choose the square block's rows anew at the current position (the rows chosen before
+        became dependent or ill conditioned: a spatial overconstrained loop); True when the new
+        block is better conditioned. Either way the conditioning watched for the next choice
+        drops tenfold below the block kept."""
+        before = self.conditioning
+        config = self.configuration()
+        B = constraint_matrix(self.system, config, scaled=True)
+        block = square_block(self.system, B, self.driven)
+        changed = block is not None and not (np.array_equal(block.row_position, self.block.row_position)
+                                             and block.kl == self.block.kl and block.ku == self.block.ku)
+        if changed:
+            old = (self.block, self.factor, self.trial_factor, self.G.copy())
+            incoming = self.G.copy()
+            self.block = block
+            self.factor = new_factor(block)
+            self.trial_factor = new_factor(block)
+            self._kernels.tangent_at(self.system.topology, self.system.geometry, block, self.here, self.factor,
+                                     self.G, incoming, SINGULAR_CONDITIONING)
+            if self.conditioning <= before:
+                self.block, self.factor, self.trial_factor, G = old
+                self.G[:] = G
+                changed = False
+        self._set_rechoose_threshold(min(RECHOOSE_CONDITIONING, 0.1 * self.conditioning))
+        return changed
+
+    # ------------------------------------------------------------------ state
+    @property
+    def q(self) -> np.ndarray:
+        """Current variables (n,) (copy)."""
+        return self.here.q.copy()
+
+    @property
+    def driven_values(self) -> np.ndarray:
+        return self.here.q[self.driven].copy()
+
+    @property
+    def reached(self) -> int:
+        """Positions recorded by the last :meth:`positions` call (the index it reached)."""
+        return int(self.diagnostics[3])
+
+    @property
+    def conditioning(self) -> float:
+        """Reciprocal condition number (1-norm) of the square block here; 0 at a singular position."""
+        return float(self.factor.info[1]) if self.factor.info[2] else 0.0
+
+    def configuration(self):
+        """The current :class:`loops.configuration.Configuration`."""
+        return evaluate(self.system, self.here.q, self.here.rotations)
+
+    # ------------------------------------------------------------------ moves
+    def to(self, target):
+        """Walk the driven values to ``target`` (d,); raises :class:`WalkStopped`."""
+        target = np.asarray(target, dtype=float)
+        k = self._kernels
+        system = self.system
+        retried = False
+        while True:
+            self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
+            status = k.continue_to(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
+                                   self.trial, self.trial_factor, self.new_G, target, self.params, self.counters,
+                                   self.diagnostics)
+            if status == k.OK:
+                return
+            if status == k.RECHOOSE:
+                self.rechoose_rows()
+                continue
+            if status == k.BUDGET:
+                if self.counters[0] >= MAX_STEPS:
+                    raise self._stopped("steps")
+                continue
+            if not retried and self.rechoose_rows():
+                retried = True
+                continue
+            raise self._stopped()
+
+    def positions(self, targets, speeds, accelerations, first, out):
+        """Walk through ``targets[first:]`` recording into ``out`` (a dict of arrays, see
+        :func:`loops.kernels.continuation.walk_positions`) for at most :data:`STEPS_PER_CALL`
+        steps. Returns ``(index reached, done)``; raises :class:`WalkStopped` at a stop."""
+        k = self._kernels
+        system = self.system
+        self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
+        index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
+                                         self.trial, self.trial_factor, self.new_G, targets, speeds, accelerations,
+                                         first, self.params, self.counters, self.diagnostics, out["q"],
+                                         out["rotations"], out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"],
+                                         out["G"])
+        if status == k.OK:
+            return index, True
+        if status == k.RECHOOSE:
+            self.rechoose_rows()
+            return index, False
+        if status == k.BUDGET:
+            if self.counters[0] >= MAX_STEPS:
+                raise self._stopped("steps")
+            return index, False
+        if self.rechoose_rows():
+            return index, False
+        raise self._stopped()
+
+    def _stopped(self, kind=None):
+        conditioning = float(self.diagnostics[2])
+        if kind is None:
+            kind = "dead point" if conditioning < DEAD_POINT_CONDITIONING else "closure"
+        return WalkStopped(kind, conditioning, float(self.diagnostics[0]), int(self.diagnostics[1]))
+
+
+def motion_at_positions(system, driven, q, rotations, tangents, speeds, accelerations):
+    """Rates at closed positions along given tangents (see
+    :func:`loops.kernels.continuation.motion_at_positions`): ``(q_dot, q_ddot, V, A)``.
+
+    ``driven`` (d,) are the columns the tangents ``(N, n, d)`` are taken with respect to;
+    ``speeds`` and ``accelerations`` (N, d) their rates.
+    """
+    from .kernels import continuation as kernels  # noqa: PLC0415
+
+    count = len(q)
+    n_links = system.topology.links
+    out = (np.zeros((count, system.n)), np.zeros((count, system.n)), np.zeros((count, n_links, 6)),
+           np.zeros((count, n_links, 6)))
+    if not count:
+        return out
+    config = evaluate(system, q[0], rotations[0])
+    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    if block is None:
+        # Singular at the first position: any block of full size serves (each position is
+        # factorized where it is); choose it where the tangent leads.
+        block = square_block(system, constraint_matrix(system, evaluate(system, q[-1], rotations[-1]), scaled=True),
+                             driven)
+    work = new_work(system, q[0], rotations[0])
+    kernels.motion_at_positions(system.topology, system.geometry, block, work, new_factor(block),
+                                np.ascontiguousarray(q), np.ascontiguousarray(rotations),
+                                np.ascontiguousarray(tangents), np.ascontiguousarray(speeds, dtype=float),
+                                np.ascontiguousarray(accelerations, dtype=float), SINGULAR_CONDITIONING, *out)
+    return out

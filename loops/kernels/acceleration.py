@@ -1,0 +1,90 @@
+"""Accelerations: the closure differentiated twice (METHOD.md, "Velocity (4) and acceleration").
+
+    sum_k B_k q_k'' = - sum_k xi_k' q_k'
+
+with ``xi_k'`` the rate of variable k's world twist: the Lie bracket with the velocity of the
+link that carries the pair's frame j (its first link), plus the pair's own change of twist
+(the Hooke pair's second pin): ``xi' = [V_first, xi] + Ad(W) S'``. Along a loop this is the
+bracket sum ``- sum_{j<k} [S_j, S_k] q_j' q_k'`` of METHOD.md written per link. A gauge row's
+right-hand side is the rate of its row, ``d/dt (J_l(w)^-T u) . omega``, plus its row times
+the rate-only part of the link's angular acceleration. Solved with the same factorization
+of ``B`` as the velocities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._compile import kernel
+from .pairs import pair_twist_rate
+from .rigid import lie_bracket, shift_twist, transform_twist
+from .rotations import dexp_inverse, dexp_inverse_transposed_rate
+
+__all__ = ["velocity_product_terms", "link_accelerations", "bias_rhs"]
+
+
+@kernel
+def velocity_product_terms(topology, q, q_dot, W, xi, V, terms):
+    """``xi_k' q_k'`` (n, 6) for every variable: the part of the accelerations due to rates alone."""
+    bracket = np.empty(6)
+    own = np.empty(6)
+    world = np.empty(6)
+    for col in range(topology.n):
+        p = topology.column_pair[col]
+        lie_bracket(V[topology.first[p]], xi[col], bracket)
+        pair_twist_rate(topology.family[p], topology.beta[p], q, q_dot, topology.start[p],
+                        col - topology.start[p], own)
+        transform_twist(W[p], own, world)
+        for r in range(6):
+            terms[col, r] = (bracket[r] + world[r]) * q_dot[col]
+
+
+@kernel
+def link_accelerations(topology, xi, q_ddot, terms, A):
+    """Spatial accelerations ``(omega', v_o')`` (L, 6): ``A_child = A_parent + sign sum_k (xi_k q_k''
+    + xi_k' q_k')`` over the tree pair's variables (with ``q'' = 0``: the rate-only part)."""
+    A[topology.ground, :] = 0.0
+    for child in topology.tree_order:
+        p = topology.tree_pair[child]
+        sign = topology.forward[child]
+        A[child, :] = A[topology.parent[child]]
+        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
+            for r in range(6):
+                A[child, r] += sign * (xi[col, r] * q_ddot[col] + terms[col, r])
+
+
+@kernel
+def bias_rhs(topology, geometry, work, V, terms, rhs):
+    """The rate-only part of the twice-differentiated closure, per row (rows,): loops
+    ``sum_k sign xi_k' q_k'`` referred to their chord centres; gauges the rate of the row."""
+    shifted = np.empty(6)
+    for i in range(topology.loops):
+        for r in range(6):
+            rhs[6 * i + r] = 0.0
+        for e in range(topology.loop_ptr[i], topology.loop_ptr[i + 1]):
+            shift_twist(terms[topology.loop_cols[e]], work.centres[i], shifted)
+            sign = topology.loop_signs[e]
+            for r in range(6):
+                rhs[6 * i + r] += sign * shifted[r]
+    if topology.gauges == 0:
+        return
+    zero = np.zeros(topology.n)
+    A0 = np.empty((topology.links, 6))
+    link_accelerations(topology, work.xi, zero, terms, A0)
+    row = np.empty(3)
+    rate = np.empty(3)
+    w_dot = np.empty(3)
+    omega = np.empty(3)
+    for g in range(topology.gauges):
+        link = topology.gauge_link[g]
+        w = work.swings[g]
+        axis = geometry.gauge_axis[g]
+        for k in range(3):
+            omega[k] = V[link, k]
+        dexp_inverse(w, omega, False, w_dot)
+        dexp_inverse(w, axis, True, row)
+        dexp_inverse_transposed_rate(w, w_dot, axis, rate)
+        value = 0.0
+        for k in range(3):
+            value += rate[k] * omega[k] + row[k] * A0[link, k]
+        rhs[6 * topology.loops + g] = value

@@ -1,0 +1,250 @@
+"""The walk along the closure: predictor, corrector, branch checks, step control, compiled.
+
+From a closed configuration ``here`` (evaluated, with the factorization of its square
+block and its transmission matrix ``G = dq/d(driven)``) the driven values move towards a
+target in steps. Each step predicts along the tangent (``dq = G d(driven)``, eq. 4),
+corrects with Newton (:mod:`.newton`, eq. 3) holding the driven values, and is accepted only
+if
+
+* every loop closes to the tolerance,
+* the correction is small against the predicted motion (``max_correction_ratio``; a larger
+  one means the corrector fell onto another assembly branch), and
+* the tangent keeps its direction (the walk did not pass a turning point).
+
+Otherwise the step is halved; after ``max_halvings`` halvings in a row the walk stops and
+says so. A step's predicted motion is limited to ``max_motion`` (dimensionless) so that
+Newton stays in its basin.
+
+At a singular position of the closure (a parallelogram folding flat: ``B_free`` loses rank
+on the branch), the tangent there is undefined: the walk keeps the tangent it arrived with
+and leaves along the branch it came on (DESIGN.md: the incoming tangent decides).
+
+The rows of a square block are chosen where the walk starts (:mod:`loops.linear`); when
+some rows were left out (redundant closure equations) the block may become ill conditioned
+elsewhere while the whole of ``B_free`` is not (a Bennett loop's rotation rows alone are a
+spherical four-bar's, with singularities of their own). After an accepted step whose block
+conditioning falls below ``rechoose_rcond`` the walk returns ``RECHOOSE`` for the caller to
+choose the rows anew where it stands.
+
+``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
+max_step, singular_rcond, rechoose_rcond]``. ``counters``: ``[steps taken, step budget]``; the walk returns
+``BUDGET`` when the budget is spent (the caller may resume: the walk restarts from ``here``).
+``diagnostics`` (4,): ``[last corrector error, its iterations, reciprocal condition here,
+driven value index reached]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._compile import kernel
+from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
+from .closure import configure
+from .linear import factorize_block, transmission
+from .newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from .velocity import link_velocities, solve_with_drivers
+
+__all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here", "tangent_at",
+           "motion_at_positions"]
+
+OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
+
+
+@kernel
+def _copy_evaluated(source, target):
+    target.q[:] = source.q
+    target.rotations[:, :, :] = source.rotations
+    target.A[:, :, :] = source.A
+    target.T[:, :, :] = source.T
+    target.W[:, :, :] = source.W
+    target.xi[:, :] = source.xi
+    target.defects[:] = source.defects
+    target.centres[:, :] = source.centres
+    target.swings[:, :] = source.swings
+
+
+@kernel
+def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond):
+    """Factorize at the closed ``work`` and set ``G`` to its transmission matrix; at a singular
+    position keep ``incoming`` (the tangent the walk arrived with) and mark the factorization
+    unusable. Returns True when the position is regular."""
+    factorize_block(topology, geometry, block, work, factor)
+    if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
+        G[:, :] = incoming
+        factor.info[2] = 0.0
+        return False
+    transmission(block, factor, G)
+    return True
+
+
+@kernel
+def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, target, params,
+                counters, diagnostics):
+    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED or BUDGET.
+
+    ``here``/``factor``/``G`` are updated at every accepted step; ``trial``, ``trial_factor``
+    and ``new_G`` are scratch of the same shapes.
+    """
+    tolerance, max_motion, ratio = params[0], params[1], params[2]
+    max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
+    driven = block.driven
+    d = driven.shape[0]
+    n = topology.n
+    start = np.empty(d)
+    span = np.empty(d)
+    moving = False
+    for k in range(d):
+        start[k] = here.q[driven[k]]
+        span[k] = target[k] - start[k]
+        moving = moving or span[k] != 0.0
+    if not moving:
+        return OK
+    step = np.empty(n)
+    result = np.zeros(4)
+    fraction, h, halvings = 0.0, 1.0, 0
+    while fraction < 1.0:
+        if counters[0] >= counters[1]:
+            return BUDGET
+        h = min(h, 1.0 - fraction)
+        last = fraction + h >= 1.0
+        motion = 0.0
+        for col in range(n):
+            s = 0.0
+            for k in range(d):
+                s += G[col, k] * span[k]
+            step[col] = s * h
+            motion = max(motion, abs(step[col]) / block.column_scale[col])
+        if motion > max_motion:
+            h *= max_motion / motion
+            continue
+        counters[0] += 1
+        _copy_evaluated(here, trial)
+        apply_step(topology, trial, step, 1.0)
+        for k in range(d):
+            trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
+        copy_factor(factor, trial_factor)
+        status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, True,
+                           result)
+        diagnostics[0] = result[0]
+        diagnostics[1] = result[1]
+        accepted = status == CONVERGED and result[2] <= ratio * motion + 10.0 * tolerance
+        if accepted:
+            seat_spherical(topology, trial, here.q)
+            regular = tangent_at(topology, geometry, block, trial, trial_factor, new_G, G, singular_rcond)
+            if regular and factor.info[2] != 0.0:
+                # Same branch: the motion per unit of the step keeps its direction.
+                dot = 0.0
+                for col in range(n):
+                    before = 0.0
+                    after = 0.0
+                    for k in range(d):
+                        before += G[col, k] * span[k]
+                        after += new_G[col, k] * span[k]
+                    dot += before * after / block.column_scale[col] ** 2
+                accepted = dot > 0.0
+        if not accepted:
+            halvings += 1
+            h *= 0.5
+            if halvings > max_halvings:
+                diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
+                return STOPPED
+            continue
+        _copy_evaluated(trial, here)
+        copy_factor(trial_factor, factor)
+        G[:, :] = new_G
+        fraction = 1.0 if last else fraction + h
+        halvings = max(halvings - 1, 0)
+        h *= 2.0
+        if factor.info[2] != 0.0 and factor.info[1] < params[7]:
+            diagnostics[2] = factor.info[1]
+            return RECHOOSE
+    diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
+    return OK
+
+
+@kernel
+def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, q_dot, q_ddot, V, A):
+    """Velocities (eq. 4) and accelerations at the closed ``here`` for the driven rates.
+
+    ``q' = G speeds``; ``q''`` from the twice-differentiated closure on the factorization of
+    ``here``. At a singular position (``factor`` unusable) the velocities follow the branch
+    tangent ``G`` and the accelerations are undefined (NaN).
+    """
+    n = topology.n
+    for col in range(n):
+        s = 0.0
+        for k in range(speeds.shape[0]):
+            s += G[col, k] * speeds[k]
+        q_dot[col] = s
+    link_velocities(topology, here.xi, q_dot, V)
+    terms = np.empty((n, 6))
+    velocity_product_terms(topology, here.q, q_dot, here.W, here.xi, V, terms)
+    if factor.info[2] == 0.0:
+        q_ddot[:] = np.nan
+    else:
+        rhs = np.empty(here.defects.shape[0])
+        bias_rhs(topology, geometry, here, V, terms, rhs)
+        for r in range(rhs.shape[0]):
+            rhs[r] = -rhs[r]
+        solve_with_drivers(block, factor, rhs, accelerations, q_ddot)
+    link_accelerations(topology, here.xi, q_ddot, terms, A)
+
+
+@kernel
+def walk_positions(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, targets, speeds,
+                   accelerations, first, params, counters, diagnostics, out_q, out_rotations, out_q_dot,
+                   out_q_ddot, out_T, out_V, out_A, out_G):
+    """Walk through ``targets[first:]`` (N, d) in order, recording every position reached.
+
+    Returns ``(index, status)``: the first index not reached (N when all were) and OK,
+    STOPPED or BUDGET. Position i's variables, rotations, rates, link poses, velocities,
+    accelerations and tangent ``G`` go to row i of the ``out_*`` arrays.
+    """
+    count = targets.shape[0]
+    for i in range(first, count):
+        status = continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, targets[i],
+                             params, counters, diagnostics)
+        if status != OK:
+            diagnostics[3] = i
+            return i, status
+        out_q[i] = here.q
+        out_rotations[i] = here.rotations
+        out_T[i] = here.T
+        out_G[i] = G
+        rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
+                 out_q_ddot[i], out_V[i], out_A[i])
+    diagnostics[3] = count
+    return count, OK
+
+
+@kernel
+def close_here(topology, geometry, block, here, factor, G, new_G, params, result):
+    """Close ``here`` in place by Newton from where it is (the driven values held), then factorize
+    and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
+    factor.info[2] = 0.0
+    status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], False,
+                       result)
+    if status == CONVERGED:
+        previous = here.q.copy()
+        seat_spherical(topology, here, previous)
+        configure(topology, geometry, here)
+        new_G[:, :] = 0.0
+        tangent_at(topology, geometry, block, here, factor, G, new_G, params[6])
+    return status
+
+
+@kernel
+def motion_at_positions(topology, geometry, block, work, factor, q, rotations, G, speeds, accelerations,
+                        singular_rcond, out_q_dot, out_q_ddot, out_V, out_A):
+    """Rates at N closed positions (``q`` (N, n), ``rotations`` (N, m, 3, 3)) along the tangents
+    ``G`` (N, n, d) for the driven ``speeds`` and ``accelerations`` (N, d) (eq. 4 and its
+    derivative; see :func:`rates_at`)."""
+    for i in range(q.shape[0]):
+        work.q[:] = q[i]
+        work.rotations[:, :, :] = rotations[i]
+        configure(topology, geometry, work)
+        factorize_block(topology, geometry, block, work, factor)
+        if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
+            factor.info[2] = 0.0
+        rates_at(topology, geometry, block, work, factor, G[i], speeds[i], accelerations[i], out_q_dot[i],
+                 out_q_ddot[i], out_V[i], out_A[i])

@@ -1,0 +1,167 @@
+"""The Newton corrector on the closure equations (METHOD.md eq. 3), compiled.
+
+Each step solves ``B_free dq = -W`` on the square block of :mod:`loops.linear` (``W``: the
+closure defects of every loop and gauge), limits the step to ``max_step`` (dimensionless:
+rad, or sizes for slides), and applies it: additive variables by ``q += dq``, spherical
+pairs by a left rotation ``R <- exp(hat(dq)) R`` (their increments are rotations about
+frame j's fixed axes, :mod:`mechanism.pairs`). A factorization made at a nearby
+configuration is reused while it divides the defect by 20 at every step (a chord
+iteration); otherwise the block is factorized where the iterate is, and if even a fresh step does not
+reduce the defect it is halved (damping) up to six times.
+
+The defect that decides convergence is the largest of all rows, the ones left out of the
+square block included, relative to size (:func:`loops.kernels.closure.closure_error`): a
+returned position closes every loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..linear import SQUARE
+from ._compile import kernel
+from .closure import configure
+from .linear import factorize_block, solve_block
+from .rotations import log_so3, rotate_left, unwrap_rotation_vector
+
+__all__ = ["CONVERGED", "NOT_CONVERGED", "SINGULAR", "corrector", "apply_step", "seat_spherical",
+           "copy_work", "copy_factor"]
+
+CONVERGED, NOT_CONVERGED, SINGULAR = 0, 1, 2
+
+
+@kernel
+def apply_step(topology, work, dq, scale):
+    """``q += scale dq`` on the variables (spherical slots: rotations by the increments)."""
+    for col in range(topology.n):
+        work.q[col] += scale * dq[col]
+    w = np.empty(3)
+    for s in range(topology.spheres):
+        for k in range(3):
+            w[k] = scale * dq[topology.sphere_columns[s, k]]
+        rotate_left(w, work.rotations[s])
+
+
+@kernel
+def seat_spherical(topology, work, previous):
+    """Write each spherical pair's rotation vector into ``work.q``, unwrapped to lie nearest the
+    value in ``previous`` (n,) (DESIGN.md: spherical values are continuous)."""
+    w = np.empty(3)
+    before = np.empty(3)
+    out = np.empty(3)
+    for s in range(topology.spheres):
+        log_so3(work.rotations[s], w)
+        for k in range(3):
+            before[k] = previous[topology.sphere_columns[s, k]]
+        unwrap_rotation_vector(w, before, out)
+        for k in range(3):
+            work.q[topology.sphere_columns[s, k]] = out[k]
+
+
+@kernel
+def copy_work(source, target):
+    """Copy the state (variables and spherical rotations) of ``source`` into ``target``."""
+    target.q[:] = source.q
+    target.rotations[:, :, :] = source.rotations
+
+
+@kernel
+def copy_factor(source, target):
+    target.band[:, :] = source.band
+    target.pivots[:] = source.pivots
+    target.driven[:, :] = source.driven
+    target.info[:] = source.info
+
+
+@kernel
+def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result):
+    """Close the loops from the configuration in ``work`` with the driven columns held.
+
+    ``factor`` is a factorization of the block at a nearby configuration to start from
+    (``factor.info[2] == 0``: none); it is updated when refactorized. On return ``work``
+    holds the last iterate, evaluated, with the spherical slots of ``q`` stale (see
+    :func:`seat_spherical`), and ``result`` (4,) holds ``[error, iterations, correction,
+    factorizations]``; ``correction`` is the sum of the step sizes (dimensionless, max norm).
+    The iteration aims at a thousandth of the tolerance (quadratic convergence makes the last
+    step cheap, and two solves of one position then agree), except that a start already within
+    the tolerance is left as it is unless ``polish`` (a saved assembly reloads bit for bit).
+    Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
+    """
+    n = topology.n
+    error = configure(topology, geometry, work)
+    target = tolerance * 1e-3 if (error > tolerance or polish) else tolerance
+    dq = np.zeros(n)
+    saved_q = np.empty(n)
+    saved_rotations = np.empty_like(work.rotations)
+    iterations, factorizations, stalls = 0, 0, 0
+    correction = 0.0
+    fresh = False
+    status = NOT_CONVERGED
+    while error > target and iterations < max_iterations:
+        if not np.isfinite(error):
+            break
+        if factor.info[2] == 0.0:
+            factorize_block(topology, geometry, block, work, factor)
+            factorizations += 1
+            fresh = True
+            if block.mode == SQUARE and (factor.info[0] == 0.0 or factor.info[3] != 0.0):
+                factor.info[2] = 0.0
+                status = SINGULAR
+                break
+        iterations += 1
+        dq[:] = 0.0
+        solve_block(block, factor, -work.defects, dq)
+        longest = 0.0
+        for col in block.free:
+            longest = max(longest, abs(dq[col]) / block.column_scale[col])
+        scale = 1.0
+        if longest > max_step:
+            scale = max_step / longest
+        saved_q[:] = work.q
+        saved_rotations[:, :, :] = work.rotations
+        apply_step(topology, work, dq, scale)
+        trial = configure(topology, geometry, work)
+        if trial <= target or trial < 0.5 * error:
+            correction += scale * longest
+            if not fresh and trial > 0.05 * error:
+                factor.info[2] = 0.0  # a chord converging slowly: Newton from here on
+            error = trial
+            fresh = False
+            continue
+        if not fresh:
+            # A stale factorization that no longer halves the defect: refactorize here.
+            work.q[:] = saved_q
+            work.rotations[:, :, :] = saved_rotations
+            configure(topology, geometry, work)
+            factor.info[2] = 0.0
+            continue
+        if error <= tolerance and trial >= error:
+            # Within the tolerance and at the round-off floor: keep the previous iterate.
+            work.q[:] = saved_q
+            work.rotations[:, :, :] = saved_rotations
+            configure(topology, geometry, work)
+            break
+        # A fresh step that does not halve the defect: damp it while the defect grows.
+        halvings = 0
+        while trial >= error and halvings < 6:
+            halvings += 1
+            scale *= 0.5
+            work.q[:] = saved_q
+            work.rotations[:, :, :] = saved_rotations
+            apply_step(topology, work, dq, scale)
+            trial = configure(topology, geometry, work)
+        if trial >= error:
+            stalls += 1
+            if stalls >= 3:
+                error = trial
+                break
+        correction += scale * longest
+        error = trial
+        factor.info[2] = 0.0  # refactorize at the new iterate
+    if status != SINGULAR and error <= tolerance:
+        status = CONVERGED
+    result[0] = error
+    result[1] = iterations
+    result[2] = correction
+    result[3] = factorizations
+    return status

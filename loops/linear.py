@@ -1,0 +1,193 @@
+"""The solve layer: which square block of the closure matrix ``B`` is factorized, and rank.
+
+Every linear solve of the kinematics (Newton steps, eq. 3; velocities and accelerations,
+eq. 4) and of the dynamics (transmission matrices) has the form ``B_free x = rhs``: the
+closure matrix restricted to the columns that are not driven (drivers, held freedoms,
+independent coordinates). At a regular position ``B_free`` has full column rank; its rows
+may still be dependent (a planar loop's three out-of-plane equations vanish identically,
+a Bennett loop repeats some). A :class:`SquareBlock` chooses, once per set of driven
+columns, ``N = n - d`` independent rows (a pivoted QR of the dimensionless ``B_free^T``)
+and an ordering of rows and columns with a small bandwidth (reverse Cuthill-McKee), so
+that the kernels (:mod:`loops.kernels.linear`) factorize it by banded LU with partial
+pivoting at a cost linear in the number of loops. The rows left out are dependent on the
+chosen ones at the position where they were chosen; the Newton corrector measures the
+defect of every row, so a choice that stops being valid is noticed and redone.
+
+The SVD (:func:`rank`, :func:`null_space`) is kept for what needs it: mobility, the choice
+of held freedoms and of independent coordinates.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.csgraph
+
+__all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "SquareBlock", "square_block", "least_squares_block", "rank", "null_space", "singular_values", "Factor",
+           "new_factor"]
+
+#: Singular values (or QR pivots) below this fraction of the largest are exact rank defects.
+RANK_TOLERANCE = 1e-9
+
+SquareBlock = namedtuple("SquareBlock", [
+    "mode",             # SQUARE (banded LU of chosen rows) or LEAST_SQUARES (SVD of all rows)
+    "size",             # N, the number of free columns (= chosen rows)
+    "kl", "ku",         # sub- and super-diagonals of the ordered block
+    "free",             # (N,) free columns, in variable order
+    "driven",           # (d,) driven columns, in the order of the drivers
+    "column_position",  # (n,) position of each free column in the band ordering, -1 if driven
+    "driven_position",  # (n,) position of each driven column among the drivers, -1 if free
+    "row_position",     # (rows,) position of each chosen row in the band ordering, -1 if left out
+    "row_scale",        # (rows,) 1 for rotations and gauges, 1/scale for gaps
+    "column_scale",     # (n,) 1 for angles, scale for lengths
+])
+SquareBlock.__doc__ = """The block of ``B`` the kernels factorize (see the module docstring): the square
+block of chosen rows (``mode == SQUARE``), or every row, solved in the least-squares,
+minimum-norm sense through an SVD (``mode == LEAST_SQUARES``: for assembling from rough
+guesses, where rows that are dependent at the closure are not dependent yet)."""
+
+SQUARE, LEAST_SQUARES = 0, 1
+
+#: A factorization of a :class:`SquareBlock` (:func:`loops.kernels.linear.factorize_block`):
+#: banded LU factors, row exchanges, the driven columns of the chosen rows (N, d), and
+#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow]``.
+Factor = namedtuple("Factor", ["band", "pivots", "driven", "info"])
+
+
+def new_factor(block) -> Factor:
+    """An empty (invalid) :class:`Factor` for ``block``: banded LU factors for a square block;
+    for a least-squares one the pseudo-inverse (N, rows) and the driven columns (rows, d)."""
+    if block.mode == LEAST_SQUARES:
+        rows = len(block.row_position)
+        return Factor(np.zeros((block.size, rows)), np.zeros(0, dtype=np.int64),
+                      np.zeros((rows, len(block.driven))), np.zeros(4))
+    return Factor(np.zeros((2 * block.kl + block.ku + 1, block.size)), np.zeros(block.size, dtype=np.int64),
+                  np.zeros((block.size, len(block.driven))), np.zeros(4))
+
+
+def singular_values(B_scaled) -> np.ndarray:
+    """Singular values of a dimensionless matrix, largest first (empty for an empty matrix)."""
+    return np.linalg.svd(B_scaled, compute_uv=False) if B_scaled.size else np.zeros(0)
+
+
+def rank(B_scaled) -> int:
+    """Numerical rank of a dimensionless matrix (singular values above ``RANK_TOLERANCE`` of the
+    largest, or of 1 when all are small)."""
+    s = singular_values(B_scaled)
+    return int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+
+
+def null_space(B_scaled) -> np.ndarray:
+    """Orthonormal basis (n, k) of the null space of a dimensionless matrix (the motions that
+    keep every loop closed, in scaled units)."""
+    n = B_scaled.shape[1]
+    if B_scaled.shape[0] == 0:
+        return np.eye(n)
+    _, s, Vt = np.linalg.svd(B_scaled, full_matrices=True)
+    r = int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+    return Vt[r:].T
+
+
+def _independent_rows(B_free_scaled):
+    """Indices of ``N`` independent rows (a pivoted QR of the transpose), or None if the block
+    has a smaller column rank."""
+    rows, n_free = B_free_scaled.shape
+    if n_free == 0:
+        return np.zeros(0, dtype=np.int64)
+    if rows < n_free:
+        return None
+    _, R, pivots = scipy.linalg.qr(B_free_scaled.T, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(R))
+    if diagonal.size == 0 or diagonal[0] == 0.0 or np.sum(diagonal > 1e-6 * diagonal[0]) < n_free:
+        return None
+    return np.sort(pivots[:n_free])
+
+
+def _band_ordering(pattern):
+    """Row and column orders of a square 0/1 ``pattern`` with a small bandwidth, and (kl, ku).
+
+    Columns by reverse Cuthill-McKee on the graph of columns that share a row; each row
+    then at the position of the first column it touches (ties broken by its last one).
+    """
+    n = pattern.shape[0]
+    sparse = scipy.sparse.csr_matrix(pattern.astype(float))
+    adjacency = (sparse.T @ sparse).tocsr()
+    column_order = scipy.sparse.csgraph.reverse_cuthill_mckee(adjacency, symmetric_mode=True)
+    column_position = np.empty(n, dtype=np.int64)
+    column_position[column_order] = np.arange(n)
+    first = np.array([column_position[np.flatnonzero(row)].min() for row in pattern])
+    last = np.array([column_position[np.flatnonzero(row)].max() for row in pattern])
+    row_order = np.lexsort((last, first))
+    row_position = np.empty(n, dtype=np.int64)
+    row_position[row_order] = np.arange(n)
+    i, j = np.nonzero(pattern)
+    offsets = row_position[i] - column_position[j]
+    kl = int(max(offsets.max(initial=0), 0))
+    ku = int(max(-offsets.min(initial=0), 0))
+    return row_position, column_position, kl, ku
+
+
+def _structure(system):
+    """Structural pattern of ``B`` (rows, n): a loop's rows involve its variables, a gauge row
+    the variables on its link's path."""
+    topology = system.topology
+    pattern = np.zeros((system.rows, system.n), dtype=bool)
+    for i in range(topology.loops):
+        cols = topology.loop_cols[topology.loop_ptr[i]:topology.loop_ptr[i + 1]]
+        pattern[6 * i:6 * i + 6, cols] = True
+    for g, gauge in enumerate(system.gauges):
+        pattern[6 * topology.loops + g] = system.link_incidence[gauge.link] != 0
+    return pattern
+
+
+def square_block(system, B_scaled, driven):
+    """The :class:`SquareBlock` of ``B`` for the ``driven`` columns at the configuration where
+    the dimensionless ``B_scaled`` (rows, n) was taken, or None when ``B_free`` has less than
+    full column rank there (a dead point of these drivers, or drivers that leave a freedom
+    undetermined)."""
+    n = system.n
+    driven = np.asarray(driven, dtype=np.int64)
+    mask = np.ones(n, dtype=bool)
+    mask[driven] = False
+    free = np.flatnonzero(mask).astype(np.int64)
+    rows = _independent_rows(B_scaled[:, free])
+    if rows is None:
+        return None
+    size = len(free)
+    pattern = _structure(system)[np.ix_(rows, free)] if size else np.zeros((0, 0), dtype=bool)
+    if size:
+        row_order, column_order, kl, ku = _band_ordering(pattern)
+    else:
+        row_order, column_order, kl, ku = np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0
+    column_position = np.full(n, -1, dtype=np.int64)
+    column_position[free] = column_order
+    driven_position = np.full(n, -1, dtype=np.int64)
+    driven_position[driven] = np.arange(len(driven))
+    row_position = np.full(system.rows, -1, dtype=np.int64)
+    row_position[rows] = row_order
+    arrays = [free, driven, column_position, driven_position, row_position,
+              np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
+    for a in arrays:
+        a.setflags(write=False)
+    return SquareBlock(SQUARE, size, kl, ku, *arrays)
+
+
+def least_squares_block(system, driven):
+    """The :class:`SquareBlock` that solves with every row of ``B`` (SVD, minimum norm)."""
+    n = system.n
+    driven = np.asarray(driven, dtype=np.int64)
+    mask = np.ones(n, dtype=bool)
+    mask[driven] = False
+    free = np.flatnonzero(mask).astype(np.int64)
+    column_position = np.full(n, -1, dtype=np.int64)
+    column_position[free] = np.arange(len(free))
+    driven_position = np.full(n, -1, dtype=np.int64)
+    driven_position[driven] = np.arange(len(driven))
+    arrays = [free, driven, column_position, driven_position, np.arange(system.rows, dtype=np.int64),
+              np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
+    for a in arrays:
+        a.setflags(write=False)
+    return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays)
