@@ -134,6 +134,7 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
     prescribed = np.zeros((len(loads.prescribed_cols), 3))
     pair_forces, wrenches, powers = np.zeros(system.n), np.zeros((n_links, 6)), np.zeros(2)
     inertia = np.zeros((n_links, 6))
+    scratch = np.zeros((8, 3))
     for k in range(count):
         config = evaluate(system, q[k])
         if velocities is None:
@@ -150,7 +151,7 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
         gravity = np.concatenate([cross(centres, weight), weight], axis=1)
         load_values(loads, float(t[k]), pair_values, point_values, prescribed)
         applied_loads(loads, np.ascontiguousarray(config.q), np.ascontiguousarray(q_dot[k]), poses, V, pair_values,
-                      point_values, pair_forces, wrenches, powers)
+                      point_values, pair_forces, wrenches, powers, scratch)
         rhs_links = (inertia - gravity - wrenches)[moving]
         rhs_links[:, :3] /= scale
         tau = pair_forces + drive[k]

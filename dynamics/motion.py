@@ -35,15 +35,17 @@ with mass, and the formulation (0: trace form, 1: Kane's form)."""
 
 Kinematics = namedtuple("Kinematics", [
     "G", "jacobians", "q_dot", "q_ddot", "V", "A", "M", "h", "Q", "pair_forces", "wrenches", "powers",
-    "accelerations", "efforts", "pair_values", "point_values", "prescribed",
+    "accelerations", "efforts", "pair_values", "point_values", "prescribed", "scratch",
 ])
+DynamicScratch = namedtuple("DynamicScratch", ["m4", "m3", "v3", "partial", "products", "vG", "bias", "d", "matrix",
+                                               "result", "powers"])
 Kinematics.__doc__ = """Arrays of one evaluation of the dynamics
 (:func:`dynamics.kernels.motion.dynamics_at`): transmission ``G`` (n, d), link Jacobians
 (L, d, 6), ``q_dot``/``q_ddot`` (n,), link velocities ``V`` and accelerations ``A`` (L, 6),
 ``M`` (d, d), ``h``, ``Q`` (d,), pair forces (n,), link wrenches (L, 6), powers
 ``[dissipated, external, driver]`` W, independent accelerations (m,), driver efforts (d,),
 and the load values at the time: pair forces (F, 1), point forces (P, 3), prescribed
-motions (k, 3)."""
+motions (k, 3); and the kernels' temporaries (:class:`DynamicScratch`)."""
 
 State = namedtuple("State", ["work", "factor", "G", "curvature", "kin"])
 Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m"])
@@ -61,7 +63,10 @@ def new_kinematics(system, loads, d, m) -> Kinematics:
                       np.zeros((links, 6)), np.zeros((d, d)), np.zeros(d), np.zeros(d), np.zeros(n),
                       np.zeros((links, 6)), np.zeros(3), np.zeros(m), np.zeros(d),
                       np.zeros((len(loads.force_cols), 1)), np.zeros((len(loads.point_links), 3)),
-                      np.zeros((len(loads.prescribed_cols), 3)))
+                      np.zeros((len(loads.prescribed_cols), 3)),
+                      DynamicScratch(np.zeros((5, 4, 4)), np.zeros((2, 3, 3)), np.zeros((8, 3)), np.zeros((d, 4, 4)),
+                                     np.zeros((d, 4, 4)), np.zeros((d, 3)), np.zeros(n), np.zeros((7, max(d, 1))),
+                                     np.zeros((d, d)), np.zeros(4), np.zeros(2)))
 
 
 def new_state(system, block, loads, m, q=None, rotations=None) -> State:

@@ -427,10 +427,12 @@ class _Run:
         from .kernels import integrate as k  # noqa: PLC0415
 
         names = ", ".join(self.coordinates)
+        if status == k.STOPPED and self.prescribed and self._prescribed_ratio() > 100.0:
+            status = k.DEAD_POINT  # the closure fails where a prescribed motion can no longer be followed
         if status == k.DEAD_POINT:
             prescribed = ", ".join(name for _, _, name in self.prescribed)
             self._stop(f"dead point at t = {t:.6g} s: the prescribed motion of {prescribed} cannot be followed "
-                       f"(transmission ratio above {DEAD_POINT_RATIO:g})")
+                       f"(transmission ratio {self._prescribed_ratio():.3g} and growing)")
         if status == k.MASS_SINGULAR:
             self._stop(f"at t = {t:.6g} s: {no_inertia_message(self.dyn, self.block.driven, self.end.kin.M)}")
         self._stop(f"closure failure at t = {t:.6g} s: the loops would not close on their branch even with steps "
@@ -608,6 +610,13 @@ class _Run:
         self.switch_threshold = SWITCH_RATIO if self.switching else np.inf
         self._use(walk, m)
         return np.r_[walk.here.q[chosen], q_dot[chosen], y[2 * m:]]
+
+    def _prescribed_ratio(self):
+        """Largest scaled transmission ratio of a prescribed coordinate at the base state."""
+        block, m = self.block, self.m
+        scale = self.system.column_scale
+        G = self.base.G[block.free][:, m:]
+        return float(np.max(np.abs(G) * scale[block.driven[m:]][None, :] / scale[block.free][:, None], initial=0.0))
 
     def _prescribed_rates(self, t):
         rates = []

@@ -16,13 +16,30 @@ import numpy as np
 
 from mechanism.transforms import exp_so3
 
-__all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work"]
+__all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work", "Scratch",
+           "new_scratch"]
 
 #: The arrays of one configuration being iterated by the kernels (a Newton corrector, a
 #: walk): its variables and spherical states, and everything :func:`loops.kernels.closure.
 #: configure` and the Jacobian fill in. Scratch space, never a result.
 Work = namedtuple("Work", ["q", "rotations", "A", "T", "W", "xi", "defects", "centres", "swings",
-                           "loop_blocks", "gauge_rows"])
+                           "loop_blocks", "gauge_rows", "scratch"])
+
+#: Preallocated temporaries of the kernels (allocating small arrays inside compiled loops
+#: costs more than the arithmetic): 4x4 and 3x3 matrices, 3- and 6-vectors, vectors over
+#: the variables, the equations and the links, and a spherical-state copy. Who uses which
+#: row: ``m4[0:2]``, ``m3[0]``, ``v3[0]``, ``v6[0]`` the closure (:func:`configure`);
+#: ``m3[1:3]``, ``v3[1:5]`` the Newton step and re-seating; ``v3[5:14]`` the gauges' Jacobian
+#: and rates; ``v6[1:4]`` the velocity-product terms; ``variables[0:2]``, ``rotations`` the
+#: corrector; ``equations[0]`` right-hand sides, ``equations[1:3]`` the solves.
+Scratch = namedtuple("Scratch", ["m4", "m3", "v3", "v6", "variables", "equations", "links", "rotations", "terms"])
+
+
+def new_scratch(topology) -> Scratch:
+    rows = 6 * topology.loops + topology.gauges
+    return Scratch(np.zeros((4, 4, 4)), np.zeros((4, 3, 3)), np.zeros((16, 3)), np.zeros((4, 6)),
+                   np.zeros((4, topology.n)), np.zeros((3, max(rows, topology.n))), np.zeros((2, topology.links, 6)),
+                   np.zeros((topology.spheres, 3, 3)), np.zeros((topology.n, 6)))
 
 
 def new_work(system, q=None, rotations=None) -> Work:
@@ -35,7 +52,7 @@ def new_work(system, q=None, rotations=None) -> Work:
                 np.empty((topology.pairs, 4, 4)), np.empty((topology.n, 6)),
                 np.empty(6 * topology.loops + topology.gauges), np.empty((topology.loops, 3)),
                 np.empty((topology.gauges, 3)), np.empty((len(topology.loop_cols), 6)),
-                np.zeros((topology.gauges, topology.n)))
+                np.zeros((topology.gauges, topology.n)), new_scratch(topology))
 
 
 def _read_only(*arrays):
@@ -94,20 +111,12 @@ def evaluate(system, q, rotations=None) -> Configuration:
     """The configuration of ``system`` at ``q`` (n,); ``rotations`` (m, 3, 3) when known."""
     from .kernels import closure  # noqa: PLC0415 (kernels load on first use)
 
-    topology, geometry = system.topology, system.geometry
-    q = np.array(q, dtype=float)
-    rotations = rotations_of(system, q) if rotations is None else np.array(rotations, dtype=float)
-    A = np.empty((topology.pairs, 4, 4))
-    T = np.empty((topology.links, 4, 4))
-    W = np.empty((topology.pairs, 4, 4))
-    xi = np.empty((topology.n, 6))
-    closure.evaluate(topology, geometry, q, rotations, A, T, W, xi)
-    defects = np.empty(6 * topology.loops + topology.gauges)
-    centres = np.empty((topology.loops, 3))
-    swings = np.empty((topology.gauges, 3))
-    closure.closure_defects(topology, geometry, A, T, W, defects, centres, swings)
-    _read_only(q, rotations, A, T, W, xi, defects, centres, swings)
-    return Configuration(q, rotations, A, T, W, xi, defects, centres, swings, geometry.scale)
+    work = new_work(system, q, rotations)
+    closure.configure(system.topology, system.geometry, work)
+    closure.world_twists(system.topology, work)
+    arrays = (work.q, work.rotations, work.A, work.T, work.W, work.xi, work.defects, work.centres, work.swings)
+    _read_only(*arrays)
+    return Configuration(*arrays, system.geometry.scale)
 
 
 def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
@@ -119,14 +128,14 @@ def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
 
     topology = system.topology
     blocks = np.empty((len(topology.loop_cols), 6))
-    closure.loop_jacobian(topology, np.ascontiguousarray(config.twists), config.centres, blocks)
+    closure.loop_jacobian(topology, config.twists, config.centres, blocks)
     B = np.zeros((6 * topology.loops, topology.n))
     for i in range(topology.loops):
         entries = slice(topology.loop_ptr[i], topology.loop_ptr[i + 1])
         B[6 * i:6 * i + 6, topology.loop_cols[entries]] += blocks[entries].T
     if gauges and topology.gauges:
         rows = np.empty((topology.gauges, topology.n))
-        closure.gauge_rows(topology, system.geometry, np.ascontiguousarray(config.twists), config.swings, rows)
+        closure.gauge_rows(topology, system.geometry, config.twists, config.swings, rows, np.empty((3, 3)))
         B = np.vstack([B, rows])
     if scaled:
         B = B * (system.row_scale[:B.shape[0], None] * system.column_scale[None, :])

@@ -87,7 +87,7 @@ class Walk:
         self.params = np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS,
                                 MAX_NEWTON_STEP, SINGULAR_CONDITIONING, 0.0])
         self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
-        self.diagnostics = np.zeros(4)
+        self.diagnostics = np.zeros(8)
         self.here = new_work(system, q, rotations)
         start = evaluate(system, self.here.q, self.here.rotations)
         self.block = self._block_at(start)

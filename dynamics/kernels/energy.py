@@ -23,8 +23,9 @@ def kinetic_energy(poses, velocities, J, links):
     total = 0.0
     Jw = np.empty((4, 4))
     hat_v = np.empty((4, 4))
+    TJ = np.empty((4, 4))
     for i in links:
-        world_pseudo_inertia(poses[i], J[i], Jw)
+        world_pseudo_inertia(poses[i], J[i], Jw, TJ)
         twist_hat(velocities[i], hat_v)
         for r in range(4):
             for c in range(4):

@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import kernel
+from loops.kernels._compile import inline_kernel, kernel
 from loops.kernels.rotations import cross
 
 __all__ = ["centre_and_inertia", "newton_euler_terms", "inertia_wrench"]
 
 
-@kernel
-def centre_and_inertia(T, com, inertia, centre, world_inertia):
-    """Centre of mass (3,) and central inertia tensor (3, 3) of a link in world axes."""
+@inline_kernel
+def centre_and_inertia(T, com, inertia, centre, world_inertia, RI):
+    """Centre of mass (3,) and central inertia tensor (3, 3) of a link in world axes (``RI``:
+    3x3 scratch)."""
     for r in range(3):
         centre[r] = T[r, 0] * com[0] + T[r, 1] * com[1] + T[r, 2] * com[2] + T[r, 3]
-    RI = np.empty((3, 3))
     for r in range(3):
         for c in range(3):
             RI[r, c] = T[r, 0] * inertia[0, c] + T[r, 1] * inertia[1, c] + T[r, 2] * inertia[2, c]
@@ -38,24 +38,20 @@ def centre_and_inertia(T, com, inertia, centre, world_inertia):
 
 
 @kernel
-def newton_euler_terms(poses, jacobians, velocities, bias, masses, coms, inertias, gravity, links, M, h, Q):
+def newton_euler_terms(poses, jacobians, velocities, bias, masses, coms, inertias, gravity, links, M, h, Q, v3, m3,
+                       vG):
     """``M`` (d, d), ``h`` (d,), ``Q`` (d,) by Kane's method (same meaning as
-    :func:`dynamics.kernels.trace.trace_terms`)."""
+    :func:`dynamics.kernels.trace.trace_terms`). Scratch: ``v3`` (7, 3), ``m3`` (2, 3, 3),
+    ``vG`` (d, 3)."""
     d = M.shape[0]
     M[:, :] = 0.0
     h[:] = 0.0
     Q[:] = 0.0
-    centre = np.empty(3)
-    I = np.empty((3, 3))
-    vG = np.empty((d, 3))
-    tmp = np.empty(3)
-    omega = np.empty(3)
-    v_centre = np.empty(3)
-    a_centre = np.empty(3)
-    torque = np.empty(3)
+    centre, tmp, omega, v_centre, a_centre, torque, I_omega = v3[0], v3[1], v3[2], v3[3], v3[4], v3[5], v3[6]
+    I = m3[0]
     for i in links:
         m = masses[i]
-        centre_and_inertia(poses[i], coms[i], inertias[i], centre, I)
+        centre_and_inertia(poses[i], coms[i], inertias[i], centre, I, m3[1])
         for s in range(d):
             cross(jacobians[i, s, :3], centre, tmp)
             for r in range(3):
@@ -71,7 +67,8 @@ def newton_euler_terms(poses, jacobians, velocities, bias, masses, coms, inertia
         cross(omega, v_centre, tmp)
         for r in range(3):
             a_centre[r] += tmp[r]
-        I_omega = I @ omega
+        for r in range(3):
+            I_omega[r] = I[r, 0] * omega[0] + I[r, 1] * omega[1] + I[r, 2] * omega[2]
         cross(omega, I_omega, tmp)
         for r in range(3):
             torque[r] = I[r, 0] * bias[i, 0] + I[r, 1] * bias[i, 1] + I[r, 2] * bias[i, 2] + tmp[r]
@@ -97,7 +94,7 @@ def inertia_wrench(T, velocity, acceleration, mass, com, inertia, out):
     ``F = m a_G``, ``N_G = I alpha + w x I w``, ``N_o = N_G + c x F``."""
     centre = np.empty(3)
     I = np.empty((3, 3))
-    centre_and_inertia(T, com, inertia, centre, I)
+    centre_and_inertia(T, com, inertia, centre, I, np.empty((3, 3)))
     tmp = np.empty(3)
     v_centre = np.empty(3)
     a_centre = np.empty(3)

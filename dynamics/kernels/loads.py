@@ -79,10 +79,11 @@ def load_values(loads, t, pair_values, point_values, prescribed_values):
 
 
 @kernel
-def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces, wrenches, powers):
+def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces, wrenches, powers, v3):
     """Pair forces ``Q_q`` (n,), link wrenches (L, 6) and ``powers = [dissipated, external]`` (W).
 
     The spring-dampers' tension ``k (length - free) + c length'`` pulls their points together.
+    ``v3``: (8, 3) scratch.
     """
     pair_forces[:] = 0.0
     wrenches[:, :] = 0.0
@@ -97,9 +98,7 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
         col = loads.force_cols[i]
         pair_forces[col] += pair_values[i, 0]
         external += pair_values[i, 0] * q_dot[col]
-    position = np.empty(3)
-    velocity = np.empty(3)
-    moment = np.empty(3)
+    position, velocity, moment = v3[0], v3[1], v3[2]
     for i in range(loads.point_links.shape[0]):
         link = loads.point_links[i]
         point_position(T[link], loads.point_at[i], position)
@@ -110,11 +109,7 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
             wrenches[link, r] += moment[r]
             wrenches[link, 3 + r] += force[r]
             external += force[r] * velocity[r]
-    a = np.empty(3)
-    b = np.empty(3)
-    va = np.empty(3)
-    vb = np.empty(3)
-    on_a = np.empty(3)
+    a, b, va, vb, on_a = v3[3], v3[4], v3[5], v3[6], v3[7]
     for i in range(loads.strut_link_a.shape[0]):
         la, lb = loads.strut_link_a[i], loads.strut_link_b[i]
         point_position(T[la], loads.strut_at_a[i], a)

@@ -41,11 +41,10 @@ OK, CLOSURE_FAILED, SINGULAR, NO_INERTIA = 0, 1, 2, 3
 
 
 @kernel
-def solve_dense(A, b, x):
-    """``x = A^-1 b`` for a small dense ``A`` (Gaussian elimination, partial pivoting); False when
-    a pivot vanishes (below 1e-13 of the largest diagonal entry)."""
+def solve_dense(M, b, x):
+    """``x = M^-1 b`` for a small dense ``M`` (Gaussian elimination, partial pivoting; ``M`` is
+    overwritten); False when a pivot vanishes (below 1e-13 of the largest diagonal entry)."""
     n = b.shape[0]
-    M = A.copy()
     x[:] = b
     size = 0.0
     for i in range(n):
@@ -90,10 +89,10 @@ def close_stage(topology, geometry, block, base, base_factor, base_G, curvature,
     driven = block.driven
     d = driven.shape[0]
     n = topology.n
-    delta = np.empty(d)
+    delta = stage.scratch.variables[2][:d]
     for k in range(d):
         delta[k] = target[k] - base.q[driven[k]]
-    step = np.empty(n)
+    step = stage.scratch.variables[3]
     motion = 0.0
     for col in range(n):
         s = 0.0
@@ -108,8 +107,10 @@ def close_stage(topology, geometry, block, base, base_factor, base_G, curvature,
     apply_step(topology, stage, step, 1.0)
     for k in range(d):
         stage.q[driven[k]] = target[k]
-    copy_factor(base_factor, stage_factor)
-    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], True,
+    # A fresh factorization at the prediction: Newton converges quadratically from there, in
+    # one or two steps, where a chord from the base would take several evaluations.
+    stage_factor.info[2] = 0.0
+    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], False,
                        result)
     if status != CONVERGED or result[2] > ratio * motion + 10.0 * tolerance:
         return False
@@ -121,12 +122,12 @@ def close_stage(topology, geometry, block, base, base_factor, base_G, curvature,
 def _bias(topology, geometry, block, work, factor, q_dot, driven_accelerations, terms, V, q_ddot):
     """``q''`` (n,) for the rates ``q_dot`` and driven accelerations (eq. 4 differentiated)."""
     link_velocities(topology, work.xi, q_dot, V)
-    velocity_product_terms(topology, work.q, q_dot, work.W, work.xi, V, terms)
-    rows = np.empty(work.defects.shape[0])
+    velocity_product_terms(topology, work.q, q_dot, work.W, work.xi, V, terms, work.scratch.v6[1:4])
+    rows = work.scratch.equations[0][:work.defects.shape[0]]
     bias_rhs(topology, geometry, work, V, terms, rows)
     for r in range(rows.shape[0]):
         rows[r] = -rows[r]
-    solve_with_drivers(block, factor, rows, driven_accelerations, q_ddot)
+    solve_with_drivers(block, factor, rows, driven_accelerations, q_ddot, work.scratch.equations[1])
 
 
 @kernel
@@ -137,10 +138,10 @@ def curvature_at(topology, geometry, block, work, factor, G, curvature):
     curvature[:, :, :] = 0.0
     if factor.info[2] == 0.0:
         return
-    q_dot = np.empty(n)
+    q_dot = work.scratch.variables[2]
     zero = np.zeros(d)
-    terms = np.empty((n, 6))
-    V = np.empty((topology.links, 6))
+    terms = work.scratch.terms
+    V = work.scratch.links[1]
     pure = np.empty((d, n))
     mixed = np.empty(n)
     for s in range(d):
@@ -193,23 +194,26 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         for s in range(d):
             v += G[col, s] * rates[s]
         kin.q_dot[col] = v
-    driven_accelerations = np.zeros(d)
+    scratch = kin.scratch
+    driven_accelerations = scratch.d[0]
+    driven_accelerations[:] = 0.0
     for k in range(d - m):
         driven_accelerations[m + k] = prescribed_accelerations[k]
-    terms = np.empty((n, 6))
-    bias = np.empty(n)
+    terms = work.scratch.terms
+    bias = scratch.bias
     _bias(topology, geometry, block, work, factor, kin.q_dot, driven_accelerations, terms, kin.V, bias)
     link_accelerations(topology, work.xi, bias, terms, kin.A)
-    gravity_forces = np.empty(d)
+    gravity_forces = scratch.d[1]
     if inertia.method == 0:
         trace_terms(work.T, jac, kin.V, kin.A, inertia.J, inertia.gravity, inertia.massive, kin.M, kin.h,
-                    gravity_forces)
+                    gravity_forces, scratch.m4, scratch.partial, scratch.products)
     else:
         newton_euler_terms(work.T, jac, kin.V, kin.A, inertia.masses, inertia.coms, inertia.inertias,
-                           inertia.gravity, inertia.massive, kin.M, kin.h, gravity_forces)
-    powers = np.zeros(2)
+                           inertia.gravity, inertia.massive, kin.M, kin.h, gravity_forces, scratch.v3, scratch.m3,
+                           scratch.vG)
+    powers = scratch.powers
     applied_loads(loads, work.q, kin.q_dot, work.T, kin.V, kin.pair_values, kin.point_values, kin.pair_forces,
-                  kin.wrenches, powers)
+                  kin.wrenches, powers, scratch.v3)
     for s in range(d):
         value = gravity_forces[s]
         for i in range(topology.links):
@@ -219,8 +223,9 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
             value += G[col, s] * kin.pair_forces[col]
         kin.Q[s] = value
     if m:
-        Muu = kin.M[:m, :m].copy()
-        f = np.empty(m)
+        Muu = scratch.matrix[:m, :m]
+        Muu[:, :] = kin.M[:m, :m]
+        f = scratch.d[3][:m]
         for s in range(m):
             f[s] = kin.Q[s] - kin.h[s]
         if not solve_dense(Muu, f, kin.accelerations):
@@ -260,21 +265,21 @@ def rhs(topology, geometry, block, inertia, loads, base, base_factor, base_G, cu
     """
     load_values(loads, t, kin.pair_values, kin.point_values, kin.prescribed)
     d = block.driven.shape[0]
-    target = np.empty(d)
-    rates = np.empty(d)
+    target = kin.scratch.d[4]
+    rates = kin.scratch.d[5]
     for a in range(m):
         target[a] = y[a]
         rates[a] = y[m + a]
     for k in range(d - m):
         target[m + k] = kin.prescribed[k, 0]
         rates[m + k] = kin.prescribed[k, 1]
-    result = np.zeros(4)
+    result = kin.scratch.result
     if not close_stage(topology, geometry, block, base, base_factor, base_G, curvature, target, stage,
                        stage_factor, params, result):
         return CLOSURE_FAILED
     if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, base_G, params[6]):
         return SINGULAR
-    prescribed_accelerations = np.empty(d - m)
+    prescribed_accelerations = kin.scratch.d[6][:d - m]
     for k in range(d - m):
         prescribed_accelerations[k] = kin.prescribed[k, 2]
     status = dynamics_at(topology, geometry, block, inertia, loads, stage, stage_factor, kin.G, rates,

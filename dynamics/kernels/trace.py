@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import kernel
+from loops.kernels._compile import inline_kernel, kernel
 
 __all__ = ["twist_hat", "world_pseudo_inertia", "trace_terms"]
 
 
-@kernel
+@inline_kernel
 def twist_hat(xi, out):
     """Pavlov's Q operator of a twist: ``out = [[hat(omega), v], [0, 0]]`` (4, 4)."""
     out[:, :] = 0.0
@@ -40,10 +40,9 @@ def twist_hat(xi, out):
     out[2, 3] = xi[5]
 
 
-@kernel
-def world_pseudo_inertia(T, J, out):
-    """``out = T J T^T`` (4, 4): the pseudo-inertia in world axes."""
-    TJ = np.zeros((4, 4))
+@inline_kernel
+def world_pseudo_inertia(T, J, out, TJ):
+    """``out = T J T^T`` (4, 4): the pseudo-inertia in world axes (``TJ``: 4x4 scratch)."""
     for i in range(4):
         for j in range(4):
             s = 0.0
@@ -59,26 +58,22 @@ def world_pseudo_inertia(T, J, out):
 
 
 @kernel
-def trace_terms(poses, jacobians, velocities, bias, J, gravity, links, M, h, Q):
+def trace_terms(poses, jacobians, velocities, bias, J, gravity, links, M, h, Q, m4, partial, CJ):
     """Mass matrix ``M`` (d, d), velocity-product terms ``h`` (d,) and gravity forces ``Q`` (d,).
 
     ``poses`` (L, 4, 4); ``jacobians`` (L, d, 6) partial twists; ``velocities``, ``bias``
     (L, 6) link velocities and accelerations at zero independent accelerations; ``J``
     (L, 4, 4) link-frame pseudo-inertias; ``gravity`` (3,) m/s^2; ``links`` the links with
-    mass. Units: kg, kg m, kg m^2 entries; N, N m.
+    mass. Units: kg, kg m, kg m^2 entries; N, N m. Scratch: ``m4`` (5, 4, 4), ``partial`` and
+    ``CJ`` (d, 4, 4).
     """
     d = M.shape[0]
     M[:, :] = 0.0
     h[:] = 0.0
     Q[:] = 0.0
-    Jw = np.empty((4, 4))
-    hat_v = np.empty((4, 4))
-    hat_a = np.empty((4, 4))
-    acceleration = np.empty((4, 4))
-    partial = np.empty((d, 4, 4))
-    CJ = np.empty((d, 4, 4))
+    Jw, hat_v, hat_a, acceleration = m4[0], m4[1], m4[2], m4[3]
     for i in links:
-        world_pseudo_inertia(poses[i], J[i], Jw)
+        world_pseudo_inertia(poses[i], J[i], Jw, m4[4])
         twist_hat(velocities[i], hat_v)
         twist_hat(bias[i], hat_a)
         for r in range(4):

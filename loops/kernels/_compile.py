@@ -1,10 +1,19 @@
-"""The one decorator every compiled kernel of kinematrix uses.
+"""The decorators every compiled kernel of kinematrix uses, and the care of their disk cache.
 
 ``kernel`` is numba's ``njit`` with an on-disk cache (``cache=True``: compiled once per
 machine, loaded afterwards), numpy's error model (a division by zero gives inf or nan, as
 in numpy, instead of raising; every caller checks finiteness where it matters) and no GIL.
+``inline_kernel`` is the same for the small helpers (4x4 products, twists, pair matrices),
+inlined into their callers so that views of the callers' arrays cost nothing.
+``callback_kernel`` holds the GIL, for the kernels that call Python load functions back.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.
+
+numba's cache checks the source file of each cached function but not the files of the
+functions it calls or inlines. So the first time kernels are loaded in a process, a digest
+of every kernel source file is compared with the one stored beside the cache; when they
+differ (a new version, an edit), the cached kernels of kinematrix are deleted and compiled
+anew, and stderr says so ("compiling kernels, first run only").
 
 This module imports numba; it is imported only when a kernel is first needed (the
 packages ``mechanism``, ``loops`` and ``dynamics`` do not import it at import time).
@@ -12,13 +21,72 @@ packages ``mechanism``, ``loops`` and ``dynamics`` do not import it at import ti
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pathlib
+import sys
+
 import numba
 
-__all__ = ["kernel", "callback_kernel", "parallel_kernel", "prange"]
+__all__ = ["kernel", "inline_kernel", "callback_kernel", "parallel_kernel", "prange", "KERNEL_DIRECTORIES"]
+
+#: The directories holding kernel modules (their sources make the digest).
+KERNEL_DIRECTORIES = (pathlib.Path(__file__).resolve().parent,
+                      pathlib.Path(__file__).resolve().parent.parent.parent / "dynamics" / "kernels")
+_STAMP = "kinematrix-kernels.digest"
+
+
+def _digest() -> str:
+    h = hashlib.sha256(numba.__version__.encode())
+    for directory in KERNEL_DIRECTORIES:
+        for path in sorted(directory.glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_directories():
+    """Where numba keeps the kernels' cache: ``__pycache__`` beside the sources, or numba's
+    user cache directory when that is not writable (or ``NUMBA_CACHE_DIR``)."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:  # numba mirrors the source directories' absolute paths below it
+        return [pathlib.Path(custom) / str(directory).lstrip(os.sep) for directory in KERNEL_DIRECTORIES]
+    return [directory / "__pycache__" for directory in KERNEL_DIRECTORIES]
+
+
+def _refresh_cache():
+    """Delete kinematrix's cached kernels when the kernel sources changed; say when compiling."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return
+    digest = _digest()
+    directories = _cache_directories()
+    stamp = directories[0] / _STAMP
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in directory.iterdir():
+            if path.suffix in (".nbi", ".nbc"):
+                try:
+                    path.unlink()
+                except OSError:
+                    pass
+    print("kinematrix: compiling kernels, first run only (about a minute)", file=sys.stderr)
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass  # a read-only installation: numba caches elsewhere or not at all
+
+
+_refresh_cache()
 
 kernel = numba.njit(cache=True, error_model="numpy", nogil=True)
-#: For the few kernels that call back into Python (numba's object mode: load functions of
-#: time given as Python callables); they hold the GIL.
+inline_kernel = numba.njit(cache=True, error_model="numpy", nogil=True, inline="always")
 callback_kernel = numba.njit(cache=True, error_model="numpy")
 #: For loops over independent configurations (design-study variants): ``numba.prange``.
 parallel_kernel = numba.njit(cache=True, error_model="numpy", nogil=True, parallel=True)

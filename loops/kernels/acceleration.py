@@ -24,11 +24,10 @@ __all__ = ["velocity_product_terms", "link_accelerations", "bias_rhs"]
 
 
 @kernel
-def velocity_product_terms(topology, q, q_dot, W, xi, V, terms):
-    """``xi_k' q_k'`` (n, 6) for every variable: the part of the accelerations due to rates alone."""
-    bracket = np.empty(6)
-    own = np.empty(6)
-    world = np.empty(6)
+def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
+    """``xi_k' q_k'`` (n, 6) for every variable: the part of the accelerations due to rates alone
+    (``scratch``: (3, 6))."""
+    bracket, own, world = scratch[0], scratch[1], scratch[2]
     for col in range(topology.n):
         p = topology.column_pair[col]
         lie_bracket(V[topology.first[p]], xi[col], bracket)
@@ -56,8 +55,10 @@ def link_accelerations(topology, xi, q_ddot, terms, A):
 @kernel
 def bias_rhs(topology, geometry, work, V, terms, rhs):
     """The rate-only part of the twice-differentiated closure, per row (rows,): loops
-    ``sum_k sign xi_k' q_k'`` referred to their chord centres; gauges the rate of the row."""
-    shifted = np.empty(6)
+    ``sum_k sign xi_k' q_k'`` referred to their chord centres; gauges the rate of the row.
+    Uses ``work.scratch``: ``v6[1]``, ``variables[3]``, ``links[0]``, ``v3[5:14]``."""
+    scratch = work.scratch
+    shifted = scratch.v6[1]
     for i in range(topology.loops):
         for r in range(6):
             rhs[6 * i + r] = 0.0
@@ -68,22 +69,20 @@ def bias_rhs(topology, geometry, work, V, terms, rhs):
                 rhs[6 * i + r] += sign * shifted[r]
     if topology.gauges == 0:
         return
-    zero = np.zeros(topology.n)
-    A0 = np.empty((topology.links, 6))
+    zero = scratch.variables[3]
+    zero[:] = 0.0
+    A0 = scratch.links[0]
     link_accelerations(topology, work.xi, zero, terms, A0)
-    row = np.empty(3)
-    rate = np.empty(3)
-    w_dot = np.empty(3)
-    omega = np.empty(3)
+    row, rate, w_dot, omega = scratch.v3[5], scratch.v3[6], scratch.v3[7], scratch.v3[8]
     for g in range(topology.gauges):
         link = topology.gauge_link[g]
         w = work.swings[g]
         axis = geometry.gauge_axis[g]
         for k in range(3):
             omega[k] = V[link, k]
-        dexp_inverse(w, omega, False, w_dot)
-        dexp_inverse(w, axis, True, row)
-        dexp_inverse_transposed_rate(w, w_dot, axis, rate)
+        dexp_inverse(w, omega, False, w_dot, scratch.v3[9:11])
+        dexp_inverse(w, axis, True, row, scratch.v3[9:11])
+        dexp_inverse_transposed_rate(w, w_dot, axis, rate, scratch.v3[9:14])
         value = 0.0
         for k in range(3):
             value += rate[k] * omega[k] + row[k] * A0[link, k]

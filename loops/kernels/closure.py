@@ -27,27 +27,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compile import kernel
+from ._compile import inline_kernel, kernel
 from .pairs import pair_matrix, pair_twist
 from .rigid import rigid_product, rigid_product_inverse_right, shift_twist, transform_twist
 from .rotations import dexp_inverse, log_so3
 
-__all__ = ["evaluate", "closure_defects", "closure_error", "loop_jacobian", "gauge_rows", "edge_matrix", "configure"]
+__all__ = ["evaluate", "world_twists", "closure_defects", "closure_error", "loop_jacobian", "gauge_rows",
+           "edge_matrix", "configure"]
 
 
-@kernel
-def edge_matrix(topology, geometry, A, p, out):
+@inline_kernel
+def edge_matrix(topology, geometry, A, p, out, tmp):
     """``F_j A_p F_k^-1`` of pair p (the pose of its second link in its first link's frame)."""
-    tmp = np.empty((4, 4))
     rigid_product(geometry.frame_j[p], A[p], tmp)
     rigid_product_inverse_right(tmp, geometry.frame_k[p], out)
 
 
 @kernel
-def evaluate(topology, geometry, q, rotations, A, T, W, xi):
-    """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5), pair frames ``W``
-    (P, 4, 4) and world twists ``xi`` (n, 6) at ``q`` (n,) with spherical states ``rotations``."""
-    dummy = np.zeros((3, 3))
+def evaluate(topology, geometry, work):
+    """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5) and pair frames ``W``
+    (P, 4, 4) into ``work``, at its ``q`` (n,) and spherical states ``rotations``."""
+    q, rotations, A, T, W = work.q, work.rotations, work.A, work.T, work.W
+    dummy = work.scratch.m3[0]
     for p in range(topology.pairs):
         s = topology.sphere[p]
         pair_matrix(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
@@ -56,10 +57,11 @@ def evaluate(topology, geometry, q, rotations, A, T, W, xi):
     T[ground, :, :] = 0.0
     for i in range(4):
         T[ground, i, i] = 1.0
-    edge = np.empty((4, 4))
+    edge = work.scratch.m4[0]
+    tmp = work.scratch.m4[1]
     for child in topology.tree_order:
         p = topology.tree_pair[child]
-        edge_matrix(topology, geometry, A, p, edge)
+        edge_matrix(topology, geometry, A, p, edge, tmp)
         parent = topology.parent[child]
         if topology.forward[child] > 0:
             rigid_product(T[parent], edge, T[child])
@@ -67,7 +69,15 @@ def evaluate(topology, geometry, q, rotations, A, T, W, xi):
             rigid_product_inverse_right(T[parent], edge, T[child])
     for p in range(topology.pairs):
         rigid_product(T[topology.first[p]], geometry.frame_j[p], W[p])
-    unit = np.empty(6)
+
+
+@kernel
+def world_twists(topology, work):
+    """The world twist of every variable, ``xi = Ad(W_p) S_k(q)`` (n, 6), into ``work.xi``: the
+    velocity of the pair's second link relative to its first per unit rate. Needed by the
+    Jacobian and the rates only (not by the defects), so computed where those are."""
+    q, W, xi = work.q, work.W, work.xi
+    unit = work.scratch.v6[0]
     for col in range(topology.n):
         p = topology.column_pair[col]
         pair_twist(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
@@ -76,17 +86,18 @@ def evaluate(topology, geometry, q, rotations, A, T, W, xi):
 
 
 @kernel
-def closure_defects(topology, geometry, A, T, W, defects, centres, swings):
+def closure_defects(topology, geometry, work):
     """Defects ``(6 L + G,)``: per loop (rotation rad, gap m), then the gauges (rad) (eq. 2).
 
     Also fills ``centres`` (L, 3), each loop's chord frame-k origin (where its gap and the
     translational rows of ``B`` are taken), and ``swings`` (G, 3), the rotation vector of
-    each idle link since the reference (:mod:`loops.passive`).
+    each idle link since the reference (:mod:`loops.passive`). All into ``work``.
     """
-    reached = np.empty((4, 4))
-    target = np.empty((4, 4))
-    relative = np.empty((3, 3))
-    w = np.empty(3)
+    A, T, W, defects, centres, swings = work.A, work.T, work.W, work.defects, work.centres, work.swings
+    reached = work.scratch.m4[0]
+    target = work.scratch.m4[1]
+    relative = work.scratch.m3[0]
+    w = work.scratch.v3[0]
     for i in range(topology.loops):
         c = topology.chord[i]
         rigid_product(W[c], A[c], reached)
@@ -137,13 +148,14 @@ def loop_jacobian(topology, xi, centres, blocks):
 
 
 @kernel
-def gauge_rows(topology, geometry, xi, swings, rows):
+def gauge_rows(topology, geometry, xi, swings, rows, scratch):
     """Gauge rows of ``B`` (G, n): ``(J_l(w)^-T u) . omega_j`` for the variables on the idle
-    link's tree path (signed by the direction the path walks each pair), zero elsewhere."""
+    link's tree path (signed by the direction the path walks each pair), zero elsewhere.
+    ``scratch``: (3, 3)."""
     rows[:, :] = 0.0
-    r = np.empty(3)
+    r = scratch[0]
     for g in range(topology.gauges):
-        dexp_inverse(swings[g], geometry.gauge_axis[g], True, r)
+        dexp_inverse(swings[g], geometry.gauge_axis[g], True, r, scratch[1:])
         link = topology.gauge_link[g]
         while link != topology.ground:
             p = topology.tree_pair[link]
@@ -156,7 +168,8 @@ def gauge_rows(topology, geometry, xi, swings, rows):
 @kernel
 def configure(topology, geometry, work):
     """Evaluate the configuration held in ``work`` (its ``q`` and ``rotations``): pair matrices,
-    poses, frames, twists and defects into ``work``'s arrays; returns the closure error."""
-    evaluate(topology, geometry, work.q, work.rotations, work.A, work.T, work.W, work.xi)
-    closure_defects(topology, geometry, work.A, work.T, work.W, work.defects, work.centres, work.swings)
+    poses, frames and defects into ``work``'s arrays (twists: :func:`world_twists`); returns
+    the closure error."""
+    evaluate(topology, geometry, work)
+    closure_defects(topology, geometry, work)
     return closure_error(topology, geometry, work.defects)

@@ -29,8 +29,8 @@ choose the rows anew where it stands.
 ``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
 max_step, singular_rcond, rechoose_rcond]``. ``counters``: ``[steps taken, step budget]``; the walk returns
 ``BUDGET`` when the budget is spent (the caller may resume: the walk restarts from ``here``).
-``diagnostics`` (4,): ``[last corrector error, its iterations, reciprocal condition here,
-driven value index reached]``.
+``diagnostics`` (8,): ``[last corrector error, its iterations, reciprocal condition here,
+driven value index reached]`` and room for the corrector's results.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
         G[:, :] = incoming
         factor.info[2] = 0.0
         return False
-    transmission(block, factor, G)
+    transmission(block, factor, G, work.scratch.equations[1])
     return True
 
 
@@ -90,8 +90,8 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     driven = block.driven
     d = driven.shape[0]
     n = topology.n
-    start = np.empty(d)
-    span = np.empty(d)
+    start = trial.scratch.variables[2][:d]
+    span = trial.scratch.variables[3][:d]
     moving = False
     for k in range(d):
         start[k] = here.q[driven[k]]
@@ -99,8 +99,8 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         moving = moving or span[k] != 0.0
     if not moving:
         return OK
-    step = np.empty(n)
-    result = np.zeros(4)
+    step = here.scratch.variables[2]
+    result = diagnostics[4:8]
     fraction, h, halvings = 0.0, 1.0, 0
     while fraction < 1.0:
         if counters[0] >= counters[1]:
@@ -177,16 +177,16 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
             s += G[col, k] * speeds[k]
         q_dot[col] = s
     link_velocities(topology, here.xi, q_dot, V)
-    terms = np.empty((n, 6))
-    velocity_product_terms(topology, here.q, q_dot, here.W, here.xi, V, terms)
+    terms = here.scratch.terms
+    velocity_product_terms(topology, here.q, q_dot, here.W, here.xi, V, terms, here.scratch.v6[1:4])
     if factor.info[2] == 0.0:
         q_ddot[:] = np.nan
     else:
-        rhs = np.empty(here.defects.shape[0])
+        rhs = here.scratch.equations[0][:here.defects.shape[0]]
         bias_rhs(topology, geometry, here, V, terms, rhs)
         for r in range(rhs.shape[0]):
             rhs[r] = -rhs[r]
-        solve_with_drivers(block, factor, rhs, accelerations, q_ddot)
+        solve_with_drivers(block, factor, rhs, accelerations, q_ddot, here.scratch.equations[1])
     link_accelerations(topology, here.xi, q_ddot, terms, A)
 
 

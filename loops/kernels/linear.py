@@ -18,7 +18,10 @@ import numpy as np
 
 from ..linear import LEAST_SQUARES, RANK_TOLERANCE
 from ._compile import kernel
-from .closure import gauge_rows, loop_jacobian
+from .closure import gauge_rows, loop_jacobian, world_twists
+
+#: Pivot ratio above which the block counts as well conditioned without an estimate.
+CHEAP_CONDITIONING = 0.05
 
 __all__ = ["band_lu", "band_solve", "band_solve_transposed", "band_one_norm_of_inverse", "factorize_block",
            "solve_block", "transmission"]
@@ -106,15 +109,15 @@ def band_solve_transposed(band, n, kl, ku, pivots, b):
 
 
 @kernel
-def band_one_norm_of_inverse(band, n, kl, ku, pivots):
+def band_one_norm_of_inverse(band, n, kl, ku, pivots, x, y):
     """Estimate of ``||A^-1||_1`` (Hager's method, as LAPACK's dlacon: a few solves).
 
     A lower bound that is almost always within a small factor of the truth; with ``||A||_1``
-    it gives the reciprocal condition number that decides dead points.
+    it gives the reciprocal condition number that decides dead points. ``x``, ``y``: (n,) scratch.
     """
     if n == 0:
         return 0.0
-    x = np.full(n, 1.0 / n)
+    x[:] = 1.0 / n
     estimate = 0.0
     previous_j = -1
     for _ in range(5):
@@ -140,7 +143,6 @@ def band_one_norm_of_inverse(band, n, kl, ku, pivots):
         x[:] = 0.0
         x[j] = 1.0
     # Higham's safeguard: the alternating-sign vector catches what the iteration misses.
-    y = np.empty(n)
     for i in range(n):
         y[i] = (1.0 if i % 2 == 0 else -1.0) * (1.0 + i / max(n - 1, 1))
     band_solve(band, n, kl, ku, pivots, y)
@@ -210,11 +212,16 @@ def factorize_block(topology, geometry, block, work, factor):
     ``block.column_scale``). A square block is ordered for its band and LU-factorized; the
     driven columns go, scaled and in the chosen rows, to ``factor.driven`` (N, d). A
     least-squares block keeps the pseudo-inverse of all rows. ``factor.info`` receives
-    ``[pivot ratio, reciprocal condition estimate (1-norm), 1 (valid), band overflow]``.
+    ``[pivot ratio, reciprocal condition estimate (1-norm), 1 (valid), band overflow]``. The
+    world twists of the configuration (:func:`~loops.kernels.closure.world_twists`) are
+    computed here, where the Jacobian needs them. The condition estimate (Hager's, a few
+    solves) is made only when the pivots' ratio is below ``CHEAP_CONDITIONING``; above it
+    the ratio stands for it (a well-conditioned block is all the callers need to know).
     """
+    world_twists(topology, work)
     loop_jacobian(topology, work.xi, work.centres, work.loop_blocks)
     if topology.gauges:
-        gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows)
+        gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows, work.scratch.v3[5:8])
     if block.mode == LEAST_SQUARES:
         _factorize_least_squares(topology, block, work, factor)
         return
@@ -223,7 +230,8 @@ def factorize_block(topology, geometry, block, work, factor):
     band, driven = factor.band, factor.driven
     band[:, :] = 0.0
     driven[:, :] = 0.0
-    column_sums = np.zeros(n)
+    column_sums = work.scratch.equations[1]
+    column_sums[:n] = 0.0
     overflow = 0.0
     for i in range(topology.loops):
         for e in range(topology.loop_ptr[i], topology.loop_ptr[i + 1]):
@@ -265,8 +273,11 @@ def factorize_block(topology, geometry, block, work, factor):
     for j in range(n):
         norm = max(norm, column_sums[j])
     ratio = band_lu(band, n, kl, ku, factor.pivots)
-    if ratio > 0.0 and n > 0:
-        inverse_norm = band_one_norm_of_inverse(band, n, kl, ku, factor.pivots)
+    if ratio >= CHEAP_CONDITIONING:
+        rcond = ratio
+    elif ratio > 0.0 and n > 0:
+        inverse_norm = band_one_norm_of_inverse(band, n, kl, ku, factor.pivots, work.scratch.equations[1][:n],
+                                                work.scratch.equations[2][:n])
         rcond = 1.0 / (norm * inverse_norm) if norm > 0.0 and np.isfinite(inverse_norm) else 0.0
     else:
         rcond = 1.0 if n == 0 else 0.0
@@ -288,10 +299,12 @@ def solve_scaled(block, factor, b):
 
 
 @kernel
-def scaled_rhs(block, rhs):
-    """``rhs`` (rows,) made dimensionless and laid out for :func:`solve_scaled`."""
+def scaled_rhs(block, rhs, buffer):
+    """``rhs`` (rows,) made dimensionless and laid out for :func:`solve_scaled`, in ``buffer``
+    (at least rows long); returns the used part."""
     length = block.row_position.shape[0] if block.mode == LEAST_SQUARES else block.size
-    b = np.zeros(length)
+    b = buffer[:length]
+    b[:] = 0.0
     for row in range(block.row_position.shape[0]):
         rp = block.row_position[row]
         if rp >= 0:
@@ -300,24 +313,25 @@ def scaled_rhs(block, rhs):
 
 
 @kernel
-def solve_block(block, factor, rhs, x):
+def solve_block(block, factor, rhs, x, buffer):
     """``x`` (n,) free entries (physical units) of ``B_free x = rhs`` for the rows of ``rhs`` (rows,),
-    with the factors of :func:`factorize_block`; driven entries are left as they are."""
-    solution = solve_scaled(block, factor, scaled_rhs(block, rhs))
+    with the factors of :func:`factorize_block`; driven entries are left as they are. ``buffer``:
+    scratch at least rows long."""
+    solution = solve_scaled(block, factor, scaled_rhs(block, rhs, buffer))
     for col in block.free:
         x[col] = solution[block.column_position[col]] * block.column_scale[col]
 
 
 @kernel
-def transmission(block, factor, G):
+def transmission(block, factor, G, buffer):
     """``G`` (n, d) = ``dq/d(driven)``: identity on the driven rows, ``-B_free^-1 B_driven`` on the
-    free ones (eq. 4: Pavlov's transmission ratios), physical units."""
+    free ones (eq. 4: Pavlov's transmission ratios), physical units. ``buffer``: scratch."""
     d = block.driven.shape[0]
     length = factor.driven.shape[0]
     G[:, :] = 0.0
+    b = buffer[:length]
     for k in range(d):
         G[block.driven[k], k] = 1.0
-        b = np.empty(length)
         for i in range(length):
             b[i] = -factor.driven[i, k]
         solution = solve_scaled(block, factor, b)

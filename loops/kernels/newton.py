@@ -35,20 +35,18 @@ def apply_step(topology, work, dq, scale):
     """``q += scale dq`` on the variables (spherical slots: rotations by the increments)."""
     for col in range(topology.n):
         work.q[col] += scale * dq[col]
-    w = np.empty(3)
+    w = work.scratch.v3[1]
     for s in range(topology.spheres):
         for k in range(3):
             w[k] = scale * dq[topology.sphere_columns[s, k]]
-        rotate_left(w, work.rotations[s])
+        rotate_left(w, work.rotations[s], work.scratch.m3[1], work.scratch.m3[2])
 
 
 @kernel
 def seat_spherical(topology, work, previous):
     """Write each spherical pair's rotation vector into ``work.q``, unwrapped to lie nearest the
     value in ``previous`` (n,) (DESIGN.md: spherical values are continuous)."""
-    w = np.empty(3)
-    before = np.empty(3)
-    out = np.empty(3)
+    w, before, out = work.scratch.v3[2], work.scratch.v3[3], work.scratch.v3[4]
     for s in range(topology.spheres):
         log_so3(work.rotations[s], w)
         for k in range(3):
@@ -82,23 +80,29 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     holds the last iterate, evaluated, with the spherical slots of ``q`` stale (see
     :func:`seat_spherical`), and ``result`` (4,) holds ``[error, iterations, correction,
     factorizations]``; ``correction`` is the sum of the step sizes (dimensionless, max norm).
-    The iteration aims at a thousandth of the tolerance (quadratic convergence makes the last
-    step cheap, and two solves of one position then agree), except that a start already within
-    the tolerance is left as it is unless ``polish`` (a saved assembly reloads bit for bit).
+    With ``polish``, once the defect is within the tolerance one more step is taken (kept if
+    it lowers the defect): quadratic convergence puts the position far below the tolerance
+    at the cost of one evaluation, and two solves of one position then agree (sweeps). A
+    start already within the tolerance is left as it is (a saved assembly reloads bit for
+    bit).
     Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
     """
     n = topology.n
     error = configure(topology, geometry, work)
-    target = tolerance * 1e-3 if (error > tolerance or polish) else tolerance
-    dq = np.zeros(n)
-    saved_q = np.empty(n)
-    saved_rotations = np.empty_like(work.rotations)
+    polished = not (error > tolerance and polish)
+    dq = work.scratch.variables[0]
+    saved_q = work.scratch.variables[1]
+    saved_rotations = work.scratch.rotations
+    rhs = work.scratch.equations[0]
     iterations, factorizations, stalls = 0, 0, 0
     correction = 0.0
     fresh = False
     status = NOT_CONVERGED
-    while error > target and iterations < max_iterations:
+    while iterations < max_iterations:
         if not np.isfinite(error):
+            break
+        polishing = error <= tolerance
+        if polishing and polished:
             break
         if factor.info[2] == 0.0:
             factorize_block(topology, geometry, block, work, factor)
@@ -110,7 +114,9 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 break
         iterations += 1
         dq[:] = 0.0
-        solve_block(block, factor, -work.defects, dq)
+        for r in range(work.defects.shape[0]):
+            rhs[r] = -work.defects[r]
+        solve_block(block, factor, rhs, dq, work.scratch.equations[1])
         longest = 0.0
         for col in block.free:
             longest = max(longest, abs(dq[col]) / block.column_scale[col])
@@ -121,7 +127,17 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
         saved_rotations[:, :, :] = work.rotations
         apply_step(topology, work, dq, scale)
         trial = configure(topology, geometry, work)
-        if trial <= target or trial < 0.5 * error:
+        if polishing:
+            polished = True
+            if trial < error:
+                correction += scale * longest
+                error = trial
+            else:  # at the round-off floor already
+                work.q[:] = saved_q
+                work.rotations[:, :, :] = saved_rotations
+                configure(topology, geometry, work)
+            break
+        if trial < 0.5 * error:
             correction += scale * longest
             if not fresh and trial > 0.05 * error:
                 factor.info[2] = 0.0  # a chord converging slowly: Newton from here on
@@ -135,12 +151,6 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
             configure(topology, geometry, work)
             factor.info[2] = 0.0
             continue
-        if error <= tolerance and trial >= error:
-            # Within the tolerance and at the round-off floor: keep the previous iterate.
-            work.q[:] = saved_q
-            work.rotations[:, :, :] = saved_rotations
-            configure(topology, geometry, work)
-            break
         # A fresh step that does not halve the defect: damp it while the defect grows.
         halvings = 0
         while trial >= error and halvings < 6:

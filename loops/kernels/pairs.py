@@ -24,7 +24,7 @@ import math
 
 from mechanism.pairs import HOOKE_FAMILY as HOOKE, SCREW_FAMILY as SCREW
 
-from ._compile import kernel
+from ._compile import inline_kernel as kernel
 
 __all__ = ["pair_matrix", "pair_twist", "pair_twist_rate"]
 

@@ -8,7 +8,7 @@ Outputs never alias inputs.
 
 from __future__ import annotations
 
-from ._compile import kernel
+from ._compile import inline_kernel as kernel
 
 __all__ = ["rigid_product", "rigid_product_inverse_right", "rigid_inverse_product", "transform_twist",
            "shift_twist", "lie_bracket"]

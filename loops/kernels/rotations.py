@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._compile import kernel
+from ._compile import inline_kernel as kernel
 
 __all__ = ["exp_so3", "log_so3", "rotate_left", "dexp_c", "dexp_c_slope", "dexp_inverse",
            "dexp_inverse_transposed_rate", "unwrap_rotation_vector", "cross"]
@@ -96,11 +96,10 @@ def log_so3(R, w):
 
 
 @kernel
-def rotate_left(dw, R):
-    """``R <- exp(hat(dw)) R`` in place: an increment about the fixed (left) axes."""
-    E = np.empty((3, 3))
+def rotate_left(dw, R, E, out):
+    """``R <- exp(hat(dw)) R`` in place: an increment about the fixed (left) axes (``E``, ``out``:
+    3x3 scratch)."""
     exp_so3(dw, E)
-    out = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
             out[i, j] = E[i, 0] * R[0, j] + E[i, 1] * R[1, j] + E[i, 2] * R[2, j]
@@ -130,15 +129,15 @@ def dexp_c_slope(theta2):
 
 
 @kernel
-def dexp_inverse(w, v, transposed, out):
+def dexp_inverse(w, v, transposed, out, scratch):
     """``J_l(w)^-1 v`` (``transposed``: ``J_l(w)^-T v``) into ``out`` (3,).
 
     ``J_l^-1 v = v - 1/2 w x v + c(t) w x (w x v)``; the transpose flips the middle sign.
     ``J_l^-1 omega`` is the rate of the rotation vector ``w`` for the angular velocity
-    ``omega`` (left increments); valid for ``|w| < 2 pi``.
+    ``omega`` (left increments); valid for ``|w| < 2 pi``. ``scratch``: (2, 3).
     """
-    wv = np.empty(3)
-    wwv = np.empty(3)
+    wv = scratch[0]
+    wwv = scratch[1]
     cross(w, v, wv)
     cross(w, wv, wwv)
     c = dexp_c(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
@@ -148,22 +147,18 @@ def dexp_inverse(w, v, transposed, out):
 
 
 @kernel
-def dexp_inverse_transposed_rate(w, w_dot, u, out):
+def dexp_inverse_transposed_rate(w, w_dot, u, out, scratch):
     """``d/dt [J_l(w)^-T u]`` for constant ``u``, into ``out`` (3,).
 
     ``J_l^-T u = u + 1/2 w x u + c(t) w x (w x u)``, so its rate is
     ``1/2 w' x u + c' t' w x (w x u) + c (w' x (w x u) + w x (w' x u))`` with
-    ``t t' = w . w'``.
+    ``t t' = w . w'``. ``scratch``: (5, 3).
     """
     theta2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
     c = dexp_c(theta2)
     slope = dexp_c_slope(theta2)  # dc/dt = t slope, so c' t' = slope (t t') = slope (w . w')
     ww = w[0] * w_dot[0] + w[1] * w_dot[1] + w[2] * w_dot[2]
-    wu = np.empty(3)
-    wwu = np.empty(3)
-    dwu = np.empty(3)
-    a = np.empty(3)
-    b = np.empty(3)
+    wu, wwu, dwu, a, b = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
     cross(w, u, wu)
     cross(w, wu, wwu)
     cross(w_dot, u, dwu)

@@ -16,11 +16,12 @@ __all__ = ["solve_with_drivers", "link_velocities"]
 
 
 @kernel
-def solve_with_drivers(block, factor, rhs, driven_values, x):
+def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
     """``x`` (n,) with ``x[driven] = driven_values`` and ``B_free x_free = rhs - B_driven driven_values``
-    on the chosen rows of ``rhs`` (rows,); physical units (eq. 4 with ``rhs = 0``)."""
+    on the chosen rows of ``rhs`` (rows,); physical units (eq. 4 with ``rhs = 0``). ``buffer``:
+    scratch at least rows long."""
     d = block.driven.shape[0]
-    b = scaled_rhs(block, rhs)
+    b = scaled_rhs(block, rhs, buffer)
     for k in range(d):
         value = driven_values[k] / block.column_scale[block.driven[k]]
         x[block.driven[k]] = driven_values[k]
