@@ -407,12 +407,10 @@ class _Run:
 
     def _accept(self, t, y):
         """Make the closed state at ``(t, y)`` (in ``end``) the base."""
-        from .kernels.integrate import _copy_state  # noqa: PLC0415
-        from .kernels.motion import curvature_at  # noqa: PLC0415
+        from .kernels.integrate import _copy_state, renew_curvature  # noqa: PLC0415
 
         _copy_state(self.end, self.base)
-        curvature_at(self.system.topology, self.system.geometry, self.block, self.base.work, self.base.factor,
-                     self.base.G, self.base.curvature)
+        renew_curvature(self.model, self.base)
 
     # ------------------------------------------------------------------- stops
     def _result(self, reason=None):
