@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import boundary_kernel, kernel
+from loops.kernels._compile import kernel
 from loops.kernels.newton import copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
@@ -38,7 +38,7 @@ DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 
 DOP853_KIND, RK45_KIND = 0, 1
 
 
-@boundary_kernel
+@kernel
 def _copy_state(source, target):
     w, v = source.work, target.work
     v.q[:] = w.q
@@ -60,14 +60,14 @@ def _copy_state(source, target):
 CURVATURE_CONDITIONING = 1e-6
 
 
-@boundary_kernel
+@kernel
 def renew_curvature(model, base):
     """The predictor's curvature at a new base state, where its block is well conditioned."""
     if base.factor.info[2] != 0.0 and base.factor.info[1] >= CURVATURE_CONDITIONING:
         curvature_at(model.topology, model.geometry, model.block, base.work, base.factor, base.G, base.curvature)
 
 
-@boundary_kernel
+@kernel
 def evaluate_at(model, base, stage, t, y, dy):
     """``dy = F(t, y)`` closing from ``base`` into ``stage`` (a counted call of the right-hand side)."""
     return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, base.work, base.factor,
@@ -82,7 +82,7 @@ def _rms(v, scale):
     return math.sqrt(s / max(v.shape[0], 1))
 
 
-@boundary_kernel
+@kernel
 def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step):
     """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4)."""
     n = y.shape[0]
@@ -230,7 +230,7 @@ def _dense_value(tableau, F, y, h, x, out):
         out[i] = y[i] + h * acc
 
 
-@boundary_kernel
+@kernel
 def _record(model, state, t, y, out, row):
     """Store the closed state ``state`` (with its dynamics) as sample ``row``."""
     work, kin = state.work, state.kin
@@ -252,7 +252,7 @@ def _record(model, state, t, y, out, row):
         out.drive[row, driven[k]] = kin.efforts[k]
 
 
-@boundary_kernel
+@kernel
 def _partition_health(model, state, switch_ratio, dead_ratio):
     """0 when the coordinates are fine, 1 when an independent one should be switched (a dependent
     variable moves more than ``switch_ratio`` times faster, scaled), 2 at a dead point of a
@@ -275,7 +275,7 @@ def _partition_health(model, state, switch_ratio, dead_ratio):
     return 0
 
 
-@boundary_kernel
+@kernel
 def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, control, counters):
     """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
 
