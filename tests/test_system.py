@@ -181,7 +181,8 @@ def test_evaluation_from_rotation_blocks_equals_from_rotation_vectors():
     assert np.abs(seated - moved).max() > 0.01  # the stale slots really differ
     from_vectors = evaluate(system, seated)
     # exp(log(R)) = R to round-off for angles < pi.
-    assert_allclose(from_vectors.link_poses, from_blocks.link_poses, rtol=1e-12, atol=1e-12)
+    for name in ("pair_matrices", "link_poses", "twists", "defects"):
+        assert_allclose(getattr(from_vectors, name), getattr(from_blocks, name), rtol=1e-12, atol=1e-12, err_msg=name)
     work = new_work(system, q)
     apply_step(system.topology, work, dq, 1.0)
     assert_allclose(work.rotations, rotations, rtol=1e-12, atol=1e-12)
