@@ -1,9 +1,14 @@
-"""Tests of loops.closure: Newton on the closure equations, batched correction, assembly.
+"""Tests of loops.newton and loops.kernels.newton: Newton on the closure equations, chord iterations, assembly.
 
-* Newton (Pavlov eq. 3, rank-revealing least squares) brings a perturbed configuration
-  back to closure below the default tolerance 1e-10, the drivers held, on spatial
-  mechanisms with every pair type, with a gauged idle spin, and on the overconstrained
-  Bennett loop (rank-deficient B).
+* Newton (Pavlov eq. 3) brings a perturbed configuration back to closure below the default
+  tolerance 1e-10, the drivers held, on spatial mechanisms with every pair type, with a
+  gauged idle spin, and on the overconstrained Bennett loop (rank-deficient B), with both
+  backends of the solve layer (:mod:`loops.linear`): ``solve_position`` (least squares, every
+  row, minimum-norm steps: what ``assemble`` uses) and the compiled corrector
+  (:func:`loops.kernels.newton.corrector`) on the square block (what sweeps use).
+* The sweeps' corrector started with a factorization taken at a nearby configuration (a
+  chord iteration) closes predictions 1e-3 off without refactorizing, onto the
+  configurations they came from.
 * A failure raises ClosureError carrying the loop, the driver values, the residual and the
   iterations, with a one-line message naming the loop (DESIGN.md "Errors").
 * ``Mechanism.assemble`` closes models declared by link shapes (Denavit-Hartenberg style)
@@ -29,7 +34,11 @@ from core_models import (
     rssr,
     spatial_all_pairs,
 )
-from loops.closure import DEFAULT_TOLERANCE, correct_batch, newton
+from kinematics_helpers import advance
+from loops.configuration import constraint_matrix, evaluate, new_work
+from loops.continuation import DEFAULT_TOLERANCE, MAX_NEWTON_STEP, NEWTON_ITERATIONS
+from loops.linear import Factor, new_factor, square_block
+from loops.newton import solve_position
 from mechanism import ClosureError, KinematrixError, Mechanism, ModelError, SweepStopped, dh_transform
 from reference import closed_forms as cf
 
@@ -44,14 +53,14 @@ CASES = {
 def closed_state(build, drivers):
     """A closed configuration at the given driver values: (system, q, driven columns)."""
     res = build().sweep({name: [value] for name, value in drivers.items()})
+    assert not res.held
     system = res.system
     q = np.zeros(system.n)
     for name in system.public_variables():
         q[system.variable_index[name]] = res.q(name)[0]
     driven = system.driver_columns(list(drivers))
-    outcome = newton(system, q, driven)  # fills in the road loop's virtual variables
-    assert outcome.converged
-    return system, outcome.q, driven
+    config = solve_position(system, q, driven)  # fills in the road loop's virtual variables
+    return system, np.array(config.q), driven
 
 
 def perturbed(system, q, driven, rng, size):
@@ -59,47 +68,86 @@ def perturbed(system, q, driven, rng, size):
     slides) in every free variable."""
     dq = rng.normal(scale=size, size=system.n) * system.column_scale
     dq[driven] = 0.0
-    return system.advance(q, dq)
+    return advance(system, q, dq)
+
+
+def corrector_from(system, block, start, factor):
+    """The sweeps' corrector (:func:`loops.kernels.newton.corrector`, polished, at most
+    NEWTON_ITERATIONS steps) from the configuration ``start`` (n,) with ``factor`` (invalid:
+    factorize at the first iterate; valid: a chord iteration on it). Returns (status,
+    [error, iterations, correction, factorizations], seated q, rotations)."""
+    from loops.kernels.newton import corrector, seat_spherical
+
+    work = new_work(system, start)
+    result = np.zeros(4)
+    status = corrector(system.topology, system.geometry, block, work, factor, DEFAULT_TOLERANCE, NEWTON_ITERATIONS,
+                       MAX_NEWTON_STEP, True, result)
+    seat_spherical(system.topology, work, np.array(start))
+    return status, result, work.q.copy(), work.rotations.copy()
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_newton_from_a_perturbed_configuration_closes_again(case):
     """Newton from 0.03 rad off closes below 1e-10 in a few steps, drivers held, at the same configuration."""
-    # From 0.03 rad (or 3% of the size) off a closed configuration, Newton converges below 1e-10 in a few iterations,
-    # holds the drivers exactly, and returns to the same configuration (isolated once the drivers and the gauges are
-    # fixed).
+    # Reference: the closed configuration the perturbation started from. From 0.03 rad (or 3% of the size) off it, both
+    # backends (solve_position: least squares over every row; the corrector on the square block chosen at the closed
+    # configuration, factorized afresh) converge below 1e-10 in at most 10 iterations, hold the drivers exactly, and
+    # return to the same configuration (isolated once the drivers and the gauges are fixed).
+    from loops.kernels.newton import CONVERGED
+
     system, q_closed, driven = closed_state(*case)
+    closed = evaluate(system, q_closed)
+    block = square_block(system, constraint_matrix(system, closed, scaled=True), driven)
+    assert block is not None
     rng = np.random.default_rng(7)
     for _ in range(3):
         start = perturbed(system, q_closed, driven, rng, 0.03)
-        assert system.closure_error(system.evaluate(start)) > 1e-4
-        outcome = newton(system, start, driven)
-        assert outcome.converged and outcome.error < DEFAULT_TOLERANCE
-        assert outcome.iterations <= 10
-        assert system.closure_error(system.evaluate(outcome.q)) < DEFAULT_TOLERANCE  # seated q re-evaluated
-        assert np.array_equal(outcome.q[driven], q_closed[driven])
-        # Same configuration: poses agree to the closure tolerance (1e-10 of the size) x 10.
-        poses = system.evaluate(outcome.q).link_poses
-        assert_allclose(poses, system.evaluate(q_closed).link_poses, rtol=0.0, atol=CLOSURE_TOL)
+        assert evaluate(system, start).closure_error() > 1e-4
+        # Least squares: raises ClosureError unless closed within 10 iterations.
+        least_squares = solve_position(system, start, driven, max_iterations=10)
+        status, result, q_square, _ = corrector_from(system, block, start, new_factor(block))
+        assert status == CONVERGED and result[0] < DEFAULT_TOLERANCE and 1 <= result[1] <= 10
+        for q in (np.array(least_squares.q), q_square):
+            config = evaluate(system, q)  # seated q re-evaluated from its rotation vectors
+            assert config.closure_error() < DEFAULT_TOLERANCE
+            assert np.array_equal(q[driven], q_closed[driven])
+            # Same configuration: poses agree to the closure tolerance (1e-10 of the size) x 10.
+            assert_allclose(config.link_poses, closed.link_poses, rtol=0.0, atol=CLOSURE_TOL)
 
 
-def test_batched_correction_closes_every_prediction_at_once():
-    """correct_batch closes a stack of predictions 1e-3 off with one factorization of B."""
-    # correct_batch (chord Newton, B factorized once at the predictions) closes a stack of predictions 1e-3 off their
-    # closed configurations; an already closed one (to 1e-10) only gets polished towards the batch's own target, by less
-    # than the tolerance scale.
+def test_chord_iteration_closes_predictions_with_a_nearby_factorization():
+    """The sweeps' corrector closes predictions 1e-3 off on a factorization taken nearby, without refactorizing."""
+    # Reference: the closed configuration the predictions were perturbed from. The square block is factorized once, at
+    # the closed configuration; the corrector started on a copy of that factorization (a chord iteration, as a sweep
+    # step starts) closes each prediction 1e-3 off below 1e-10 without a new factorization and lands on the
+    # configuration it came from; an already closed start is left as it is (no correction).
+    from loops.kernels.closure import configure
+    from loops.kernels.linear import factorize_block
+    from loops.kernels.newton import CONVERGED
+
     system, q_closed, driven = closed_state(spatial_all_pairs, {"A": 0.7, "P": 0.03})
+    closed = evaluate(system, q_closed)
+    block = square_block(system, constraint_matrix(system, closed, scaled=True), driven)
+    factor = new_factor(block)
+    work = new_work(system, q_closed, closed.rotations)
+    configure(system.topology, system.geometry, work)
+    factorize_block(system.topology, system.geometry, block, work, factor)
+    assert factor.info[2] == 1.0
     rng = np.random.default_rng(8)
-    stack = np.array([perturbed(system, q_closed, driven, rng, 1e-3) for _ in range(5)] + [q_closed])
-    rotations = system.evaluate(stack).rotations
-    q, config, converged, correction, _ = correct_batch(system, stack.copy(), rotations, driven)
-    assert converged.all()
-    assert np.all(system.closure_error(config) < DEFAULT_TOLERANCE)
-    assert correction[-1] < 1e-9 < correction[:-1].min()
-    assert np.array_equal(q[-1, driven], q_closed[driven])
-    # Every prediction lands on the configuration it came from: poses to 10x the closure tolerance.
-    assert_allclose(config.link_poses, np.broadcast_to(system.evaluate(q_closed).link_poses, config.link_poses.shape),
-                    rtol=0.0, atol=CLOSURE_TOL)
+    starts = [perturbed(system, q_closed, driven, rng, 1e-3) for _ in range(5)] + [q_closed]
+    corrections = []
+    for start in starts:
+        chord = Factor(*(np.array(a) for a in factor))
+        status, result, q, rotations = corrector_from(system, block, start, chord)
+        assert status == CONVERGED and result[0] < DEFAULT_TOLERANCE
+        assert result[3] == 0  # no factorization: the nearby one served every step
+        corrections.append(result[2])
+        assert np.array_equal(q[driven], q_closed[driven])
+        config = evaluate(system, q, rotations)
+        assert config.closure_error() < DEFAULT_TOLERANCE
+        # Every prediction lands on the configuration it came from: poses to 10x the closure tolerance.
+        assert_allclose(config.link_poses, closed.link_poses, rtol=0.0, atol=CLOSURE_TOL)
+    assert corrections[-1] < 1e-9 < min(corrections[:-1])
 
 
 def unreachable_four_bar():

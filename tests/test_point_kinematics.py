@@ -1,11 +1,12 @@
-"""Tests of loops.point_kinematics: points on links (Pavlov eqs. 5 and 6).
+"""Tests of loops.point_kinematics (over loops.kernels.points): points on links (Pavlov eqs. 5 and 6).
 
 A point with link-frame coordinates r is at R = T r (eq. 5). With the link's spatial
 velocity V = (omega, v_o) and acceleration A = V' (global, origin-referenced), the 4x4
 derivative matrices are T' = hat(V) T and T'' = (hat(A) + hat(V)^2) T, so R' = T' r and
 R'' = T'' r: the cross-product formulas of the module must give exactly that. On a sweep,
-eq. (6) itself, R' = sum_k (dT/dq_k) q_k' r, with dT/dq_k by differences along each
-variable, must give the point velocity the result reports.
+eq. (6) itself, R' = sum_k (dT/dq_k) q_k' r, with dT/dq_k by differences of the poses of
+loops.configuration.evaluate along each variable, must give the point velocity the result
+reports.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from core_models import four_bar_link_local, spatial_all_pairs
+from kinematics_helpers import step
+from loops.configuration import evaluate, rotations_of
 from loops.point_kinematics import point_accelerations, point_positions, point_velocities
 from mechanism.transforms import exp_so3, twist_matrix
 
@@ -97,9 +100,9 @@ def test_link_local_point_is_carried_by_its_link_frame():
 
 def test_point_velocity_is_pavlov_equation_6():
     """Point velocity equals Pavlov's eq. (6), sum_k dT/dq_k q_k' r, with dT/dq_k by differences."""
-    # Eq. (6): R' = sum_k (dT_0i/dq_k) q_k' r, with dT_0i/dq_k by central differences of the compiled system's poses
-    # along each variable's increment (h = 1e-6: truncation 1e-13, round-off 1e-10 on O(1) entries; tolerance 1e-8), at
-    # swept positions.
+    # Reference: eq. (6), R' = sum_k (dT_0i/dq_k) q_k' r, with dT_0i/dq_k by central differences of the poses
+    # evaluate() gives along each variable's increment (kinematics_helpers.step; h = 1e-6: truncation 1e-13, round-off
+    # 1e-10 on O(1) entries; tolerance 1e-8), at swept positions.
     m = spatial_all_pairs()
     res = m.sweep({"A": np.linspace(0.2, 0.9, 3), "P": np.linspace(0.0, 0.04, 3)}, speeds={"A": 1.3, "P": -0.2})
     system = res.system
@@ -109,12 +112,12 @@ def test_point_velocity_is_pavlov_equation_6():
     for k in range(len(res)):
         q = np.array([res.q(name)[k] for name in system.variable_names])
         q_dot = np.array([res.q_dot(name)[k] for name in system.variable_names])
-        rotations = system.evaluate(q).rotations
+        rotations = rotations_of(system, q)
         R_dot = np.zeros(3)
         for j in range(system.n):
-            step = np.zeros(system.n)
-            step[j] = h
-            ahead = system.evaluate(*system.step(q, step, rotations)).link_poses[coupler]
-            behind = system.evaluate(*system.step(q, -step, rotations)).link_poses[coupler]
+            increment = np.zeros(system.n)
+            increment[j] = h
+            ahead = evaluate(system, *step(system, q, increment, rotations)).link_poses[coupler]
+            behind = evaluate(system, *step(system, q, -increment, rotations)).link_poses[coupler]
             R_dot += ((ahead - behind) / (2 * h) @ r_h)[:3] * q_dot[j]
         assert_allclose(res.point_velocity("T")[k], R_dot, rtol=1e-8, atol=1e-8)

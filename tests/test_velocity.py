@@ -1,4 +1,5 @@
-"""Tests of loops.velocity: the differentiated closure (Pavlov eq. 4) solved for q'.
+"""Tests of the velocity solve (loops.kernels.velocity, loops.continuation): the differentiated
+closure (Pavlov eq. 4) solved for q'.
 
 Every rate a sweep reports is checked against differences of the positions the same
 sweep reports, along a path on which each driver moves as a parabola in time, so that
@@ -7,7 +8,8 @@ positions"). Mechanisms: every pair type with two drivers; the same driven by a 
 (road loop onto a link between a spherical and a Hooke pair); the double wishbone with its
 wheel-travel point driver and the wheel spinning. Spherical pairs' rates are relative
 angular velocities in global axes (DESIGN.md), checked against log(R(t+h) R(t-h)^T) / 2h.
-The linearization's rank and conditioning are checked on a Cardan coupling, where one
+The linearization's rank and conditioning (the square block of :mod:`loops.linear` that a
+:class:`loops.continuation.Walk` factorizes) are checked on a Cardan coupling, where one
 driver choice (the cross angle at its extreme) is a dead point at the design pose.
 
 Tolerances. Richardson's extrapolation of central differences at h = 1e-3 s has
@@ -34,8 +36,10 @@ from core_models import (
     spatial_velocity_difference,
     sweep_along_time,
 )
-from loops.system import compile_model
-from loops.velocity import ClosureLinearization, solve_velocity
+from loops.compiled import compile_model
+from loops.configuration import constraint_matrix, evaluate
+from loops.continuation import DEAD_POINT_CONDITIONING, Walk, WalkStopped
+from loops.linear import rank, square_block
 from reference import closed_forms as cf
 
 H = 1e-3
@@ -156,29 +160,44 @@ def test_difference_errors_are_truncation_not_bias(case):
 
 def test_rank_and_conditioning_of_the_driven_linearization():
     """Driving a Cardan input: B_free full rank, well conditioned, output speed = Hooke ratio cos(bend)."""
-    # Driving the Cardan coupling's input shaft, B_free (the other three variables) has full rank 3 and conditioning
-    # O(1) at the design pose, and the velocity solve gives the output shaft the Hooke ratio cos(bend) of that phase
-    # (input pin normal to the shafts' plane: closed_forms.hooke_joint); OUT is declared output -> ground, so it reads
-    # minus that.
+    # Reference: the Hooke ratio of closed_forms.hooke_joint. Driving the Cardan coupling's input shaft, B_free (the
+    # other three variables) has full rank 3 and its square block conditioning O(1) at the design pose, and the
+    # velocity solve (the walk's tangent dq/d(input)) gives the output shaft the Hooke ratio cos(bend) of that phase
+    # (input pin normal to the shafts' plane); OUT is declared output -> ground, so it reads minus that.
     system = compile_model(cardan_coupling(bend=0.5).snapshot())
-    config = system.evaluate(system.reference_q())
-    lin = ClosureLinearization(system, config, system.driver_columns(["IN"]))
-    assert lin.rank == 3
-    assert lin.conditioning > 0.5
-    q_dot = solve_velocity(lin, np.array([1.0]))
+    config = evaluate(system, system.reference_q())
+    driven = system.driver_columns(["IN"])
+    free = np.setdiff1d(np.arange(system.n), driven)
+    assert rank(constraint_matrix(system, config, scaled=True)[:, free]) == 3
+    walk = Walk(system, driven)
+    assert walk.conditioning > 0.5
+    q_dot = walk.G @ np.array([1.0])
     ratio = cf.hooke_joint(0.0, 0.5, 1.0, input_pin_in_plane=False)[3]
     # One small linear solve: round-off.
     assert_allclose(q_dot[system.variable_index["OUT"]], -ratio, rtol=1e-12, atol=1e-12)
-    assert_allclose(system.loop_matrix(config) @ q_dot, 0.0, rtol=0.0, atol=1e-14)
+    assert_allclose(constraint_matrix(system, config, gauges=False) @ q_dot, 0.0, rtol=0.0, atol=1e-14)
 
 
 def test_conditioning_vanishes_where_the_driver_turns():
-    """Conditioning tends to zero where the driver turns (B_free loses rank), as its docstring promises."""
-    # At the design pose the Cardan cross's angle U.0 is at its extreme: driving it, B_free loses rank (rank 2 < 3), and
-    # the documented 'conditioning ... tends to zero at a dead point of the drivers' must report it (< 1e-3, the sweep's
-    # dead-point threshold).
+    """Conditioning tends to zero where the driver turns (B_free loses rank), and the walk refuses to start there."""
+    # Reference: the Cardan cross's angle U.0 is at its extreme at the design pose (cardan_coupling). Driving it there,
+    # B_free loses rank (2 < 3): the square block is refused and a walk does not start (conditioning 0, below the
+    # sweep's dead-point threshold 1e-3). At input angles 1e-2, 1e-3, 1e-4 rad from there the conditioning of the block
+    # driven by U.0 falls in proportion (about 0.13 x the angle: a factor 5-20 per decade) and is below 1e-3 at 1e-3.
     system = compile_model(cardan_coupling().snapshot())
-    config = system.evaluate(system.reference_q())
-    lin = ClosureLinearization(system, config, system.driver_columns(["U.0"]))
-    assert lin.rank == 2
-    assert lin.conditioning < 1e-3
+    config = evaluate(system, system.reference_q())
+    driven = system.driver_columns(["U.0"])
+    B = constraint_matrix(system, config, scaled=True)
+    assert rank(B[:, np.setdiff1d(np.arange(system.n), driven)]) == 2
+    assert square_block(system, B, driven) is None
+    with pytest.raises(WalkStopped) as stopped:
+        Walk(system, driven)
+    assert stopped.value.kind == "start" and stopped.value.conditioning < DEAD_POINT_CONDITIONING
+    input_walk = Walk(system, system.driver_columns(["IN"]))
+    conditioning = []
+    for angle in (1e-2, 1e-3, 1e-4):
+        input_walk.to([angle])
+        conditioning.append(Walk(system, driven, input_walk.q, input_walk.here.rotations).conditioning)
+    assert conditioning[1] < DEAD_POINT_CONDITIONING
+    for coarse, fine in zip(conditioning, conditioning[1:]):
+        assert 5.0 < coarse / fine < 20.0, conditioning
