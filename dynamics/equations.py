@@ -238,7 +238,8 @@ def evaluate_state(dyn, state, block, inertia, loads, rates, t, m, prescribed_ac
     load_values(loads, float(t), kin.pair_values, kin.point_values, kin.prescribed)
     accelerations = np.asarray(prescribed_accelerations, dtype=float).reshape(-1)
     return dynamics_at(system.topology, system.geometry, block, inertia, loads, state.work, state.factor, state.G,
-                       np.asarray(rates, dtype=float), accelerations, int(m), kin)
+                       np.asarray(rates, dtype=float), accelerations, int(m), kin,
+                       np.zeros((0, 0, 0)))
 
 
 @dataclass

@@ -407,10 +407,10 @@ class _Run:
 
     def _accept(self, t, y):
         """Make the closed state at ``(t, y)`` (in ``end``) the base."""
-        from .kernels.integrate import _copy_state, renew_curvature  # noqa: PLC0415
+        from .kernels.integrate import _copy_state, renew_anchor  # noqa: PLC0415
 
         _copy_state(self.end, self.base)
-        renew_curvature(self.model, self.base)
+        renew_anchor(self.model, self.base)
 
     # ------------------------------------------------------------------- stops
     def _result(self, reason=None):

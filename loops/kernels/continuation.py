@@ -124,7 +124,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, True,
-                           result)
+                           result, 0.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         accepted = status == CONVERGED and result[2] <= ratio * motion + 10.0 * tolerance
@@ -223,7 +223,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
     factor.info[2] = 0.0
     status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], False,
-                       result)
+                       result, 0.0)
     if status == CONVERGED:
         previous = here.q.copy()
         seat_spherical(topology, here, previous)
