@@ -39,7 +39,7 @@ from loops.kernels._compile import kernel
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
-from loops.kernels.continuation import tangent_at
+from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
 from loops.kernels.newton import SINGULAR as SINGULAR_BLOCK
 from loops.kernels.velocity import link_velocities, solve_with_drivers
@@ -133,13 +133,15 @@ def close_stage(topology, geometry, block, zone, anchor_q, anchor_rotations, anc
     stage_factor.info[2] = 0.0
     status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], False,
                        result, ZONE_CONDITIONING)
+    conditioning = stage_factor.info[1]
     if status == SINGULAR_BLOCK:
         correction = result[2]
         zone_factor.info[2] = 0.0
         status = corrector(topology, geometry, zone, stage, zone_factor, tolerance, int(params[4]), params[5],
                            False, result, 0.0)
         result[2] += correction
-    if status != CONVERGED or result[2] > ratio * motion + 10.0 * tolerance:
+        conditioning = 0.0  # the zone: the guard's noise floor
+    if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, conditioning):
         return False
     seat_spherical(topology, stage, anchor_q)
     return True

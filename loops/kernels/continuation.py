@@ -45,9 +45,26 @@ from .newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherica
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here", "tangent_at",
-           "motion_at_positions"]
+           "motion_at_positions", "on_branch", "NOISE_CONDITIONING"]
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
+
+#: Smallest reciprocal condition the branch guard divides by (below it a corrector must not
+#: move along the nearly singular directions at all: see :mod:`dynamics.kernels.motion`).
+NOISE_CONDITIONING = 1e-6
+
+
+@kernel
+def on_branch(correction, motion, ratio, tolerance, conditioning):
+    """The branch guard: a corrector's ``correction`` (dimensionless) is on the branch the
+    prediction followed when it is small against the predicted ``motion`` (a fraction
+    ``ratio`` of it) or within the noise of the closure itself. A position closed to
+    ``tolerance`` is known only to about ``tolerance / conditioning`` along the nearly
+    singular directions of the block (reciprocal condition ``conditioning``), so that, not
+    the tolerance alone, is the noise: next to a singular position a correction of that size
+    is round-off of the start, not a jump to another branch."""
+    noise = tolerance / min(max(conditioning, NOISE_CONDITIONING), 1.0)
+    return correction <= ratio * motion + 10.0 * noise
 
 
 @kernel
@@ -127,7 +144,9 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
                            result, 0.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
-        accepted = status == CONVERGED and result[2] <= ratio * motion + 10.0 * tolerance
+        accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
+                                                     trial_factor.info[1] if trial_factor.info[2] != 0.0
+                                                     else factor.info[1])
         if accepted:
             seat_spherical(topology, trial, here.q)
             regular = tangent_at(topology, geometry, block, trial, trial_factor, new_G, G, singular_rcond)
