@@ -27,7 +27,7 @@ import numpy as np
 
 from loops.configuration import new_work
 from loops.continuation import (MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, MAX_NEWTON_STEP, NEWTON_ITERATIONS,
-                                SINGULAR_CONDITIONING)
+                                SINGULAR_CONDITIONING, TRUSTED_CONDITIONING)
 from loops.linear import least_squares_block, new_factor
 
 __all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
@@ -63,7 +63,7 @@ Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "
 #: singular position is closed (:func:`dynamics.kernels.motion.close_stage`): along those
 #: directions a Newton step would be round-off divided by them, a jump towards the other
 #: branch, while the branch's own prediction is off by far less than the tolerance.
-ZONE_CUT = 1e-6
+ZONE_CUT = TRUSTED_CONDITIONING
 
 
 def solver_params(tolerance):

@@ -21,7 +21,7 @@ from .configuration import constraint_matrix, evaluate, new_work
 from .linear import RANK_TOLERANCE, new_factor, square_block
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "Walk", "WalkStopped"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -33,6 +33,13 @@ MAX_CORRECTION_RATIO = 0.3
 DEAD_POINT_CONDITIONING = 1e-3
 #: Reciprocal condition number below which a position is singular (its own tangent unusable).
 SINGULAR_CONDITIONING = 1e-10
+#: Reciprocal condition number below which a block's solves are not trusted by the guards
+#: and the dynamics: a correction's noise is taken at this floor, the orientation of the
+#: block (the sign of its determinant) is not compared, a stage of a simulation is closed
+#: by the rank-truncated solve (singular values below it dropped) and takes its tangent from
+#: the branch, and an accepted state does not become the anchor. Solves above it lose at
+#: most ~eps / 1e-6 ~ 2e-10 of their relative accuracy.
+TRUSTED_CONDITIONING = 1e-6
 #: Reciprocal condition number of a square block with rows left out below which its rows are
 #: chosen anew (each new choice lowers the threshold tenfold below the new block's).
 RECHOOSE_CONDITIONING = 1e-2

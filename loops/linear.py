@@ -56,7 +56,8 @@ SQUARE, LEAST_SQUARES = 0, 1
 
 #: A factorization of a :class:`SquareBlock` (:func:`loops.kernels.linear.factorize_block`):
 #: banded LU factors, row exchanges, the driven columns of the chosen rows (N, d), and
-#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow]``.
+#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow,
+#: sign of the determinant (+1, -1; 0 for a least-squares block)]``.
 Factor = namedtuple("Factor", ["band", "pivots", "driven", "info"])
 
 
@@ -66,9 +67,9 @@ def new_factor(block) -> Factor:
     if block.mode == LEAST_SQUARES:
         rows = len(block.row_position)
         return Factor(np.zeros((block.size, rows)), np.zeros(0, dtype=np.int64),
-                      np.zeros((rows, len(block.driven))), np.zeros(4))
+                      np.zeros((rows, len(block.driven))), np.zeros(5))
     return Factor(np.zeros((2 * block.kl + block.ku + 1, block.size)), np.zeros(block.size, dtype=np.int64),
-                  np.zeros((block.size, len(block.driven))), np.zeros(4))
+                  np.zeros((block.size, len(block.driven))), np.zeros(5))
 
 
 def singular_values(B_scaled) -> np.ndarray:

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels._compile import kernel
 from loops.kernels.newton import copy_factor
 
@@ -56,17 +57,14 @@ def _copy_state(source, target):
     target.G[:, :] = source.kin.G
 
 
-#: Reciprocal condition of the block at or above which an accepted state becomes the anchor:
-#: its ``G`` (errors ~ eps / rcond) and curvature (errors ~ eps / rcond^2, two solves deep)
-#: are trusted. Below it the previous anchor, smooth along the branch, serves instead.
-ANCHOR_CONDITIONING = 1e-6
 
 
 @kernel
 def renew_anchor(model, base):
-    """Make a new base state its own anchor (with its curvature) where its block is well
-    conditioned; elsewhere it keeps the anchor it had."""
-    if base.factor.info[2] != 0.0 and base.factor.info[1] >= ANCHOR_CONDITIONING:
+    """Make a new base state its own anchor (with its curvature) where its block is trusted
+    (``loops.continuation.TRUSTED_CONDITIONING``: its ``G`` has errors ~ eps / rcond, its
+    curvature ~ eps / rcond^2, two solves deep); elsewhere it keeps the anchor it had."""
+    if base.factor.info[2] != 0.0 and base.factor.info[1] >= TRUSTED_CONDITIONING:
         base.anchor_q[:] = base.work.q
         base.anchor_rotations[:, :, :] = base.work.rotations
         base.anchor_G[:, :] = base.G

@@ -10,9 +10,9 @@ prescribed (rheonomic) ones ``p(t)``; every other pair variable follows from the
   accepted only when the correction is small against the predicted motion (the branch
   guard of :mod:`loops.kernels.continuation`).
 * Next to a singular position of the closure (a parallelogram chain folding flat: the
-  square block's reciprocal condition below :data:`ZONE_CONDITIONING`) a Newton step is
-  round-off divided by the small singular values, a jump towards the other branch of
-  the size of the motion itself. There the stage is closed by the rank-truncated
+  square block's reciprocal condition below ``loops.continuation.TRUSTED_CONDITIONING``)
+  a Newton step is round-off divided by the small singular values, a jump towards the
+  other branch of the size of the motion itself. There the stage is closed by the rank-truncated
   least-squares solve (the *zone* block: the directions that keep the loops closed are
   solved, the nearly singular ones are left to the prediction, on the branch to third
   order), its transmission ``G = G_a + kappa Dd`` and its accelerations ``q'' = G d'' +
@@ -39,6 +39,7 @@ from loops.kernels._compile import kernel
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
+from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
 from loops.kernels.newton import SINGULAR as SINGULAR_BLOCK
@@ -53,10 +54,6 @@ __all__ = ["OK", "CLOSURE_FAILED", "SINGULAR", "NO_INERTIA", "close_stage", "cur
 
 OK, CLOSURE_FAILED, SINGULAR, NO_INERTIA = 0, 1, 2, 3
 
-#: Reciprocal condition (1-norm) of the square block below which a stage is next to a
-#: singular position: closed by the zone block, its tangent from the anchor's branch model.
-#: Above it the LU solves lose at most ~eps / 1e-6 ~ 2e-10 of their digits.
-ZONE_CONDITIONING = 1e-6
 
 
 @kernel
@@ -132,7 +129,7 @@ def close_stage(topology, geometry, block, zone, anchor_q, anchor_rotations, anc
     # one or two steps, where a chord from the base would take several evaluations.
     stage_factor.info[2] = 0.0
     status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], False,
-                       result, ZONE_CONDITIONING)
+                       result, TRUSTED_CONDITIONING)
     conditioning = stage_factor.info[1]
     if status == SINGULAR_BLOCK:
         correction = result[2]
@@ -333,7 +330,7 @@ def rhs(topology, geometry, block, zone, inertia, loads, anchor_q, anchor_rotati
     if not close_stage(topology, geometry, block, zone, anchor_q, anchor_rotations, anchor_G, curvature, target,
                        stage, stage_factor, zone_factor, params, result):
         return CLOSURE_FAILED
-    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, anchor_G, ZONE_CONDITIONING):
+    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, anchor_G, TRUSTED_CONDITIONING):
         # Next to a singular position: the tangent of the branch's Taylor model at the anchor.
         for col in range(topology.n):
             for a in range(d):
