@@ -191,6 +191,19 @@ class Walk:
         """The current :class:`loops.configuration.Configuration`."""
         return evaluate(self.system, self.here.q, self.here.rotations)
 
+    def result(self, names, reason=None):
+        """The position the walk stands on as a one-position :class:`loops.results.SweepResult`
+        driven by ``names`` (the first of the driven columns; the rest are held), at rest:
+        what a stopped walk keeps (``SweepStopped.partial``)."""
+        from .results import SweepResult  # noqa: PLC0415 (results import this module's users)
+
+        system, links = self.system, self.system.topology.links
+        held = [system.variable_names[c] for c in self.driven[len(names):]]
+        zeros = np.zeros((1, system.n))
+        return SweepResult(system, list(names), self.here.q[None].copy(), zeros, zeros.copy(),
+                           self.here.T[None].copy(), np.zeros((1, links, 6)), np.zeros((1, links, 6)), held=held,
+                           stop_reason=reason, rotations=self.here.rotations[None].copy(), tangents=self.G[None].copy())
+
     # ------------------------------------------------------------------ moves
     def to(self, target):
         """Walk the driven values to ``target`` (d,); raises :class:`WalkStopped`."""
