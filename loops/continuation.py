@@ -35,10 +35,9 @@ DEAD_POINT_CONDITIONING = 1e-3
 SINGULAR_CONDITIONING = 1e-10
 #: Reciprocal condition number below which a block's solves are not trusted by the guards
 #: and the dynamics: a correction's noise is taken at this floor, the orientation of the
-#: block (the sign of its determinant) is not compared, a stage of a simulation is closed
-#: by the rank-truncated solve (singular values below it dropped) and takes its tangent from
-#: the branch, and an accepted state does not become the anchor. Solves above it lose at
-#: most ~eps / 1e-6 ~ 2e-10 of their relative accuracy.
+#: block is not compared, and a stage of a simulation takes its tangent and accelerations
+#: from the branch (and never becomes the anchor). Solves above it lose at most
+#: ~eps / 1e-6 ~ 2e-10 of their relative accuracy.
 TRUSTED_CONDITIONING = 1e-6
 #: Reciprocal condition number of a square block with rows left out below which its rows are
 #: chosen anew (each new choice lowers the threshold tenfold below the new block's).

@@ -43,14 +43,11 @@ SquareBlock = namedtuple("SquareBlock", [
     "row_position",     # (rows,) position of each chosen row in the band ordering, -1 if left out
     "row_scale",        # (rows,) 1 for rotations and gauges, 1/scale for gaps
     "column_scale",     # (n,) 1 for angles, scale for lengths
-    "cut",              # LEAST_SQUARES: singular values below cut x the largest are dropped
 ])
 SquareBlock.__doc__ = """The block of ``B`` the kernels factorize (see the module docstring): the square
 block of chosen rows (``mode == SQUARE``), or every row, solved in the least-squares,
-minimum-norm sense through an SVD with the singular values below ``cut`` times the largest
-dropped (``mode == LEAST_SQUARES``: for assembling from rough guesses, where rows that are
-dependent at the closure are not dependent yet; and, with a large ``cut``, for closing
-positions next to a singular one without moving along its nearly singular directions)."""
+minimum-norm sense through an SVD (``mode == LEAST_SQUARES``: for assembling from rough
+guesses, where rows that are dependent at the closure are not dependent yet)."""
 
 SQUARE, LEAST_SQUARES = 0, 1
 
@@ -176,12 +173,11 @@ def square_block(system, B_scaled, driven):
               np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
     for a in arrays:
         a.setflags(write=False)
-    return SquareBlock(SQUARE, size, kl, ku, *arrays, 0.0)
+    return SquareBlock(SQUARE, size, kl, ku, *arrays)
 
 
-def least_squares_block(system, driven, cut=RANK_TOLERANCE):
-    """The :class:`SquareBlock` that solves with every row of ``B`` (SVD, minimum norm), singular
-    values below ``cut`` times the largest dropped."""
+def least_squares_block(system, driven):
+    """The :class:`SquareBlock` that solves with every row of ``B`` (SVD, minimum norm)."""
     n = system.n
     driven = np.asarray(driven, dtype=np.int64)
     mask = np.ones(n, dtype=bool)
@@ -195,4 +191,4 @@ def least_squares_block(system, driven, cut=RANK_TOLERANCE):
               np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
     for a in arrays:
         a.setflags(write=False)
-    return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays, float(cut))
+    return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays)

@@ -208,3 +208,5 @@ def test_chain_started_on_its_flat_position_follows_the_one_freedom_pendulum(cou
     assert_allclose(sim.q("G0"), reference.sol(sim.t)[0], rtol=0.0, atol=1e-6)
     rockers = np.array([sim.q(f"G{i}") for i in range(count + 1)])
     assert np.abs(rockers - rockers[0]).max() < 1e-9
+
+

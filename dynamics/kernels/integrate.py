@@ -28,7 +28,6 @@ import math
 
 import numpy as np
 
-from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels._compile import kernel
 from loops.kernels.newton import copy_factor
 
@@ -61,10 +60,11 @@ def _copy_state(source, target):
 
 @kernel
 def renew_anchor(model, base):
-    """Make a new base state its own anchor (with its curvature) where its block is trusted
-    (``loops.continuation.TRUSTED_CONDITIONING``: its ``G`` has errors ~ eps / rcond, its
-    curvature ~ eps / rcond^2, two solves deep); elsewhere it keeps the anchor it had."""
-    if base.factor.info[2] != 0.0 and base.factor.info[1] >= TRUSTED_CONDITIONING:
+    """Make a new base state its own anchor (with its curvature) where its factorization is
+    usable: the right-hand side marks it unusable below ``loops.continuation.TRUSTED_CONDITIONING``
+    (where ``G`` has errors ~ eps / rcond and the curvature ~ eps / rcond^2, two solves
+    deep); elsewhere it keeps the anchor it had."""
+    if base.factor.info[2] != 0.0:
         base.anchor_q[:] = base.work.q
         base.anchor_rotations[:, :, :] = base.work.rotations
         base.anchor_G[:, :] = base.G
@@ -75,9 +75,9 @@ def renew_anchor(model, base):
 def evaluate_at(model, base, stage, t, y, dy):
     """``dy = F(t, y)`` closing from ``base``'s anchor into ``stage`` (a counted call of the
     right-hand side)."""
-    return rhs(model.topology, model.geometry, model.block, model.zone, model.inertia, model.loads, base.anchor_q,
-               base.anchor_rotations, base.anchor_G, base.curvature, stage.work, stage.factor, stage.zone_factor,
-               stage.kin, t, y, model.m, model.params, dy)
+    return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, base.anchor_q,
+               base.anchor_rotations, base.anchor_G, base.curvature, stage.work, stage.factor, stage.kin, t, y,
+               model.m, model.params, dy)
 
 
 @kernel

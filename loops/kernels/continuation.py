@@ -84,9 +84,9 @@ def same_orientation(block, before, after):
     Comparing every pivot sees two loops that change branch at once, which leave the sign
     of the determinant alone. With different row exchanges only the signs of the
     determinants are compared."""
-    if before.info[1] < TRUSTED_CONDITIONING or after.info[1] < TRUSTED_CONDITIONING:
+    if before.info[2] == 0.0 or after.info[2] == 0.0 or block.mode != SQUARE:
         return True
-    if block.mode != SQUARE:
+    if before.info[1] < TRUSTED_CONDITIONING or after.info[1] < TRUSTED_CONDITIONING:
         return True
     same_exchanges = True
     for j in range(block.size):
@@ -176,7 +176,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, True,
-                           result, 0.0)
+                           result)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
@@ -268,7 +268,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
     factor.info[2] = 0.0
     status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], False,
-                       result, 0.0)
+                       result)
     if status == CONVERGED:
         previous = here.q.copy()
         seat_spherical(topology, here, previous)

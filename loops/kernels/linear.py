@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import LEAST_SQUARES
+from ..linear import LEAST_SQUARES, RANK_TOLERANCE
 from ._compile import kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
 
@@ -196,7 +196,7 @@ def _dense_rows(topology, block, work, free_part, driven_part):
 @kernel
 def _factorize_least_squares(topology, block, work, factor):
     """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
-    ``block.cut`` of the largest (or of 1) dropped: the minimum-norm least-squares solve."""
+    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve."""
     rows = block.row_position.shape[0]
     free_part = np.zeros((rows, block.size))
     _dense_rows(topology, block, work, free_part, factor.driven)
@@ -209,7 +209,7 @@ def _factorize_least_squares(topology, block, work, factor):
         factor.info[1] = 1.0
         return
     U, sv, Vt = np.linalg.svd(free_part, full_matrices=False)
-    cut = block.cut * max(sv[0], 1.0)
+    cut = RANK_TOLERANCE * max(sv[0], 1.0)
     factor.band[:, :] = 0.0
     for k in range(sv.shape[0]):
         if sv[k] > cut:
