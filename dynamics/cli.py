@@ -18,8 +18,9 @@ Exit status: 0 on success, 1 when a sweep or simulation stopped early (the posit
 reached are still written), 2 for user errors (bad model file, bad option, unknown driver
 or point), each reported as one line on stderr.
 
-The sweep's columns come from :meth:`loops.results.SweepResult.columns`, the one place that
-names and orders them; this module only scales them to the file's units.
+CSV files are written by :meth:`loops.results.Trajectory.to_csv`, the one CSV writer (the
+columns of :meth:`~loops.results.Trajectory.columns`, a first line naming the units), in
+the model file's units; the Python API writes the same bytes for the same units.
 """
 
 from __future__ import annotations
@@ -115,59 +116,16 @@ def _quantity_of(quantities, name, option):
 
 
 # -------------------------------------------------------------------------- output
-def _write_atomically(path, text):
-    from mechanism.atomic import write_text_atomically
-
-    try:
-        write_text_atomically(path, text)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _scaled_columns(columns, units, exact=()):
-    """(names, list of (N,) arrays) of result columns in the file's units.
-
-    Columns named in ``exact`` (the drivers and their rates, which the user typed) are
-    converted to the shortest numbers that read back as the SI values, so that a driver
-    given as 15 deg is written 15.0 and not 14.999999999999998.
-    """
-    names = [c.name for c in columns]
-    data = [units.from_si(c.values, c.dimension) if c.name in exact
-            else np.asarray(c.values, dtype=float) * units.factor(c.dimension) for c in columns]
-    return names, data
-
-
-def _driver_columns(result):
-    drivers = list(getattr(result, "drivers", []))
-    return {name + suffix for name in drivers for suffix in ("", "_dot", "_ddot")}
-
-
-def _csv_text(names, data, rows):
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(names)
-    table = np.column_stack(data) if data else np.zeros((rows, 0))
-    for row in table:
-        writer.writerow([repr(float(x)) for x in row])
-    return buffer.getvalue()
-
-
 def _write_result_csv(result, out, units):
-    """Write ``result.columns()`` in the file's units to ``out`` (None: standard output).
-
-    SI files go through ``result.to_csv`` itself."""
-    if out is not None and units.is_si and hasattr(result, "to_csv"):
-        try:
-            result.to_csv(out)
-        except OSError as exc:
-            raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
-        return
-    names, data = _scaled_columns(result.columns(), units, exact=_driver_columns(result))
-    text = _csv_text(names, data, len(result))
+    """Write ``result`` as CSV in ``units`` to ``out`` (None: standard output), by the one
+    CSV writer, :meth:`loops.results.Trajectory.to_csv`."""
     if out is None:
-        sys.stdout.write(text)
-    else:
-        _write_atomically(out, text)
+        sys.stdout.write(result.to_csv(None, units=units))
+        return
+    try:
+        result.to_csv(out, units=units)
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _plotting():
@@ -200,7 +158,8 @@ def cmd_sweep(args):
     from mechanism.errors import SweepStopped
 
     loaded = _load(args.model)
-    mechanism, units = loaded.mechanism, loaded.units
+    mechanism = loaded.mechanism
+    units = mechanism.units
     model = mechanism.snapshot()
     quantities = _variable_quantities(model)
 
@@ -268,7 +227,8 @@ def cmd_simulate(args):
     from mechanism.errors import SimulationStopped
 
     loaded = _load(args.model)
-    mechanism, units = loaded.mechanism, loaded.units
+    mechanism = loaded.mechanism
+    units = mechanism.units
     quantities = _variable_quantities(mechanism.snapshot())
     if not (math.isfinite(args.t_end) and args.t_end > 0):
         raise UserError(f"--t-end: must be positive, got {args.t_end!r}")
@@ -292,43 +252,13 @@ def cmd_simulate(args):
         result, status = stop.partial, 1
         print(f"{PROG}: simulation stopped: {stop.reason}", file=sys.stderr)
 
-    times = np.asarray(result.t, dtype=float)
-    names, data = _simulation_columns(result, mechanism.snapshot(), units)
-    text = _csv_text(["t"] + names, [times] + data, len(times))
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        _write_atomically(args.out, text)
-    if args.plot and len(times):
-        wanted = list(initial["--q0"]) or [n for n in names if n in quantities]
-        curves = {name: data[names.index(name)] for name in wanted if name in names}
-        _plot_call(_plotting().plot_curves, times, curves, path=args.plot, x_label="t [s]",
+    _write_result_csv(result, args.out, units)
+    if args.plot and len(result):
+        wanted = list(initial["--q0"]) or result.variable_names
+        curves = {name: units.from_si(result.q(name), quantities[name]) for name in wanted}
+        _plot_call(_plotting().plot_curves, result.t, curves, path=args.plot, x_label="t [s]",
                    y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
     return status
-
-
-def _simulation_columns(result, model, units):
-    """Columns of a simulation result in the file's units: its own ``columns()`` when it
-    has them (the naming of SweepResult.columns), else pair variables and points."""
-    if hasattr(result, "columns"):
-        names, data = _scaled_columns([c for c in result.columns() if c.name != "t"], units)
-        return names, data
-    quantities = _variable_quantities(model)
-    names, data = [], []
-    for suffix, q_getter, p_getter in (("", "q", "point"), ("_dot", "q_dot", "point_velocity"),
-                                       ("_ddot", "q_ddot", "point_acceleration")):
-        if not hasattr(result, q_getter):
-            continue
-        for name, quantity in quantities.items():
-            names.append(name + suffix)
-            data.append(np.asarray(getattr(result, q_getter)(name)) * units.factor(quantity))
-        if hasattr(result, p_getter):
-            for point in model.points:
-                xyz = np.asarray(getattr(result, p_getter)(point.name)) * units.factor("length")
-                for axis, label in enumerate("xyz"):
-                    names.append(f"{point.name}.{label}{suffix}")
-                    data.append(xyz[:, axis])
-    return names, data
 
 
 def cmd_plot(args):

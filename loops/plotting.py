@@ -213,15 +213,17 @@ def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=
 def read_csv(path):
     """``(header list, (N, C) float array)`` of a kinematrix CSV file.
 
+    Lines starting with ``#`` (the first line naming the file's units) are skipped.
     Raises ValueError (one line) for a file that is not a numeric table with a header.
     """
     with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
-    if not rows:
+        numbered = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
+                    if not (row and row[0].lstrip().startswith("#"))]
+    if not numbered:
         raise ValueError("empty file, expected a header line of column names")
-    header = [name.strip() for name in rows[0]]
+    header = [name.strip() for name in numbered[0][1]]
     data = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in numbered[1:]:
         if not row:
             continue
         if len(row) != len(header):
@@ -229,7 +231,7 @@ def read_csv(path):
         try:
             data.append([float(v) for v in row])
         except ValueError:
-            raise ValueError(f"line {number}: not a number in {row!r}") from None
+            raise ValueError(f"line {number}: not a number in {str(row)[:80]}") from None
     return header, np.array(data, dtype=float).reshape(len(data), len(header))
 
 

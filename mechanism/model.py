@@ -45,6 +45,7 @@ from .specs import (
     PointSpec,
     SpringDamperSpec,
 )
+from .units import Units
 
 __all__ = ["Mechanism"]
 
@@ -83,10 +84,16 @@ class Mechanism:
     ----------
     name : str
         Name used in reports and files. A link named ``"ground"`` exists from the start.
+    units : None, ("mm", "deg"), {"length": ..., "angle": ...} or mechanism.units.Units
+        The model's own units (default SI): the default units of the files written from it
+        (:func:`~mechanism.save_model`, ``to_csv`` of its results) and of the values in its
+        messages. Every value given to or returned by the API is SI and radians regardless;
+        :func:`~mechanism.load_model` sets them to the file's ``[units]``.
     """
 
-    def __init__(self, name: str = "mechanism"):
+    def __init__(self, name: str = "mechanism", units=None):
         self.name = check_arg.name(name, "mechanism name")
+        self._units = Units.of(units)
         self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND, com=_read_only(np.zeros(3)),
                                                              inertia=_read_only(np.zeros((3, 3))))}
         self._pairs: dict[str, PairSpec] = {}
@@ -344,6 +351,16 @@ class Mechanism:
         return dict(self._point_drivers)
 
     @property
+    def units(self) -> Units:
+        """The model's own units (see the class docstring); assign a ``Units`` or ``("mm", "deg")``."""
+        return self._units
+
+    @units.setter
+    def units(self, value):
+        self._units = Units.of(value)
+        self._changed()
+
+    @property
     def gravity(self):
         return self._gravity.copy()
 
@@ -386,6 +403,7 @@ class Mechanism:
                 point_forces=tuple(self._point_forces.values()),
                 gravity=_read_only(self._gravity),
                 reference=reference,
+                units=self._units,
             )
         return self._snapshot
 

@@ -14,8 +14,10 @@ Units
 -----
 ``[units]`` declares ``length = "m" | "mm"`` and ``angle = "rad" | "deg"`` (default m and
 rad). Values are converted to SI and radians when the file is read and back when it is
-written, and nowhere else: in memory everything is SI. Mass is always kg, time s and force
-N. With ``L`` the file's length unit and ``A`` its angle unit, the derived units are
+written, and nowhere else: in memory everything is SI. The loaded mechanism remembers the
+file's units (``Mechanism.units``, kept in its snapshot): they are the default units of
+:func:`save_model` and of every file written from its results (:mod:`mechanism.units`
+states the rule). Mass is always kg, time s and force N. With ``L`` the file's length unit and ``A`` its angle unit, the derived units are
 
 ==========================================  =================  ==================
 quantity (keys)                             file unit          with mm and deg
@@ -78,155 +80,13 @@ from .atomic import write_text_atomically
 from .errors import KinematrixError, ModelError
 from .model import Mechanism
 from .specs import GROUND
+from .units import ANGLE_UNITS, LENGTH_UNITS, QUANTITIES, Units
 
-__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units"]
+__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units", "QUANTITIES"]
 
 
 # --------------------------------------------------------------------------- units
-_LENGTH_UNITS = ("m", "mm")
-_ANGLE_UNITS = ("rad", "deg")
-
-#: quantity -> (power of length, power of angle); mass, time and force stay kg, s, N.
-QUANTITIES = {
-    "length": (1, 0),
-    "angle": (0, 1),
-    "inertia": (2, 0),
-    "acceleration": (1, 0),
-    "pitch": (1, 0),
-    "linear_stiffness": (-1, 0),
-    "linear_damping": (-1, 0),
-    "angular_stiffness": (1, -1),
-    "angular_damping": (1, -1),
-    "torque": (1, 0),
-    "force": (0, 0),
-    "mass": (0, 0),
-    "time": (0, 0),
-    "none": (0, 0),
-}
-
-
-@dataclass(frozen=True)
-class Units:
-    """The units of a model file: ``length`` in {"m", "mm"}, ``angle`` in {"rad", "deg"}.
-
-    :meth:`to_si` converts file values to SI and radians, :meth:`from_si` back (for
-    writing files, choosing the shortest number that converts back exactly), and
-    :meth:`factor` gives the plain SI -> file multiplier for tabulated output.
-    """
-
-    length: str = "m"
-    angle: str = "rad"
-
-    def __post_init__(self):
-        if self.length not in _LENGTH_UNITS:
-            raise ModelError("units: length", f"unknown unit {self.length!r} (expected m or mm)")
-        if self.angle not in _ANGLE_UNITS:
-            raise ModelError("units: angle", f"unknown unit {self.angle!r} (expected rad or deg)")
-
-    @classmethod
-    def of(cls, units) -> "Units":
-        """``None`` (SI), a :class:`Units`, a ``(length, angle)`` pair or a dict."""
-        if units is None:
-            return cls()
-        if isinstance(units, Units):
-            return units
-        if isinstance(units, dict):
-            extra = set(units) - {"length", "angle"}
-            if extra:
-                raise ModelError("units", f"unknown key {sorted(extra)[0]!r} (expected length, angle)")
-            return cls(**units)
-        if isinstance(units, (tuple, list)) and len(units) == 2:
-            return cls(*units)
-        raise ModelError("units", f"expected (length, angle) such as ('mm', 'deg'), got {units!r}")
-
-    @property
-    def is_si(self) -> bool:
-        return self.length == "m" and self.angle == "rad"
-
-    def _steps(self, quantity):
-        """SI = ((x * angle_multiplier) [/ or *] length_step): at most two roundings, monotone."""
-        p, a = QUANTITIES[quantity]
-        angle_mult = 1.0
-        if self.angle == "deg" and a:
-            angle_mult = math.pi / 180.0 if a > 0 else 180.0 / math.pi
-        length_div = length_mul = 1.0
-        if self.length == "mm" and p:
-            if p > 0:
-                length_div = 1000.0 ** p
-            else:
-                length_mul = 1000.0 ** (-p)
-        return angle_mult, length_div, length_mul
-
-    def to_si(self, value, quantity):
-        """File value(s) -> SI; ``value`` a number or an array (returned as float / ndarray)."""
-        angle_mult, length_div, length_mul = self._steps(quantity)
-        x = np.asarray(value, dtype=float)
-        if angle_mult != 1.0:
-            x = x * angle_mult
-        if length_div != 1.0:
-            x = x / length_div
-        if length_mul != 1.0:
-            x = x * length_mul
-        return float(x) if x.ndim == 0 else x
-
-    def factor(self, quantity) -> float:
-        """SI -> file multiplier (for tables and CSV output, where exactness is not needed)."""
-        angle_mult, length_div, length_mul = self._steps(quantity)
-        return length_div / (angle_mult * length_mul)
-
-    def from_si(self, value, quantity):
-        """SI value(s) -> file units, each the shortest number that :meth:`to_si` maps back.
-
-        For a value that no file number maps to exactly (possible only for values that did
-        not come from a file), the value reached through the nearest file number is used,
-        so that writing, reading and writing again gives the same text.
-        """
-        arr = np.asarray(value, dtype=float)
-        if self.is_si or self.factor(quantity) == 1.0:
-            out = arr.copy()
-        else:
-            out = self._preimages(arr.ravel(), quantity).reshape(arr.shape)
-        return float(out) if out.ndim == 0 else out
-
-    def _preimages(self, si, quantity, spread=4, depth=0):
-        """Per element of ``si`` (1-D): the shortest float near ``si * factor`` that
-        :meth:`to_si` maps to it exactly; elements without one go through the value that the
-        nearest estimate reaches."""
-        estimate = si * self.factor(quantity)
-        out = si.copy()  # zeros and non-finite values stay as they are
-        best = np.full(si.shape, np.inf)
-        todo = np.isfinite(si) & (si != 0.0) & np.isfinite(estimate)
-        candidates = [estimate]
-        up = down = estimate
-        for _ in range(spread):  # in order of distance, so ties in length keep the closest
-            up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
-            candidates += [up, down]
-        for candidate in candidates:
-            hit = todo & (self.to_si(candidate, quantity) == si)
-            if not hit.any():
-                continue
-            lengths = np.full(si.shape, np.inf)
-            lengths[hit] = [len(repr(y)) for y in candidate[hit].tolist()]
-            better = lengths < best
-            out[better], best[better] = candidate[better], lengths[better]
-        missing = todo & np.isinf(best)
-        if missing.any():
-            if depth >= 3:  # pragma: no cover - the nearest estimate always has a preimage
-                out[missing] = estimate[missing]
-            else:
-                reached = np.atleast_1d(self.to_si(estimate[missing], quantity))
-                out[missing] = self._preimages(reached, quantity, spread, depth + 1)
-        return out
-
-    def label(self, quantity) -> str:
-        """Unit of ``quantity`` in this file, for messages and plot labels."""
-        L, A = self.length, self.angle
-        return {
-            "length": L, "angle": A, "inertia": f"kg {L}^2", "acceleration": f"{L}/s^2",
-            "pitch": f"{L}/rev", "linear_stiffness": f"N/{L}", "linear_damping": f"N s/{L}",
-            "angular_stiffness": f"N {L}/{A}", "angular_damping": f"N {L} s/{A}",
-            "torque": f"N {L}", "force": "N", "mass": "kg", "time": "s", "none": "",
-        }[quantity]
+# Units, QUANTITIES: mechanism/units.py (one rule for every file kinematrix writes).
 
 
 def _neighbours(x, count):
@@ -411,7 +271,7 @@ class _Reader:
         self.read_units(data.get("units", {}))
         name = data.get("name", os.path.splitext(self.file)[0] or "mechanism")
         try:
-            mechanism = Mechanism(name)
+            mechanism = Mechanism(name, units=self.units)
         except ModelError as exc:
             self.fail(None, "name", exc.problem)
         for table in ("links", "pairs", "points", "point_drivers"):
@@ -436,9 +296,9 @@ class _Reader:
                 self.fail("units", key, "unknown key (expected length, angle)")
         length = table.get("length", "m")
         angle = table.get("angle", "rad")
-        if length not in _LENGTH_UNITS:
+        if not isinstance(length, str) or length not in LENGTH_UNITS:
             self.fail("units", "length", f"unknown unit {length!r} (expected m or mm)")
-        if angle not in _ANGLE_UNITS:
+        if not isinstance(angle, str) or angle not in ANGLE_UNITS:
             self.fail("units", "angle", f"unknown unit {angle!r} (expected rad or deg)")
         self.units = Units(length, angle)
 
@@ -926,8 +786,9 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
     mechanism : Mechanism
     path : str or path-like
     units : None, ("mm", "deg"), {"length": ..., "angle": ...} or Units
-        Units of the file (default SI: m and rad). See the module docstring for the
-        derived units.
+        Units of the file; default the model's own (``mechanism.units``: its file's units,
+        SI for a model built in Python). See the module docstring for the derived units.
+        Each number is the shortest that reads back as exactly the value in memory.
 
     Raises
     ------
@@ -935,6 +796,6 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
         When a load is a function of time (a file holds numbers and tables only), or the
         units are unknown.
     """
-    units = Units.of(units)
+    units = mechanism.units if units is None else Units.of(units)
     text = _Writer(path, units).write(mechanism)
     write_text_atomically(path, text)

@@ -86,11 +86,13 @@ def run(*args, cwd):
                           capture_output=True, text=True, timeout=300)
 
 
-def read_table(path):
+def read_table(path, units="length=mm angle=deg time=s"):
+    """Columns by name and the header of a CSV file whose first line names ``units``."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
-    header = rows[0]
-    data = np.array([[float(v) for v in row] for row in rows[1:]]).reshape(len(rows) - 1, len(header))
+    assert rows[0] == [f"# units: {units}"]
+    header = rows[1]
+    data = np.array([[float(v) for v in row] for row in rows[2:]]).reshape(len(rows) - 2, len(header))
     return {name: data[:, i] for i, name in enumerate(header)}, header
 
 
@@ -184,14 +186,19 @@ def test_sweep_in_mm_and_deg_matches_freudenstein(model, tmp_path):
     np.testing.assert_array_equal(table["A_dot"], speed)
 
 
-def test_sweep_in_si_writes_what_to_csv_writes(tmp_path):
+@pytest.mark.parametrize("units, drive, speed, values, rate", [
+    ('length = "m"\nangle = "rad"', "A=0:1:0.25", "A=2", [0.0, 0.25, 0.5, 0.75, 1.0], 2.0),
+    ('length = "mm"\nangle = "deg"', "A=0:60:15", "A=90", np.radians([0, 15, 30, 45, 60]), np.radians(90)),
+])
+def test_sweep_writes_what_to_csv_writes(tmp_path, units, drive, speed, values, rate):
+    """The command line and ``SweepResult.to_csv`` (default: the file's units) write the same bytes."""
     from mechanism import load_model
 
-    path = tmp_path / "si.toml"
-    path.write_text(crank_rocker_toml(units='length = "m"\nangle = "rad"'))
-    proc = run("sweep", path, "--drive", "A=0:1:0.25", "--speed", "A=2", "--out", "cli.csv", cwd=tmp_path)
+    path = tmp_path / "model.toml"
+    path.write_text(crank_rocker_toml(units=units))
+    proc = run("sweep", path, "--drive", drive, "--speed", speed, "--out", "cli.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = load_model(path).sweep({"A": [0.0, 0.25, 0.5, 0.75, 1.0]}, speeds={"A": 2.0})
+    result = load_model(path).sweep({"A": values}, speeds={"A": rate})
     result.to_csv(tmp_path / "api.csv")
     assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "api.csv").read_bytes()
 
@@ -200,8 +207,9 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
-    assert len(lines) == 4 and lines[3].startswith("20.0,")
+    assert lines[0] == "# units: length=mm angle=deg time=s"
+    assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
+    assert len(lines) == 5 and lines[4].startswith("20.0,")
 
 
 def test_sweep_plot_is_a_real_png(model, tmp_path):
@@ -312,7 +320,8 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
     proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
                "--plot", "sim.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units == "# units: length=mm angle=deg time=s"
     columns = header.split(",")
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
     mechanism = load_model(model)
@@ -332,45 +341,36 @@ def test_main_returns_the_status_in_process(model, tmp_path, capsys):
     assert err.count("\n") == 1 and "--drive Z" in err
 
 
-class FakeSimulation:
-    """Stands in for dynamics.simulate's result: the API of DESIGN.md (t, q, q_dot, point)."""
-
-    def __init__(self, t_end, q0, qd0):
-        self.t = np.linspace(0.0, t_end, 5)
-        self.q0, self.qd0 = q0, qd0
-
-    def q(self, name):
-        return self.q0.get(name, 0.0) + self.qd0.get(name, 0.0) * self.t
-
-    def q_dot(self, name):
-        return np.full_like(self.t, self.qd0.get(name, 0.0))
-
-    def point(self, name):
-        return np.column_stack([self.t * 0.001, self.t * 0.0, self.t * 0.0])
-
-
 def test_simulate_passes_si_values_and_writes_file_units(model, tmp_path, monkeypatch, capsys):
+    """The command converts --q0/--qd0 from the file's units to SI, and writes what the API's
+    ``to_csv`` writes in the file's units (the same bytes)."""
     import dynamics
+    from mechanism import Mechanism
 
     calls = []
+    real_simulate = dynamics.simulate
 
-    def fake_simulate(mechanism, t_end, q0, qd0, **options):
+    def spy(mechanism, t_end, q0, qd0, **options):
         calls.append((t_end, q0, qd0, options))
-        return FakeSimulation(t_end, q0, qd0)
+        result = real_simulate(mechanism, t_end=t_end, q0=q0, qd0=qd0, **options)
+        calls.append(result)
+        return result
 
-    monkeypatch.setattr(dynamics, "simulate", fake_simulate, raising=False)
+    massive = tmp_path / "massive.toml"
+    massive.write_text(model.read_text().replace('name = "crank"', 'name = "crank"\nmass = 1.0\ncom = [20, 0, 0]'))
+    monkeypatch.setattr(dynamics, "simulate", spy, raising=False)
     out = tmp_path / "sim.csv"
-    status = main(["simulate", str(model), "--t-end", "2", "--q0", "A=90", "--qd0", "A=180", "--out", str(out),
-                   "--plot", str(tmp_path / "sim.png")])
+    status = main(["simulate", str(massive), "--t-end", "0.01", "--q0", "A=90", "--qd0", "A=180", "--samples", "3",
+                   "--out", str(out), "--plot", str(tmp_path / "sim.png")])
     assert status == 0, capsys.readouterr().err
-    (t_end, q0, qd0, options), = calls
-    assert t_end == 2.0 and options == {}
+    (t_end, q0, qd0, options), result = calls
+    assert t_end == 0.01 and list(options) == ["t_eval"]
     np.testing.assert_allclose([q0["A"], qd0["A"]], [np.pi / 2, np.pi], rtol=1e-15, atol=0)  # deg -> rad
+    assert out.read_text() == result.to_csv(None, units=("mm", "deg"))
     table, header = read_table(out)
     assert header[:6] == ["t", "A", "B", "C", "D", "P.x"]
-    np.testing.assert_allclose(table["A"], 90 + 180 * table["t"], rtol=1e-14, atol=0)  # rad -> deg
-    np.testing.assert_allclose(table["P.x"], table["t"], rtol=1e-14, atol=0)  # m -> mm
-    np.testing.assert_allclose(table["A_dot"], 180.0, rtol=1e-14, atol=0)
+    assert table["A"][0] == 90.0 and table["A_dot"][0] == 180.0  # rad -> deg, shortest numbers
+    np.testing.assert_allclose(table["P.x"], result.point("P")[:, 0] * 1e3, rtol=1e-15, atol=0)  # m -> mm
     assert (tmp_path / "sim.png").stat().st_size > 5_000
 
 

@@ -542,7 +542,8 @@ def test_assembled_reference_round_trips(tmp_path, units):
         # An assembly computed in SI need not be a float that any decimal number of degrees
         # converts back to exactly; the writer then uses the nearest (mechanism.model_file,
         # from_si), so the reload may sit a few ulp away, still closed. Everything else is exact.
-        assert_same(dataclasses.replace(m.snapshot(), reference=()),
+        assert loaded.units == Units(*units)  # the file's units, remembered
+        assert_same(dataclasses.replace(m.snapshot(), reference=(), units=loaded.units),
                     dataclasses.replace(loaded.snapshot(), reference=()))
         for (name, before), (again, after) in zip(m.snapshot().reference, loaded.snapshot().reference):
             assert name == again
@@ -587,6 +588,8 @@ def test_example_files_round_trip(tmp_path, example, units):
     first, second = tmp_path / "first.toml", tmp_path / "second.toml"
     model_file.save_model(loaded, first, units=units)
     again = load_model(first)
-    assert_same(loaded.snapshot(), again.snapshot())
+    # The default is the model's own units (its file's); other units are remembered too.
+    assert again.units == (loaded.units if units is None else Units(*units))
+    assert_same(dataclasses.replace(loaded.snapshot(), units=again.units), again.snapshot())
     model_file.save_model(again, second, units=units)
     assert first.read_bytes() == second.read_bytes()

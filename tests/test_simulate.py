@@ -215,9 +215,10 @@ def test_automatic_coordinates_and_result_api(tmp_path):
     assert_allclose(total, kinetic + potential)
     path = tmp_path / "sim.csv"
     sim.to_csv(path)
-    header = path.read_text().splitlines()[0].split(",")
-    assert header[0] == "t" and "A" in header and "P.x" in header
-    assert len(path.read_text().splitlines()) == 6
+    units, header, *rows = path.read_text().splitlines()
+    assert units == "# units: length=mm angle=deg time=s"  # the example file's units
+    assert header.split(",")[0] == "t" and "A" in header.split(",") and "P.x" in header.split(",")
+    assert len(rows) == 5
 
 
 @pytest.mark.parametrize("kwargs, where", [
