@@ -128,17 +128,36 @@ def _write_result_csv(result, out, units):
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
+def _check_image(path, option):
+    """A user error, before any work, for an image file whose format matplotlib cannot write."""
+    if path is None:
+        return
+    suffix = os.path.splitext(path)[1][1:].lower()
+    if not suffix:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise UserError(f"{option} {path}: cannot write a {suffix!r} image (formats: {', '.join(sorted(formats))})")
+
+
 def _plotting():
     from loops import plotting
 
     return plotting
 
 
-def _plot_call(function, *args, **kwargs):
+def _plot_call(function, *args, path, **kwargs):
+    """Draw and save a plot to ``path``; a failed write or an unknown image format is a user error."""
     try:
-        return function(*args, **kwargs)
+        return function(*args, path=path, **kwargs)
     except OSError as exc:
-        raise UserError(f"cannot write the plot: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # matplotlib: "Format 'xyz' is not supported (supported formats: ...)"
+        if "format" not in str(exc).lower():
+            raise
+        raise UserError(f"{path}: {' '.join(str(exc).split())}") from None
 
 
 # ------------------------------------------------------------------------ commands
@@ -188,6 +207,7 @@ def cmd_sweep(args):
                 raise UserError(f"--points: unknown point {name!r} (known: {', '.join(point_names) or 'none'})")
     if args.plot and not plot_points:
         raise UserError("--plot: the model has no points to plot (add [[points]] or name them with --points)")
+    _check_image(args.plot, "--plot")
 
     count = max(len(v) for v in drivers.values())
     status = 0
@@ -213,7 +233,7 @@ def cmd_sweep(args):
             _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
                        length_scale=units.factor("length"), length_unit=units.length)
         if args.animate:
-            _plot_call(plotting.animate_sweep, result, args.animate, points=plot_points,
+            _plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
                        length_scale=units.factor("length"), length_unit=units.length)
     return status
 
@@ -239,6 +259,7 @@ def cmd_simulate(args):
             name, value = _assignment(text, option)
             quantity = _quantity_of(quantities, name, option)
             initial[option][name] = units.to_si(_number(value, f"{option} {name}"), quantity)
+    _check_image(args.plot, "--plot")
     options = {}
     if args.samples is not None:
         if args.samples < 2:
@@ -267,6 +288,7 @@ def cmd_plot(args):
     if not columns:
         raise UserError("--y: name at least one column")
     out = args.out or os.path.splitext(args.csv)[0] + ".png"
+    _check_image(out, "--out")
     try:
         header, table = plotting.read_csv(args.csv)
     except OSError as exc:

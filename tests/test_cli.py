@@ -382,3 +382,45 @@ def test_simulate_rejects_unknown_coordinates(model, tmp_path, monkeypatch, caps
     assert "--q0 Z: not a pair variable or point driver" in capsys.readouterr().err
     assert main(["simulate", str(model), "--t-end", "0"]) == 2
     assert "--t-end: must be positive" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ files written
+def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
+    target = tmp_path / "results" / "res.csv"
+    target.parent.mkdir()
+    target.write_text("previous\n")
+    (tmp_path / "link.csv").symlink_to(target)
+    (tmp_path / "plot.png").symlink_to(tmp_path / "results" / "plot.png")
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
+    assert target.read_text().startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot", "--animate"])
+def test_a_full_disk_is_one_line_and_leaves_no_file(model, tmp_path, monkeypatch, capsys, option):
+    """ENOSPC while writing (simulated): exit 2, one line naming the file, nothing left behind."""
+    import errno
+
+    from mechanism import atomic
+
+    def no_space(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic, "_write_all", no_space)
+    name = {"--out": "res.csv", "--plot": "plot.png", "--animate": "sweep.gif"}[option]
+    args = ["sweep", str(model), "--drive", "A=0:20:10", option, str(tmp_path / name)]
+    if option != "--out":
+        args += ["--out", os.devnull]
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"kinematrix: error: cannot write {tmp_path / name}: No space left on device\n"
+    assert not (tmp_path / name).exists() and [p.name for p in tmp_path.iterdir()] == ["four_bar.toml"]
+
+
+def test_an_image_format_matplotlib_cannot_write_is_refused_before_the_sweep(model, tmp_path):
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "res.csv", "--plot", "traj.xyz", cwd=tmp_path)
+    assert_user_error(proc)
+    assert "--plot traj.xyz: cannot write a 'xyz' image (formats: " in proc.stderr
+    assert not (tmp_path / "res.csv").exists()
