@@ -14,9 +14,11 @@ Every value on the command line and in the CSV files is in the model file's unit
 walks from START in steps of STEP and ends exactly on STOP, which the steps reach within
 half a step (the last step stretches or shrinks by up to half a step).
 
-Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions it
-reached are still written), 2 for user errors (bad model file, bad option, unknown driver
-or point), each reported as one line on stderr.
+Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions or
+samples it reached are still written; none reached: nothing is written), 2 for user errors
+(bad model file, bad option, unknown driver or point, a file that cannot be written), 130
+after Ctrl-C (the positions or samples reached so far are written), each reported as one
+line on stderr.
 
 CSV files are written by :meth:`loops.results.Trajectory.to_csv`, the one CSV writer (the
 columns of :meth:`~loops.results.Trajectory.columns`, a first line naming the units), in
@@ -37,6 +39,8 @@ import numpy as np
 __all__ = ["main"]
 
 PROG = "kinematrix"
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
 
 
 class UserError(Exception):
@@ -68,10 +72,6 @@ def _number(text, what):
     return value
 
 
-#: Largest number of positions a --drive range may expand to.
-MAX_POSITIONS = 10_000_000
-
-
 def parse_range(text, what="--drive"):
     """``START:STOP:STEP`` (or one number) -> ndarray of values, STOP included.
 
@@ -87,6 +87,8 @@ def parse_range(text, what="--drive"):
         return np.array([start])
     if step == 0.0 or (stop - start) * step < 0.0:
         raise UserError(f"{what}: STEP {parts[2]} does not lead from {parts[0]} to {parts[1]}")
+    from loops.sweep import MAX_POSITIONS
+
     steps = math.floor((stop - start) / step + 0.5)
     if steps + 1 > MAX_POSITIONS:
         raise UserError(f"{what}: {text!r} gives {steps + 1} positions (at most {MAX_POSITIONS})")
@@ -174,7 +176,7 @@ def cmd_check(args):
 
 
 def cmd_sweep(args):
-    from mechanism.errors import SweepStopped
+    from mechanism.errors import SweepInterrupted, SweepStopped
 
     loaded = _load(args.model)
     mechanism = loaded.mechanism
@@ -210,32 +212,50 @@ def cmd_sweep(args):
     _check_image(args.plot, "--plot")
 
     count = max(len(v) for v in drivers.values())
-    status = 0
+    status, note = 0, None
     try:
         result = mechanism.sweep(drivers, speeds=rates["--speed"] or None,
                                  accelerations=rates["--acceleration"] or None)
+    except SweepInterrupted as stop:
+        result, status = stop.partial, INTERRUPTED
+        note = f"interrupted (Ctrl-C) after {len(result)} of {count} positions"
     except SweepStopped as stop:
-        result = stop.partial
-        status = 1
-        reached = len(result)
-        where = ""
-        if reached:
-            last = ", ".join(f"{name} = {result.q(name)[-1] * units.factor(quantities[name]):.6g} "
-                             f"{units.label(quantities[name])}" for name in drivers)
-            where = f"; last position reached: {last}"
-        print(f"{PROG}: sweep stopped after {reached} of {count} positions: {stop.reason}{where}",
-              file=sys.stderr)
+        result, status = stop.partial, 1
+        note = f"sweep stopped after {len(result)} of {count} positions: {stop.reason}"
+    if note is not None and len(result):
+        last = ", ".join(f"{name} = {units.show(result.q(name)[-1], quantities[name])}" for name in drivers)
+        note += f"; last position reached: {last}"
+    return _finish(args, result, "positions", status, note, units,
+                   lambda: _sweep_pictures(args, result, plot_points, units))
 
-    _write_result_csv(result, args.out, units)
-    if len(result):
-        plotting = _plotting() if (args.plot or args.animate) else None
-        if args.plot:
-            _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
-                       length_scale=units.factor("length"), length_unit=units.length)
-        if args.animate:
-            _plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
-                       length_scale=units.factor("length"), length_unit=units.length)
+
+def _finish(args, result, what, status, note, units, pictures):
+    """Write the CSV (unless nothing was reached), draw the pictures, report a stop on stderr."""
+    if len(result) or note is None:
+        _write_result_csv(result, args.out, units)
+    written = "nothing written" if not len(result) else (
+        f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
+    try:
+        if len(result):
+            pictures()
+    except KeyboardInterrupt:
+        note, status = ((note + "; then " if note else "") + "interrupted (Ctrl-C) while drawing"), INTERRUPTED
+    if note is not None:
+        print(f"{PROG}: {note}; {written}", file=sys.stderr)
     return status
+
+
+def _sweep_pictures(args, result, plot_points, units):
+    """The --plot and --animate pictures of a sweep with at least one position."""
+    if not (args.plot or args.animate):
+        return
+    plotting = _plotting()
+    if args.plot:
+        _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
+                   length_scale=units.factor("length"), length_unit=units.length)
+    if args.animate:
+        _plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
+                   length_scale=units.factor("length"), length_unit=units.length)
 
 
 def cmd_simulate(args):
@@ -244,7 +264,7 @@ def cmd_simulate(args):
     except ImportError:
         raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
                         "installation)") from None
-    from mechanism.errors import SimulationStopped
+    from mechanism.errors import SimulationInterrupted, SimulationStopped
 
     loaded = _load(args.model)
     mechanism = loaded.mechanism
@@ -266,20 +286,23 @@ def cmd_simulate(args):
             raise UserError(f"--samples: need at least 2, got {args.samples}")
         options["t_eval"] = np.linspace(0.0, args.t_end, args.samples)
 
-    status = 0
+    status, note = 0, None
     try:
         result = simulate(mechanism, t_end=args.t_end, q0=initial["--q0"], qd0=initial["--qd0"], **options)
+    except SimulationInterrupted as stop:
+        result, status, note = stop.partial, INTERRUPTED, stop.reason
     except SimulationStopped as stop:
-        result, status = stop.partial, 1
-        print(f"{PROG}: simulation stopped: {stop.reason}", file=sys.stderr)
+        result, status, note = stop.partial, 1, f"simulation stopped: {stop.reason}"
 
-    _write_result_csv(result, args.out, units)
-    if args.plot and len(result):
+    def pictures():
+        if not args.plot:
+            return
         wanted = list(initial["--q0"]) or result.variable_names
         curves = {name: units.from_si(result.q(name), quantities[name]) for name in wanted}
         _plot_call(_plotting().plot_curves, result.t, curves, path=args.plot, x_label="t [s]",
                    y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
-    return status
+
+    return _finish(args, result, "samples", status, note, units, pictures)
 
 
 def cmd_plot(args):
@@ -307,9 +330,27 @@ def cmd_plot(args):
 
 
 # ---------------------------------------------------------------------------- main
+def version() -> str:
+    """The version of kinematrix: pyproject.toml's, as installed (or read from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("kinematrix")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        import tomllib
+
+        pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+        try:
+            with open(pyproject, "rb") as handle:
+                return tomllib.load(handle)["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
+
+
 def build_parser():
     parser = _Parser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
                      "(Pavlov's matrix method). Values are in the model file's units.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -368,8 +409,8 @@ def main(argv=None) -> int:
         print(f"{PROG}: {' '.join(str(exc).splitlines())}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

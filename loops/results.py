@@ -20,7 +20,19 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
-__all__ = ["Trajectory", "SweepResult", "Column"]
+__all__ = ["Trajectory", "SweepResult", "Column", "MAX_RECORD_BYTES", "record_bytes"]
+
+#: Largest record (positions or samples, with their rates, poses and tangents) one sweep or
+#: simulation may hold in memory, in bytes (2 GiB).
+MAX_RECORD_BYTES = 2 * 2**30
+
+
+def record_bytes(system, count, tangents=0) -> int:
+    """Bytes of a record of ``count`` positions of ``system`` (with ``tangents`` columns of
+    ``dq/d(driven)`` each): variables and rates, spherical rotations, link poses, velocities
+    and accelerations, all float64."""
+    n, links, spheres = system.n, system.topology.links, len(system.spherical_pairs)
+    return 8 * int(count) * (3 * n + 9 * spheres + 28 * links + n * int(tangents))
 
 
 @dataclass(frozen=True)

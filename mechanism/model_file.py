@@ -76,13 +76,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check_arg
-from .atomic import write_text_atomically
+from .atomic import target_path, write_text_atomically
 from .errors import KinematrixError, ModelError
+from .limits import MAX_FILE_BYTES, MAX_NESTING
 from .model import Mechanism
 from .specs import GROUND
 from .units import ANGLE_UNITS, LENGTH_UNITS, QUANTITIES, Units
 
-__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units", "QUANTITIES"]
+__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units", "QUANTITIES", "CLOSED"]
+
+#: Closure defect (dimensionless) up to which a loaded model counts as closed.
+CLOSED = 1e-8
 
 
 # --------------------------------------------------------------------------- units
@@ -216,15 +220,54 @@ def _first_bad_leaf(value):
     return None
 
 
+def _huge_integer(value):
+    """The first integer of a (nested) list that no float holds, shortened for a message."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _huge_integer(v)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 1.7e308:
+        text = str(value)
+        return text if len(text) <= 40 else text[:41] + " ..."
+    return None
+
+
 def _as_lists(arr):
     return np.asarray(arr, dtype=float).tolist()
 
 
+#: Strings and comments of a TOML text (their brackets do not nest anything).
+_STRINGS_AND_COMMENTS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+def _first_too_deep(text):
+    """Line number where arrays and inline tables first nest deeper than MAX_NESTING, or None."""
+    blanked = _STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    codes = np.frombuffer(blanked.encode("utf-8"), dtype=np.uint8)
+    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int64) \
+        - ((codes == ord("]")) | (codes == ord("}"))).astype(np.int64)
+    deep = np.flatnonzero(np.cumsum(steps) > MAX_NESTING)
+    if not len(deep):
+        return None
+    return int(np.count_nonzero(codes[:deep[0]] == ord("\n"))) + 1
+
+
 class _Reader:
     def __init__(self, path):
-        self.path = os.fspath(path)
+        try:
+            self.path = os.fspath(path)
+        except TypeError:
+            raise ModelError("path", f"expected a model file name (str or path-like), got "
+                             f"{type(path).__name__}") from None
+        if isinstance(self.path, bytes):
+            self.path = os.fsdecode(self.path)
+        if not self.path:
+            raise ModelError("path", "expected a model file name, got an empty string")
         self.file = os.path.basename(self.path) or self.path
         self.units = Units()
+        self.entries = {}  # builder location prefix -> (table, index, name), for relocating
 
     # ---------------------------------------------------------------- errors
     def fail(self, place, key, problem):
@@ -244,13 +287,22 @@ class _Reader:
     def read(self) -> Mechanism:
         try:
             with open(self.path, "rb") as handle:
-                raw = handle.read()
+                raw = handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             self.fail(None, None, f"cannot read the model file ({exc.strerror or exc})")
+        if len(raw) > MAX_FILE_BYTES:
+            self.fail(None, None, f"larger than {MAX_FILE_BYTES} bytes ({MAX_FILE_BYTES / 2**20:g} MiB), "
+                      "the most a model file may hold")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             self.fail(None, None, f"not UTF-8 text (byte {exc.start})")
+        line = _first_too_deep(text)
+        if line is not None:
+            self.fail(f"line {line}", None, f"arrays or tables nested more than {MAX_NESTING} deep, "
+                      "the most a model file may hold")
+        try:
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             message = str(exc)
             found = re.search(r"\(at line (\d+), column (\d+)\)", message)
@@ -279,9 +331,41 @@ class _Reader:
         self.read_gravity(mechanism, data.get("gravity"))
         for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces"):
             self.read_table(mechanism, data, table)
+        if not mechanism.pairs:
+            self.fail(None, "pairs", "the model has no pairs: a mechanism needs at least one [[pairs]] table")
         if "assemble" in data:
             self.read_assembly(mechanism, data["assemble"])
+        self.check_closed(mechanism, "assemble" in data)
         return mechanism
+
+    def check_closed(self, mechanism, guessed):
+        """The model compiles (links connected, sizes within mechanism/limits.py) and its loops
+        close at the reference assembly: what is loaded is closed, or refused here."""
+        from loops.compiled import compile_model  # noqa: PLC0415 (loops imports mechanism)
+        from loops.configuration import evaluate  # noqa: PLC0415
+        from loops.newton import worst_loop  # noqa: PLC0415
+
+        try:
+            system = compile_model(mechanism.snapshot())
+        except ModelError as exc:
+            self.relocate(exc)
+        config = evaluate(system, system.reference_q())
+        defect = config.closure_error()
+        if not defect <= CLOSED:
+            where = "assemble.guess" if guessed else None
+            self.fail(where, None if guessed else "assemble.guess",
+                      f"the loops do not close ({worst_loop(system, config)}, defect {defect:.3g})"
+                      + ("" if guessed else " at zero pair values: a model declared by link-local frames needs "
+                         "[assemble.guess] with rough pair values"))
+
+    def relocate(self, exc):
+        """Raise ``exc`` (a builder's or the compiled system's ModelError) at its file location."""
+        where = exc.where
+        for prefix, (table, index, name) in self.entries.items():
+            if where == prefix or where.startswith(prefix + ": "):
+                key = where[len(prefix) + 2:] if where != prefix else None
+                self.fail(self.place(table, index, name), _BUILDER_KEYS.get(key, key), exc.problem)
+        self.fail(None, None, str(exc))
 
     @staticmethod
     def suggest(key, choices):
@@ -328,19 +412,26 @@ class _Reader:
                       f"got {bad!r} ({type(bad).__name__})")
         if _numeric_shape(raw) != shape:
             return raw
-        converted = self.units.to_si(raw, quantity)
+        converted = self.to_si(place, key, raw, quantity)
         return converted if shape == () else _as_lists(converted)
+
+    def to_si(self, place, key, raw, quantity):
+        """File numbers -> SI; an integer beyond the range of a float is a located error."""
+        try:
+            return self.units.to_si(raw, quantity)
+        except OverflowError:
+            self.fail(place, key, f"{_huge_integer(raw)} is beyond the range of a float")
 
     @staticmethod
     def file_units_problem(problem, raw, converted):
         """Show the builder's complaint with the file's numbers, not the converted ones."""
         if raw is converted or isinstance(converted, tuple):
             return problem
-        return problem.replace(repr(converted), repr(raw))
+        return problem.replace(check_arg.shown(converted), check_arg.shown(raw)).replace(repr(converted), repr(raw))
 
     def name_of(self, place, key, value):
         if not isinstance(value, str):
-            self.fail(place, key, f"expected a name (a string), got {value!r}")
+            self.fail(place, key, f"expected a name (a string), got {check_arg.shown(value)}")
         return value
 
     def variable_quantity(self, mechanism, variable, angle, length):
@@ -368,19 +459,20 @@ class _Reader:
             for key, value in (("times", times), ("values", values)):
                 bad = _first_bad_leaf(value)
                 if bad is not None or not isinstance(value, list):
-                    self.fail(place, f"force.{key}", f"expected a list of numbers, got {value!r}")
+                    self.fail(place, f"force.{key}", f"expected a list of numbers, got {check_arg.shown(value)}")
             shape = _numeric_shape(values)
             if shape is None:
                 self.fail(place, "force.values", "rows of unequal length")
             if quantity is not None and len(shape) >= 1:
-                values = _as_lists(self.units.to_si(values, quantity))
+                values = _as_lists(self.to_si(place, "force.values", values, quantity))
+            self.to_si(place, "force.times", times, "time")
             return (times, values)
         bad = _first_bad_leaf(raw)
-        if bad is not None:
+        if bad is not None or _numeric_shape(raw) != ((3,) if vector else ()):
             self.fail(place, "force", f"expected {'3 numbers' if vector else 'a number'} or a table "
-                      f"{{times = [...], values = [...]}}, got {raw!r}")
+                      f"{{times = [...], values = [...]}}, got {check_arg.shown(raw)}")
         if quantity is not None and _numeric_shape(raw) is not None:
-            converted = self.units.to_si(raw, quantity)
+            converted = self.to_si(place, "force", raw, quantity)
             return converted if isinstance(converted, float) else _as_lists(converted)
         return raw
 
@@ -394,6 +486,8 @@ class _Reader:
         for index, entry in enumerate(entries):
             name = entry.get("name", entry.get("pair"))
             place = self.place(table, index, name)
+            if isinstance(name, str):
+                self.entries.setdefault(_BUILDER_PREFIX[table].format(name), (table, index, name))
             for key in entry:
                 if key not in allowed:
                     self.fail(place, key, f"unknown key{self.suggest(key, allowed)} "
@@ -438,7 +532,7 @@ class _Reader:
             return None
         if where.startswith(prefix + ": "):
             key = where[len(prefix) + 2:]
-            return _BUILDER_KEYS.get(key, key)
+            return _BUILDER_KEYS.get(key, key).replace(": ", ".")
         if where.endswith(" name"):
             return "name"
         return where
@@ -459,7 +553,7 @@ class _Reader:
         links = entry["links"]
         if (not isinstance(links, list) or len(links) != 2
                 or not all(isinstance(link, str) for link in links)):
-            self.fail(place, "links", f"expected [first, second] link names, got {links!r}")
+            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
         kwargs, passed = {}, {}
         for key in ("at", "pitch"):
             if key in entry:
@@ -494,7 +588,7 @@ class _Reader:
         at = self.numbers(place, "at", entry["at"], "length", (3,))
         local = entry.get("local", False)
         if not isinstance(local, bool):
-            self.fail(place, "local", f"expected true or false, got {local!r}")
+            self.fail(place, "local", f"expected true or false, got {check_arg.shown(local)}")
         self.call(table, place, name, {"at": (entry["at"], at)},
                   mechanism.add_point, name, link, at, local=local)
 
@@ -574,8 +668,8 @@ class _Reader:
             shape = () if pair.size == 1 else (pair.size,)
             if _numeric_shape(raw) != shape:
                 self.fail("assemble.guess", name,
-                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, got {raw!r}")
-            values = np.atleast_1d(np.array(raw, dtype=float))
+                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, got {check_arg.shown(raw)}")
+            values = np.atleast_1d(self.to_si("assemble.guess", name, raw, "none"))
             guess[name] = np.array([
                 self.units.to_si(v, "angle" if rotational else "length")
                 for v, rotational in zip(values, pair.pair_type.rotational)])
@@ -583,6 +677,8 @@ class _Reader:
                 guess[name] = float(guess[name][0])
         try:
             mechanism.assemble(guess)
+        except ModelError as exc:
+            self.relocate(exc)
         except KinematrixError as exc:
             self.fail("assemble", None, f"the loops cannot close from this guess: {exc}")
 
@@ -796,6 +892,7 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
         When a load is a function of time (a file holds numbers and tables only), or the
         units are unknown.
     """
+    target_path(path)  # a located error for what is not a file name
     units = mechanism.units if units is None else Units.of(units)
     text = _Writer(path, units).write(mechanism)
     write_text_atomically(path, text)

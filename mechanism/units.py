@@ -278,6 +278,12 @@ class Units:
             text = f"{text or '1'}/{' '.join(denominator)}"
         return text
 
+    def show(self, value, dimension, order=0) -> str:
+        """``value`` (SI) in these units with its unit, for a message: ``"90 deg"``, ``"12.5 mm/s"``."""
+        label = self.label(dimension, order)
+        number = f"{float(value) * self.factor(dimension):.6g}"
+        return f"{number} {label}" if label else number
+
     def comment(self) -> str:
         """The first line of a CSV file in these units: ``# units: length=mm angle=deg time=s``."""
         return f"# units: length={self.length} angle={self.angle} time=s"

@@ -5,6 +5,7 @@ import csv
 import importlib.util
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -424,3 +425,119 @@ def test_an_image_format_matplotlib_cannot_write_is_refused_before_the_sweep(mod
     assert_user_error(proc)
     assert "--plot traj.xyz: cannot write a 'xyz' image (formats: " in proc.stderr
     assert not (tmp_path / "res.csv").exists()
+
+
+# ------------------------------------------------------------------ issue 12
+INTERRUPT_SWEEP = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+import loops.continuation as continuation
+from dynamics.cli import main
+continuation.STEPS_PER_CALL = 10
+real, calls = continuation.Walk.positions, []
+def positions(self, *args):
+    out = real(self, *args)
+    calls.append(out)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the walk
+    return out
+continuation.Walk.positions = positions
+sys.exit(main({args!r}))
+"""
+
+INTERRUPT_SIMULATION = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+from dynamics.kernels import integrate
+from dynamics.cli import main
+real, calls = integrate.integrate, []
+def stepping(*args):
+    status = real(*args)
+    calls.append(status)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGINT)
+    return status
+integrate.integrate = stepping
+sys.exit(main({args!r}))
+"""
+
+
+def run_interrupted(script, args, cwd):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    code = script.format(repo=str(REPO), args=[str(a) for a in args])
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_ctrl_c_on_a_sweep_writes_the_positions_reached_and_exits_130(model, tmp_path):
+    proc = run_interrupted(INTERRUPT_SWEEP, ["sweep", model, "--drive", "A=0:3600:1", "--out", "part.csv",
+                                            "--plot", "part.png"], tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr
+    table, header = read_table(tmp_path / "part.csv")
+    reached = len(table["A"])
+    assert 10 < reached < 3601
+    np.testing.assert_array_equal(table["A"], np.arange(reached, dtype=float))  # deg, each one closed and written
+    assert proc.stderr == (f"kinematrix: interrupted (Ctrl-C) after {reached} of 3601 positions; last position reached: "
+                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n")
+    assert (tmp_path / "part.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["four_bar.toml", "part.csv", "part.png"]
+
+
+def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_path):
+    model = REPO / "examples" / "four_bar.toml"
+    proc = run_interrupted(INTERRUPT_SIMULATION, ["simulate", model, "--t-end", "100", "--q0", "A=0", "--out", "sim.csv"],
+                           tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units == "# units: length=mm angle=deg time=s" and header.startswith("t,")
+    last = float(rows[-1].split(",")[0])
+    assert 0 < last < 100 and len(rows) > 100
+    assert re.fullmatch(rf"kinematrix: interrupted \(Ctrl-C\) at t = {last:.6g} s after \d+ steps; {len(rows)} samples "
+                        r"written to sim.csv\n", proc.stderr), proc.stderr
+
+
+def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path):
+    """It used to write a CSV holding only a header, as if that were a result."""
+    (tmp_path / "old.csv").write_text("previous\n")
+    proc = run("sweep", model, "--drive", "D=170:180:1", "--out", "old.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert re.fullmatch(r"kinematrix: sweep stopped after 0 of 11 positions: dead point at D = -?[\d.]+ deg: .* so "
+                        r"D = 170 deg cannot be reached on this branch; nothing written\n", proc.stderr), proc.stderr
+    assert (tmp_path / "old.csv").read_text() == "previous\n"
+
+
+def test_a_stopped_sweep_reports_in_the_file_units(model, tmp_path):
+    """The file is in mm and deg: the dead point is reported in deg (it used to say rad)."""
+    proc = run("sweep", model, "--drive", "D=0:180:1", "--out", "part.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert " rad" not in proc.stderr and re.search(r"dead point at D = [\d.]+ deg", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "# a comment\n", 'name = "x"\n'])
+def test_an_empty_model_file_is_one_line(tmp_path, text, capsys):
+    path = tmp_path / "empty.toml"
+    path.write_text(text)
+    expected = "kinematrix: error: empty.toml: pairs: the model has no pairs: a mechanism needs at least one [[pairs]] table\n"
+    for args in (["check", path], ["sweep", path, "--drive", "A=0:10:1"], ["simulate", path, "--t-end", "1"]):
+        assert main([str(a) for a in args]) == 2
+        assert capsys.readouterr().err == expected
+    if not text:  # and as a command: no traceback
+        assert_user_error(run("check", path, cwd=tmp_path), expected[len("kinematrix: error: "):-1])
+
+
+def test_a_deeply_nested_file_is_one_line(model, tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text(model.read_text().replace("at = [0, 0, 0]", "at = " + "[" * 3000 + "]" * 3000))
+    proc = run("check", path, cwd=tmp_path)
+    assert_user_error(proc)
+    assert "deep.toml: line " in proc.stderr and "nested more than 16 deep" in proc.stderr
+
+
+def test_version():
+    proc = run("--version", cwd=REPO)
+    assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
+
+
+def test_out_to_dev_null_leaves_the_device_alone(model, tmp_path):
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", os.devnull, cwd=tmp_path)
+    assert proc.returncode == 0 and Path(os.devnull).is_char_device()
