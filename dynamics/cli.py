@@ -11,8 +11,8 @@ Subcommands (DESIGN.md, "Model files and command line")::
 
 Every value on the command line and in the CSV files is in the model file's units (its
 ``[units]``: lengths in m or mm, angles in rad or deg; rates per second). ``START:STOP:STEP``
-walks from START in steps of STEP and ends exactly on STOP, which the steps reach within
-half a step (the last step stretches or shrinks by up to half a step).
+begins on START and ends exactly on STOP (see :func:`parse_range`: ``0:10:3`` gives 0, 3, 6,
+10).
 
 Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions or
 samples it reached are still written; none reached: nothing is written), 2 for user errors
@@ -73,9 +73,12 @@ def _number(text, what):
 
 
 def parse_range(text, what="--drive"):
-    """``START:STOP:STEP`` (or one number) -> ndarray of values, STOP included.
+    """``START:STOP:STEP`` (or one number) -> ndarray of values, START and STOP included.
 
-    The values are START + k STEP; the last one is STOP itself, reached within half a step.
+    With ``n = round((STOP - START) / STEP)`` (halves rounded up) the values are
+    ``START + k STEP`` for ``k = 0 .. n``, the last of them replaced by STOP (with ``n = 0``:
+    START and STOP). The last step is therefore between half a step and one and a half steps
+    long: ``0:10:3`` gives 0, 3, 6, 10; ``0:10:4`` gives 0, 4, 8, 10; ``0:0.2:1`` gives 0, 0.2.
     """
     parts = text.split(":")
     if len(parts) == 1:
@@ -361,8 +364,9 @@ def build_parser():
     p = sub.add_parser("sweep", help="position/velocity/acceleration sweep")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--drive", action="append", required=True, metavar="NAME=START:STOP:STEP",
-                   help="driver values in the file's units: START:STOP:STEP (the last step ends "
-                   "exactly on STOP) or a single value to hold; repeat for several drivers")
+                   help="driver values in the file's units: START:STOP:STEP (from START in steps of STEP, "
+                   "the last one replaced by STOP: 0:10:3 gives 0, 3, 6, 10) or a single value to hold; "
+                   "repeat for several drivers")
     p.add_argument("--speed", action="append", default=[], metavar="NAME=V",
                    help="driver speed, file units per second")
     p.add_argument("--acceleration", action="append", default=[], metavar="NAME=A",

@@ -54,7 +54,7 @@ def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAU
     if status != CONVERGED:
         loop = worst_loop(system, config)
         values = driver_values or {}
-        at = ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+        at = system.describe([system.variable_index[k] for k in values], list(values.values()), list(values))
         raise ClosureError(
             f"{loop or 'the loops'} cannot close{' at ' + at if at else ''}: defect {result[0]:.3g} "
             f"(relative to size {system.scale:.4g} m) after {int(result[1])} iterations",

@@ -125,9 +125,10 @@ def _check_span(system, names, driven, start, table):
     if travel[worst] > reach:
         units = system.model.units
         dimension = "angle" if system.rotational[driven[worst]] else "length"
-        raise ModelError(f"driver {names[worst]!r}", f"the sweep moves it {units.show(travel[worst] * scale[worst], dimension)} "
-                         f"in all, farther than one sweep walks ({MAX_STEPS} steps of at most {MAX_MOTION:g} rad, or "
-                         f"{MAX_MOTION:g} times the mechanism's size for a slide: "
+        moved = units.show(travel[worst] * scale[worst], dimension)
+        raise ModelError(f"driver {names[worst]!r}", f"the sweep moves it {moved} in all, farther than one sweep walks "
+                         f"({MAX_STEPS} steps of at most {MAX_MOTION:g} rad, or {MAX_MOTION:g} times the mechanism's "
+                         "size for a slide: "
                          f"{units.show(reach * scale[worst], dimension)}); sweep a shorter range")
 
 

@@ -17,7 +17,8 @@ rad). Values are converted to SI and radians when the file is read and back when
 written, and nowhere else: in memory everything is SI. The loaded mechanism remembers the
 file's units (``Mechanism.units``, kept in its snapshot): they are the default units of
 :func:`save_model` and of every file written from its results (:mod:`mechanism.units`
-states the rule). Mass is always kg, time s and force N. With ``L`` the file's length unit and ``A`` its angle unit, the derived units are
+states the rule). Mass is always kg, time s and force N. With ``L`` the file's length unit
+and ``A`` its angle unit, the derived units are
 
 ==========================================  =================  ==================
 quantity (keys)                             file unit          with mm and deg
@@ -668,7 +669,8 @@ class _Reader:
             shape = () if pair.size == 1 else (pair.size,)
             if _numeric_shape(raw) != shape:
                 self.fail("assemble.guess", name,
-                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, got {check_arg.shown(raw)}")
+                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, "
+                          f"got {check_arg.shown(raw)}")
             values = np.atleast_1d(self.to_si("assemble.guess", name, raw, "none"))
             guess[name] = np.array([
                 self.units.to_si(v, "angle" if rotational else "length")

@@ -541,3 +541,14 @@ def test_version():
 def test_out_to_dev_null_leaves_the_device_alone(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", os.devnull, cwd=tmp_path)
     assert proc.returncode == 0 and Path(os.devnull).is_char_device()
+
+
+@pytest.mark.parametrize("text, expected", [("0:10:3", [0, 3, 6, 10]), ("0:10:4", [0, 4, 8, 10]),
+                                            ("0:0.2:1", [0, 0.2]), ("0:10:4.1", [0, 4.1, 10])])
+def test_the_readme_states_the_stop_rule_as_implemented(text, expected):
+    """README.md's examples of START:STOP:STEP are what parse_range gives."""
+    readme = (REPO / "README.md").read_text()
+    shown = f"`{text}` gives {', '.join(f'{v:g}' for v in expected)}"
+    if text != "0:10:4.1":
+        assert shown in readme
+    np.testing.assert_array_equal(parse_range(text), expected)
