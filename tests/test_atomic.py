@@ -140,11 +140,20 @@ def test_temporary_files_of_running_processes_are_left_alone(tmp_path):
     assert alive.exists()
 
 
-def test_a_device_is_written_into_not_replaced(tmp_path):
-    """``--out /dev/null`` must not replace the device by a regular file."""
-    atomic.write_atomically(os.devnull, "discarded\n")
-    assert not Path(os.devnull).is_file() and Path(os.devnull).is_char_device()
-    assert not [p for p in Path(os.devnull).parent.iterdir() if p.name.startswith(".null.")]
+def test_a_named_pipe_is_written_into_not_replaced(tmp_path):
+    """A target that is not a regular file (a named pipe here; ``/dev/null`` is the same case,
+    which must never be replaced by a regular file) is written into as it is."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    atomic.write_atomically(fifo, "through the pipe\n")
+    reader.join(timeout=30)
+    assert received == [b"through the pipe\n"]
+    assert fifo.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
 def test_a_directory_is_not_a_file_to_write(tmp_path):

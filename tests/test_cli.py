@@ -420,8 +420,9 @@ def test_a_full_disk_is_one_line_and_leaves_no_file(model, tmp_path, monkeypatch
     assert not (tmp_path / name).exists() and [p.name for p in tmp_path.iterdir()] == ["four_bar.toml"]
 
 
-def test_an_image_format_matplotlib_cannot_write_is_refused_before_the_sweep(model, tmp_path):
-    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "res.csv", "--plot", "traj.xyz", cwd=tmp_path)
+@pytest.mark.parametrize("command", [["sweep", "--drive", "A=0:20:10"], ["simulate", "--t-end", "0.1"]])
+def test_an_image_format_matplotlib_cannot_write_is_refused_before_the_run(model, tmp_path, command):
+    proc = run(command[0], model, *command[1:], "--out", "res.csv", "--plot", "traj.xyz", cwd=tmp_path)
     assert_user_error(proc)
     assert "--plot traj.xyz: cannot write a 'xyz' image (formats: " in proc.stderr
     assert not (tmp_path / "res.csv").exists()
@@ -538,9 +539,20 @@ def test_version():
     assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
 
 
-def test_out_to_dev_null_leaves_the_device_alone(model, tmp_path):
-    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", os.devnull, cwd=tmp_path)
-    assert proc.returncode == 0 and Path(os.devnull).is_char_device()
+def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
+    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced."""
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert received and received[0].startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert fifo.is_fifo()
 
 
 @pytest.mark.parametrize("text, expected", [("0:10:3", [0, 3, 6, 10]), ("0:10:4", [0, 4, 8, 10]),

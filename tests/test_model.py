@@ -374,3 +374,25 @@ def test_a_mechanism_without_pairs_cannot_be_analysed(analysis):
     with pytest.raises(ModelError) as caught:
         analysis(m)
     assert_located(caught, "mechanism 'empty'", r"has no pairs: add at least one pair \(add_pair\) to analyse it")
+
+
+def test_a_mechanism_smaller_than_a_micrometre_is_refused():
+    """Pair centres spanning 1e-7 m: a closure tolerance relative to 1 m would accept open
+    loops, one relative to the size would be below round-off (mechanism/limits.py MIN_SIZE)."""
+    from mechanism import Mechanism
+
+    tiny = Mechanism("tiny")
+    for link in ("crank", "coupler", "rocker"):
+        tiny.add_link(link)
+    scale = 2.5e-8
+    for name, first, second, at in (("A", "ground", "crank", (0, 0, 0)), ("B", "crank", "coupler", (1, 0, 0)),
+                                    ("C", "coupler", "rocker", (3, 2, 0)), ("D", "rocker", "ground", (4, 0, 0))):
+        tiny.add_pair(name, "revolute", first, second, at=np.array(at) * scale, axis=(0, 0, 1))
+    with pytest.raises(ModelError) as caught:
+        tiny.check()
+    assert_located(caught, "mechanism 'tiny'", r"its pair centres span 1.12e-07 m; a mechanism must span at least "
+                   r"1e-06 m, or have all its pairs meet at one point")
+    pendulum = Mechanism("pendulum")  # one pair: its centres meet at one point
+    pendulum.add_link("rod", mass=1.0, com=(0.5, 0, 0))
+    pendulum.add_pair("O", "revolute", "ground", "rod", at=(0, 0, 0), axis=(0, 0, 1))
+    assert pendulum.check().dof == 1

@@ -18,27 +18,31 @@ from mechanism.pairs import PairType
 
 
 # ----------------------------------------------------------------------------- helpers
-def assert_same(a, b, path="model"):
-    """Exact, recursive equality of snapshot records (arrays bit for bit, shapes too)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+def assert_same(a, b, path="model", ulps=0):
+    """Recursive equality of snapshot records: arrays and numbers bit for bit (or within
+    ``ulps`` units in the last place), shapes, types and everything else exactly."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or (ulps and isinstance(a, float)):
         a_arr, b_arr = np.asarray(a), np.asarray(b)
         assert a_arr.shape == b_arr.shape, f"{path}: shape {a_arr.shape} != {b_arr.shape}"
-        assert np.array_equal(a_arr, b_arr), f"{path}: {a_arr!r} != {b_arr!r}"
+        if ulps:
+            assert np.all(np.abs(a_arr - b_arr) <= ulps * np.spacing(np.abs(a_arr))), f"{path}: {a_arr!r} != {b_arr!r}"
+        else:
+            assert np.array_equal(a_arr, b_arr), f"{path}: {a_arr!r} != {b_arr!r}"
     elif dataclasses.is_dataclass(a):
         assert type(a) is type(b), f"{path}: {type(a)} != {type(b)}"
         for f in dataclasses.fields(a):
-            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", ulps)
     elif isinstance(a, PairType):
         assert type(a) is type(b), f"{path}: {type(a)} != {type(b)}"
-        assert_same(vars(a), vars(b), path)
+        assert_same(vars(a), vars(b), path, ulps)
     elif isinstance(a, dict):
         assert a.keys() == b.keys(), f"{path}: keys {a.keys()} != {b.keys()}"
         for key in a:
-            assert_same(a[key], b[key], f"{path}[{key!r}]")
+            assert_same(a[key], b[key], f"{path}[{key!r}]", ulps)
     elif isinstance(a, (tuple, list)):
         assert type(a) is type(b) and len(a) == len(b), f"{path}: {a!r} != {b!r}"
         for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{path}[{i}]")
+            assert_same(x, y, f"{path}[{i}]", ulps)
     else:
         assert type(a) is type(b) and a == b, f"{path}: {a!r} != {b!r}"
 
@@ -719,6 +723,12 @@ def test_example_files_round_trip(tmp_path, example, units):
     again = load_model(first)
     # The default is the model's own units (its file's); other units are remembered too.
     assert again.units == (loaded.units if units is None else Units(*units))
-    assert_same(dataclasses.replace(loaded.snapshot(), units=again.units), again.snapshot())
+    if again.units == loaded.units:
+        assert_same(loaded.snapshot(), again.snapshot())
+    else:
+        # In other units a value may have no file number that converts back to it exactly
+        # (two roundings, mechanism/units.py from_si: 0.5 N m/rad has none in N mm/deg); the
+        # writer then uses the nearest, so the reload may sit an ulp or two away.
+        assert_same(dataclasses.replace(loaded.snapshot(), units=again.units), again.snapshot(), ulps=4)
     model_file.save_model(again, second, units=units)
     assert first.read_bytes() == second.read_bytes()

@@ -438,3 +438,29 @@ def test_engine_parallelogram_released_on_its_flat_position_falls_as_a_parallelo
     result = simulate(flat_parallelogram(), t_end=0.5, q0={"G0": 0.0, "G1": 0.0}, rtol=1e-10)
     assert result.t[-1] == 0.5
     assert_allclose(result.q("G0"), result.q("G1"), rtol=0, atol=1e-8)
+
+
+def test_ctrl_c_raises_the_stop_exception_with_the_samples_reached(monkeypatch):
+    """In Python the interrupt is a SimulationInterrupted (a SimulationStopped and a
+    KeyboardInterrupt) whose ``.partial`` holds the accepted samples, all closed."""
+    from dynamics.kernels import integrate
+    from mechanism import SimulationInterrupted
+
+    real, calls = integrate.integrate, []
+
+    def interrupted(*args):
+        calls.append(real(*args))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return calls[-1]
+
+    monkeypatch.setattr(integrate, "integrate", interrupted)
+    with pytest.raises(SimulationInterrupted) as caught:
+        simulate(four_bar(), t_end=100.0, q0={"A": 0.0})
+    stop = caught.value
+    assert isinstance(stop, SimulationStopped) and isinstance(stop, KeyboardInterrupt)
+    partial = stop.partial
+    assert len(partial) > 100 and 0 < partial.t[-1] < 100
+    assert re.fullmatch(rf"interrupted \(Ctrl-C\) at t = {partial.t[-1]:.6g} s after \d+ steps", stop.reason)
+    system = compile_model(partial.model)
+    assert max(evaluate(system, q).closure_error() for q in partial._q) < 1e-8

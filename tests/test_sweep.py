@@ -410,3 +410,33 @@ def test_a_stop_reason_is_in_the_model_units():
     assert re.search(r"^dead point at D = 10\.\d+ deg: .* so D = 11 deg cannot be reached on this branch$", reason), \
         reason
     assert " rad" not in reason
+
+
+def test_ctrl_c_raises_the_stop_exception_with_the_positions_reached(monkeypatch):
+    """In Python the interrupt is a SweepInterrupted: a SweepStopped with ``.partial`` (every
+    position reached, closed) and a KeyboardInterrupt."""
+    import importlib
+
+    from mechanism import SweepInterrupted
+
+    continuation = importlib.import_module("loops.continuation")
+    monkeypatch.setattr(continuation, "STEPS_PER_CALL", 5)
+    real, calls = continuation.Walk.positions, []
+
+    def interrupted(self, *args):
+        calls.append(real(self, *args))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return calls[-1]
+
+    monkeypatch.setattr(continuation.Walk, "positions", interrupted)
+    values = np.linspace(0.0, 20 * np.pi, 2001)
+    with pytest.raises(SweepInterrupted) as caught:
+        four_bar().sweep({"A": values})
+    stop = caught.value
+    assert isinstance(stop, SweepStopped) and isinstance(stop, KeyboardInterrupt)
+    reached = len(stop.partial)
+    assert 0 < reached < len(values)
+    assert_allclose(stop.partial.q("A"), values[:reached], rtol=0, atol=0)
+    assert_pairs_coincide(stop.partial, SIZE)
+    assert re.fullmatch(rf"interrupted \(Ctrl-C\) after {reached} of 2001 positions, at A = [\d.]+ rad", stop.reason)
