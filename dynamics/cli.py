@@ -233,17 +233,24 @@ def cmd_sweep(args):
 
 
 def _finish(args, result, what, status, note, units, pictures):
-    """Write the CSV (unless nothing was reached), draw the pictures, report a stop on stderr."""
-    if len(result) or note is None:
-        _write_result_csv(result, args.out, units)
-    written = "nothing written" if not len(result) else (
-        f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
+    """Write the CSV (unless nothing was reached), draw the pictures, report a stop on stderr.
+
+    Ctrl-C here ends the command with status 130 and says what was written: a CSV file is
+    written whole or not at all (mechanism/atomic.py holds the signal until it is in place).
+    """
+    wrote = False
     try:
+        if len(result) or note is None:
+            _write_result_csv(result, args.out, units)
+            wrote = bool(len(result))
         if len(result):
             pictures()
     except KeyboardInterrupt:
-        note, status = ((note + "; then " if note else "") + "interrupted (Ctrl-C) while drawing"), INTERRUPTED
+        note = (note + "; then " if note else "") + "interrupted (Ctrl-C)"
+        status = INTERRUPTED
     if note is not None:
+        written = "nothing written" if not wrote else (
+            f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
         print(f"{PROG}: {note}; {written}", file=sys.stderr)
     return status
 
@@ -287,6 +294,10 @@ def cmd_simulate(args):
     if args.samples is not None:
         if args.samples < 2:
             raise UserError(f"--samples: need at least 2, got {args.samples}")
+        from loops.compiled import compile_model
+        from dynamics.simulate import check_sample_count
+
+        check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
         options["t_eval"] = np.linspace(0.0, args.t_end, args.samples)
 
     status, note = 0, None

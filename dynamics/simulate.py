@@ -64,7 +64,7 @@ from .integrate import tableau
 from .motion import compiled, new_state, solver_params, state_from_walk
 
 __all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO", "MAX_STEPS", "STALL_STEPS",
-           "MIN_MEAN_STEP", "ENERGY_DRIFT"]
+           "MIN_MEAN_STEP", "ENERGY_DRIFT", "MAX_T_END", "check_sample_count"]
 
 #: Integrators: compiled (DOP853, RK45) or scipy's steppers (the rest).
 INTEGRATORS = {"DOP853": None, "RK45": None, "RK23": RK23, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
@@ -94,6 +94,9 @@ MIN_MEAN_STEP = 1e-10
 ENERGY_DRIFT = 100.0
 #: Tightest and loosest integration tolerances accepted.
 MIN_RTOL, MAX_RTOL = 1e-14, 1e-2
+#: Longest simulated time, s (11.6 days): the integrator's smallest step is 1e-14 t_end, which
+#: beyond it would exceed the time scales of a mechanism's dynamics.
+MAX_T_END = 1e6
 
 Samples = namedtuple("Samples", ["t", "q", "rotations", "q_dot", "q_ddot", "T", "V", "A", "work", "drive"])
 
@@ -261,6 +264,15 @@ def _prescribed(dyn, prescribed):
     return out
 
 
+def check_sample_count(system, count, where="t_eval"):
+    """A located ModelError when ``count`` stored samples of ``system`` would exceed
+    :data:`loops.results.MAX_RECORD_BYTES`."""
+    size = record_bytes(system, count)
+    if size > MAX_RECORD_BYTES:
+        raise ModelError(where, f"{count} times would take {size / 2**30:.3g} GiB of samples, more than the "
+                         f"{MAX_RECORD_BYTES / 2**30:g} GiB a simulation may hold")
+
+
 def _times(t_eval, t_end):
     if t_eval is None:
         return None
@@ -300,7 +312,7 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     Parameters
     ----------
     mechanism : mechanism.Mechanism (or its frozen snapshot)
-    t_end : float, s
+    t_end : float, s (at most :data:`MAX_T_END`)
     q0 : dict name -> value
         Initial independent coordinates (rad or m from the design pose), as many as
         ``check().dof`` minus the prescribed ones. The start is the assembly reached by
@@ -337,6 +349,9 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
         when and why. SimulationInterrupted (Ctrl-C) likewise.
     """
     t_end = _positive(t_end, "t_end")
+    if t_end > MAX_T_END:
+        raise ModelError("t_end", f"{t_end:g} s is longer than the {MAX_T_END:g} s a simulation may last (its "
+                         f"smallest step is 1e-14 t_end)")
     rtol = _tolerance(rtol, "rtol")
     atol = rtol if atol is None else _tolerance(atol, "atol")
     if not isinstance(method, str) or method not in INTEGRATORS:
@@ -349,9 +364,8 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     dyn = dynamic_model(model)
     if dyn.dof == 0:
         raise ModelError("mechanism", f"{model.name!r} has no degree of freedom (check().dof = 0): nothing moves")
-    if times is not None and record_bytes(dyn.system, len(times)) > MAX_RECORD_BYTES:
-        raise ModelError("t_eval", f"{len(times)} times would take {record_bytes(dyn.system, len(times)) / 2**30:.3g} "
-                         f"GiB of samples, more than the {MAX_RECORD_BYTES / 2**30:g} GiB a simulation may hold")
+    if times is not None:
+        check_sample_count(dyn.system, len(times), "t_eval")
     driven = _prescribed(dyn, prescribed)
     count = dyn.dof - len(driven)
     if count < 0:

@@ -294,6 +294,10 @@ def test_toml_syntax_error_exits_2(tmp_path):
     ([], None),
     (["plot", "missing.csv", "--x", "A", "--y", "C"], None),
     (["simulate", "{model}", "--t-end", "-1"], None),
+    (["simulate", "{model}", "--t-end", "1e300"],
+     "t_end: 1e+300 s is longer than the 1e+06 s a simulation may last (its smallest step is 1e-14 t_end)"),
+    (["simulate", "{model}", "--t-end", "1", "--samples", "100000000000"],
+     "--samples: 100000000000 times would take 9.24e+04 GiB of samples, more than the 2 GiB a simulation may hold"),
 ])
 def test_user_errors_exit_2_with_one_line(model, tmp_path, args, expected):
     args = [str(model) if a == "{model}" else a for a in args]

@@ -392,7 +392,8 @@ def test_a_mechanism_without_pairs_cannot_be_simulated():
 @pytest.mark.parametrize("kwargs, where", [(dict(max_step=0), "max_step"), (dict(max_step=-1), "max_step"),
                                            (dict(max_step=float("nan")), "max_step"), (dict(rtol="x"), "rtol"),
                                            (dict(method=["x"]), "method"), (dict(formulation={}), "formulation"),
-                                           (dict(t_end=float("inf")), "t_end")])
+                                           (dict(t_end=float("inf")), "t_end"), (dict(t_end=1e300), "t_end"),
+                                           (dict(t_end=2e6), "t_end")])
 def test_bad_arguments_are_located(kwargs, where):
     with pytest.raises(ModelError) as info:
         simulate(four_bar(), **{"t_end": 0.1, **kwargs})
