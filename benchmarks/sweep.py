@@ -1,99 +1,145 @@
-"""Sweep speed: kinematrix against scipy.optimize.least_squares on the same closure equations.
+"""Sweep speed: kinematrix against scipy.optimize.least_squares, and against an older engine.
 
-For a four-bar (361 crank positions, positions only) and the double-wishbone corner (161
-wheel-travel positions, with velocities and accelerations) this prints the median time
-per position of
+Cases (the shipped examples, public API only):
 
-* kinematrix's sweep (predictor from the velocity solution, Newton corrector), and
-* a baseline in the same process: ``scipy.optimize.least_squares`` (trust-region
-  reflective, finite-difference Jacobian) on the same closure defects, one position at a
-  time from the previous solution, with the same linear solves for rates,
+* four-bar, 361 crank positions (a full turn), positions only;
+* double-wishbone corner, 161 wheel-travel positions with velocities (the suspension
+  engineer's sweep), and the same with 41 positions, whose time minus 41 times the
+  per-position cost of the long sweep is the fixed cost of a call.
 
-and their ratio (baseline / kinematrix). Targets (issue 2): ratio >= 20, and under 300 us
-per position for the double wishbone on a 2-core machine. The machines are shared and
-noisy: only the ratio, measured in one run, is meaningful across machines.
+For each it prints the median over ``--repeats`` of the time per position of
 
-Run: ``python benchmarks/sweep.py [--repeats 5]``
+* kinematrix's sweep (compiled predictor, Newton corrector and velocity solve), and
+* a baseline in the same process: ``scipy.optimize.least_squares`` (trust-region reflective,
+  finite-difference Jacobian) on the same closure defects, one position at a time from the
+  previous solution, with a dense least-squares solve for the rates,
+
+and their ratio (baseline / kinematrix). ``--compare-with DIR`` also runs the kinematrix
+cases with the package found in DIR (another checkout, e.g. the engine before a change)
+in a subprocess of the same run, and prints its times and the ratio. Targets (issue 13):
+double wishbone at most 10 us per position, fixed cost of a 41-position sweep at most 1 ms.
+The machines are shared and noisy: compare ratios measured in one run.
+
+Run: ``python benchmarks/sweep.py [--repeats 7] [--compare-with ../old-checkout]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import pathlib
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
-from scipy.optimize import least_squares
 
-from loops.acceleration import solve_motion
-from loops.system import compile_model
-from loops.velocity import ClosureLinearization
-from mechanism import load_model
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+#: (label, model file, driver, values, driver speed or None)
+CASES = [
+    ("four-bar, 361 positions", "four_bar.toml", "A", np.linspace(0.0, 2 * np.pi, 361), None),
+    ("double wishbone, 161 pos. with velocities", "double_wishbone.toml", "travel", np.linspace(-0.08, 0.08, 161), 0.5),
+    ("double wishbone, 41 pos. with velocities", "double_wishbone.toml", "travel", np.linspace(-0.08, 0.08, 41), 0.5),
+]
 
 
-def baseline_sweep(model, driver, values, speed=None):
-    """Positions (and rates) one at a time by ``least_squares`` from the previous solution."""
+def _median_time(run, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def kinematrix_times(repeats):
+    """Median wall time (s) of each case's sweep, public API only (runs on any engine version)."""
+    from mechanism import load_model
+
+    out = []
+    for _, model_file, driver, values, speed in CASES:
+        mechanism = load_model(EXAMPLES / model_file)
+        speeds = None if speed is None else {driver: speed}
+        mechanism.sweep({driver: values[:3]}, speeds=speeds)  # compile (or load) and warm up
+        out.append(_median_time(lambda: mechanism.sweep({driver: values}, speeds=speeds), repeats))
+    return out
+
+
+def baseline_sweep(model, driver, values, speed):
+    """Positions (and rates) one at a time by ``least_squares`` from the previous solution;
+    returns the largest closure error reached."""
+    from scipy.optimize import least_squares
+
+    from loops.compiled import compile_model
+    from loops.configuration import constraint_matrix, evaluate
+
     system = compile_model(model)
     driven = system.driver_columns([driver])
     free = np.setdiff1d(np.arange(system.n), driven)
     q = system.reference_q()
-    closure_errors = []
+    worst = 0.0
     for value in values:
         q[driven] = value
 
         def defects(x):
             trial = q.copy()
             trial[free] = x
-            return system.residual(system.evaluate(trial)) * system.row_scale
+            return evaluate(system, trial).defects * system.row_scale
 
-        solution = least_squares(defects, q[free], xtol=1e-15, ftol=1e-15, gtol=1e-15)
-        q[free] = solution.x
-        config = system.evaluate(q)
-        closure_errors.append(system.closure_error(config))
+        q[free] = least_squares(defects, q[free], xtol=1e-15, ftol=1e-15, gtol=1e-15).x
+        config = evaluate(system, q)
+        worst = max(worst, config.closure_error())
         if speed is not None:
-            solve_motion(ClosureLinearization(system, config, driven), config, [speed], [0.0])
-    return q, max(closure_errors)
+            B = constraint_matrix(system, config)
+            np.linalg.lstsq(B[:, free], -B[:, driven] @ [speed], rcond=None)
+    return worst
 
 
-def time_per_position(run, count, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) / count)
-    return statistics.median(times)
-
-
-def case(label, model_file, driver, values, speed, repeats):
-    mechanism = load_model(EXAMPLES / model_file)
-    model = mechanism.snapshot()
-    speeds = None if speed is None else {driver: speed}
-    mechanism.sweep({driver: values[:2]}, speeds=speeds)  # compile and warm up
-
-    ours = time_per_position(lambda: mechanism.sweep({driver: values}, speeds=speeds), len(values), repeats)
-    theirs = time_per_position(lambda: baseline_sweep(model, driver, values, speed), len(values),
-                               max(1, repeats // 2))
-    result = mechanism.sweep({driver: values}, speeds=speeds)
-    _, baseline_error = baseline_sweep(model, driver, values[:20], speed)
-    system = compile_model(model)
-    ours_error = max(system.closure_error(system.evaluate(q)) for q in result._q)
-    print(f"{label:<34} kinematrix {ours * 1e6:8.1f} us/pos   least_squares {theirs * 1e6:9.1f} us/pos   "
-          f"ratio {theirs / ours:6.1f}x   closure: ours {ours_error:.1e}, baseline {baseline_error:.1e}")
-    return ours, theirs
+def _other_engine(directory, repeats):
+    """Times of the kinematrix cases with the package in ``directory`` (a subprocess)."""
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); "
+            "import sweep; print(json.dumps(sweep.kinematrix_times(int(sys.argv[3]))))")
+    env = dict(os.environ, PYTHONPATH=str(directory))
+    done = subprocess.run([sys.executable, "-c", code, str(directory), str(pathlib.Path(__file__).parent),
+                           str(repeats)], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats (median reported)")
+    parser.add_argument("--repeats", type=int, default=7, help="timed repeats (median reported)")
+    parser.add_argument("--compare-with", type=pathlib.Path, help="another checkout to time in the same run")
     args = parser.parse_args(argv)
-    case("four-bar, 361 positions", "four_bar.toml", "A", np.linspace(0, 2 * np.pi, 361), None, args.repeats)
-    ours, _ = case("double wishbone, 161 pos, vel+acc", "double_wishbone.toml", "travel",
-                   np.linspace(-0.08, 0.08, 161), 0.5, args.repeats)
-    print(f"double-wishbone target: < 300 us per position -> {'met' if ours < 300e-6 else 'NOT met'} "
-          f"({ours * 1e6:.0f} us)")
+    sys.path.insert(0, str(ROOT))
+    from loops.compiled import compile_model
+    from mechanism import load_model
+
+    ours = kinematrix_times(args.repeats)
+    other = _other_engine(args.compare_with.resolve(), args.repeats) if args.compare_with else None
+    print(f"{'case':<44} {'kinematrix':>12} {'least_squares':>14} {'ratio':>7}"
+          + (f" {'other engine':>13} {'speed-up':>9}" if other else ""))
+    for k, (label, model_file, driver, values, speed) in enumerate(CASES):
+        model = load_model(EXAMPLES / model_file).snapshot()
+        count = len(values)
+        theirs = _median_time(lambda: baseline_sweep(model, driver, values, speed), max(1, args.repeats // 3))
+        row = (f"{label:<44} {ours[k] / count * 1e6:9.2f} us {theirs / count * 1e6:11.1f} us "
+               f"{theirs / ours[k]:6.0f}x")
+        if other:
+            row += f" {other[k] / count * 1e6:10.2f} us {other[k] / ours[k]:8.1f}x"
+        print(row)
+    per_position = ours[1] / len(CASES[1][3])
+    fixed = ours[2] - len(CASES[2][3]) * per_position
+    print(f"double wishbone: {per_position * 1e6:.2f} us per position (target <= 10), fixed cost of a call "
+          f"{fixed * 1e3:.2f} ms (target <= 1)")
+    result = load_model(EXAMPLES / "double_wishbone.toml").sweep({"travel": CASES[1][3]})
+    system = compile_model(result.model)
+    from loops.configuration import evaluate
+    print(f"largest closure error of the kinematrix sweep: "
+          f"{max(evaluate(system, q).closure_error() for q in result._q):.1e}")
 
 
 if __name__ == "__main__":

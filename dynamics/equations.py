@@ -36,7 +36,8 @@ from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import Walk, WalkStopped
 from loops.linear import null_space
 from loops.mobility import mobility_report
-from mechanism.errors import ModelError
+from loops.results import SweepResult
+from mechanism.errors import ModelError, SweepStopped
 
 from .loads import compile_loads
 from .motion import Inertia, state_from_walk
@@ -156,7 +157,8 @@ class DynamicModel:
     def start(self, driven, values, where="q0", tolerance=ASSEMBLY_TOLERANCE) -> Walk:
         """A :class:`loops.continuation.Walk` with the ``driven`` columns at ``values``, walked from
         the design pose. Raises ModelError (at ``where``) when the coordinates do not determine the
-        motion at the design pose, and SweepStopped when the values cannot be reached."""
+        motion at the design pose, and SweepStopped when the design pose does not close or the
+        values cannot be reached (``.partial``: the position where the walk stopped)."""
         system = self.system
         names = [system.variable_names[c] for c in driven]
         try:
@@ -167,15 +169,18 @@ class DynamicModel:
                 raise ModelError(where, f"the coordinates {', '.join(names)} are not independent at the design "
                                  f"pose (they leave some freedom undetermined); for example "
                                  f"{', '.join(system.variable_names[c] for c in hint)} are") from None
-            raise ModelError("assembly", f"the reference assembly does not close (defect {stop.error:.3g}); "
-                             "call Mechanism.assemble() first") from None
+            reason = (f"the reference assembly does not close (defect {stop.error:.3g}); call Mechanism.assemble() "
+                      "first")
+            raise SweepStopped(reason, SweepResult.empty(system, names, reason), residual=stop.error) from None
         try:
             walk.to(np.asarray(values, dtype=float))
         except WalkStopped as stop:
             reached = system.describe(driven, walk.driven_values)
             wanted = system.describe(driven, np.asarray(values, dtype=float))
             why = "a dead point" if stop.kind == "dead point" else "the loops would not close"
-            raise ModelError(where, f"cannot reach {wanted} from the design pose: {why} at {reached}") from None
+            reason = f"{where}: cannot reach {wanted} from the design pose: {why} at {reached}"
+            raise SweepStopped(reason, walk.result(names, reason), driver_values=dict(zip(names, values)),
+                               residual=stop.error, iterations=stop.iterations) from None
         return walk
 
     def energies(self, poses, velocities, q):
@@ -238,7 +243,8 @@ def evaluate_state(dyn, state, block, inertia, loads, rates, t, m, prescribed_ac
     load_values(loads, float(t), kin.pair_values, kin.point_values, kin.prescribed)
     accelerations = np.asarray(prescribed_accelerations, dtype=float).reshape(-1)
     return dynamics_at(system.topology, system.geometry, block, inertia, loads, state.work, state.factor, state.G,
-                       np.asarray(rates, dtype=float), accelerations, int(m), kin)
+                       np.asarray(rates, dtype=float), accelerations, int(m), kin,
+                       np.zeros((0, 0, 0)))
 
 
 @dataclass

@@ -9,9 +9,14 @@ reach a start, the Newton corrector and branch guard at every stage
 (:mod:`dynamics.kernels.motion`).
 
 A :class:`State` is a closed configuration with its factorization, transmission matrix
-``G = dq/dd`` (Pavlov's transmission ratios), the second derivatives ``kappa`` of the
-dependent variables (the predictor's curvature) and the :class:`Kinematics` of its last
-evaluation. A :class:`Compiled` bundles what the kernels need for one partition.
+``G = dq/dd`` (Pavlov's transmission ratios) and the :class:`Kinematics` of its last
+evaluation; the integrator's accepted state also carries its *anchor*: the last accepted
+state whose square block was well conditioned, with its ``G`` and the second derivatives
+``kappa`` of the dependent variables there (the branch's Taylor model, which predicts every
+stage; next to a singular position it also gives the tangent, see
+:mod:`dynamics.kernels.motion`). A :class:`Compiled` bundles what the kernels need for one
+partition: besides the square block, the *zone* block, the same columns solved by a
+rank-truncated SVD (:data:`ZONE_CUT`) for positions next to a singular one.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import numpy as np
 
 from loops.configuration import new_work
 from loops.continuation import (MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, MAX_NEWTON_STEP, NEWTON_ITERATIONS,
-                                SINGULAR_CONDITIONING)
-from loops.linear import new_factor
+                                SINGULAR_CONDITIONING, TRUSTED_CONDITIONING)
+from loops.linear import least_squares_block, new_factor
 
 __all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
            "compiled", "solver_params"]
@@ -47,8 +52,18 @@ Kinematics.__doc__ = """Arrays of one evaluation of the dynamics
 and the load values at the time: pair forces (F, 1), point forces (P, 3), prescribed
 motions (k, 3); and the kernels' temporaries (:class:`DynamicScratch`)."""
 
-State = namedtuple("State", ["work", "factor", "G", "curvature", "kin"])
-Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m"])
+State = namedtuple("State", ["work", "factor", "G", "kin", "zone_factor", "anchor_q", "anchor_rotations", "anchor_G",
+                             "curvature"])
+State.__doc__ = """A closed state (see the module docstring): ``work``, ``factor`` (square block), ``G``
+(n, d), ``kin``; ``zone_factor`` (the zone block's, scratch); the anchor's ``anchor_q`` (n,),
+``anchor_rotations`` (m, 3, 3), ``anchor_G`` (n, d) and ``curvature`` (n, d, d)."""
+Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m", "zone"])
+
+#: Singular values below this fraction of the largest are dropped when a stage next to a
+#: singular position is closed (:func:`dynamics.kernels.motion.close_stage`): along those
+#: directions a Newton step would be round-off divided by them, a jump towards the other
+#: branch, while the branch's own prediction is off by far less than the tolerance.
+ZONE_CUT = TRUSTED_CONDITIONING
 
 
 def solver_params(tolerance):
@@ -72,13 +87,20 @@ def new_kinematics(system, loads, d, m) -> Kinematics:
 def new_state(system, block, loads, m, q=None, rotations=None) -> State:
     """An empty :class:`State` (scratch for stages, or to be filled)."""
     d = len(block.driven)
-    return State(new_work(system, q, rotations), new_factor(block), np.zeros((system.n, d)),
-                 np.zeros((system.n, d, d)), new_kinematics(system, loads, d, m))
+    work = new_work(system, q, rotations)
+    return State(work, new_factor(block), np.zeros((system.n, d)), new_kinematics(system, loads, d, m),
+                 new_factor(zone_block(system, block)), work.q.copy(), work.rotations.copy(),
+                 np.zeros((system.n, d)), np.zeros((system.n, d, d)))
+
+
+def zone_block(system, block):
+    """The least-squares block of ``block``'s columns with :data:`ZONE_CUT`."""
+    return least_squares_block(system, block.driven, cut=ZONE_CUT)
 
 
 def state_from_walk(walk, loads, m) -> State:
-    """The :class:`State` where a :class:`loops.continuation.Walk` stands (copies), with its
-    curvature."""
+    """The :class:`State` where a :class:`loops.continuation.Walk` stands (copies), its own
+    anchor (with its curvature)."""
     from loops.kernels.newton import copy_factor  # noqa: PLC0415 (kernels load on first use)
 
     from .kernels.motion import curvature_at  # noqa: PLC0415
@@ -89,9 +111,10 @@ def state_from_walk(walk, loads, m) -> State:
         getattr(state.work, name)[...] = getattr(walk.here, name)
     copy_factor(walk.factor, state.factor)
     state.G[:] = walk.G
+    state.anchor_G[:] = walk.G
     curvature_at(system.topology, system.geometry, walk.block, state.work, state.factor, state.G, state.curvature)
     return state
 
 
 def compiled(system, block, inertia, loads, params, m) -> Compiled:
-    return Compiled(system.topology, system.geometry, block, inertia, loads, params, int(m))
+    return Compiled(system.topology, system.geometry, block, inertia, loads, params, int(m), zone_block(system, block))

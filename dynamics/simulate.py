@@ -57,7 +57,7 @@ from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import Walk, WalkStopped
 from loops.linear import singular_values
 from loops.results import MAX_RECORD_BYTES, Column, Trajectory, record_bytes
-from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped
+from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped, SweepStopped
 
 from .equations import dynamic_model, finite_values, method_code, no_inertia_message, snapshot_of
 from .integrate import tableau
@@ -391,7 +391,13 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     rates = finite_values(qd0, names, "qd0")
     p0 = _prescribed_at(driven, 0.0)
     columns = np.r_[np.asarray(cols, dtype=np.int64), np.asarray(prescribed_cols, dtype=np.int64)].astype(np.int64)
-    walk = dyn.start(columns, np.r_[values, p0], where="q0")
+    try:
+        walk = dyn.start(columns, np.r_[values, p0], where="q0")
+    except SweepStopped as stop:
+        # The start is not reached: a stopped simulation with no sample.
+        empty = SimulationResult(dyn, _samples(dyn.system, 0), 0, names, [name for _, _, name in driven], [],
+                                 stop.reason, 0, 0)
+        raise SimulationStopped(stop.reason, empty) from None
     run = _Run(dyn, walk, names, driven, formulation, rtol, atol, max_step, switching, t_end, times, method)
     return run.go(rates)
 
@@ -457,10 +463,10 @@ class _Run:
 
     def _accept(self, t, y):
         """Make the closed state at ``(t, y)`` (in ``end``) the base."""
-        from .kernels.integrate import _copy_state, renew_curvature  # noqa: PLC0415
+        from .kernels.integrate import _copy_state, renew_anchor  # noqa: PLC0415
 
         _copy_state(self.end, self.base)
-        renew_curvature(self.model, self.base)
+        renew_anchor(self.model, self.base)
 
     # ------------------------------------------------------------------- stops
     def _check_progress(self, t):

@@ -26,7 +26,7 @@ from .linear import RANK_TOLERANCE, new_factor, square_block
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "Walk", "WalkStopped"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -38,6 +38,13 @@ MAX_CORRECTION_RATIO = 0.3
 DEAD_POINT_CONDITIONING = 1e-3
 #: Reciprocal condition number below which a position is singular (its own tangent unusable).
 SINGULAR_CONDITIONING = 1e-10
+#: Reciprocal condition number below which a block's solves are not trusted by the guards
+#: and the dynamics: a correction's noise is taken at this floor, the orientation of the
+#: block (the sign of its determinant) is not compared, a stage of a simulation is closed
+#: by the rank-truncated solve (singular values below it dropped) and takes its tangent from
+#: the branch, and an accepted state does not become the anchor. Solves above it lose at
+#: most ~eps / 1e-6 ~ 2e-10 of their relative accuracy.
+TRUSTED_CONDITIONING = 1e-6
 #: Reciprocal condition number of a square block with rows left out below which its rows are
 #: chosen anew (each new choice lowers the threshold tenfold below the new block's).
 RECHOOSE_CONDITIONING = 1e-2
@@ -226,6 +233,19 @@ class Walk:
     def configuration(self):
         """The current :class:`loops.configuration.Configuration`."""
         return evaluate(self.system, self.here.q, self.here.rotations)
+
+    def result(self, names, reason=None):
+        """The position the walk stands on as a one-position :class:`loops.results.SweepResult`
+        driven by ``names`` (the first of the driven columns; the rest are held), at rest:
+        what a stopped walk keeps (``SweepStopped.partial``)."""
+        from .results import SweepResult  # noqa: PLC0415 (results import this module's users)
+
+        system, links = self.system, self.system.topology.links
+        held = [system.variable_names[c] for c in self.driven[len(names):]]
+        zeros = np.zeros((1, system.n))
+        return SweepResult(system, list(names), self.here.q[None].copy(), zeros, zeros.copy(),
+                           self.here.T[None].copy(), np.zeros((1, links, 6)), np.zeros((1, links, 6)), held=held,
+                           stop_reason=reason, rotations=self.here.rotations[None].copy(), tangents=self.G[None].copy())
 
     # ------------------------------------------------------------------ moves
     def to(self, target):

@@ -43,17 +43,21 @@ SquareBlock = namedtuple("SquareBlock", [
     "row_position",     # (rows,) position of each chosen row in the band ordering, -1 if left out
     "row_scale",        # (rows,) 1 for rotations and gauges, 1/scale for gaps
     "column_scale",     # (n,) 1 for angles, scale for lengths
+    "cut",              # LEAST_SQUARES: singular values below cut x the largest are dropped
 ])
 SquareBlock.__doc__ = """The block of ``B`` the kernels factorize (see the module docstring): the square
 block of chosen rows (``mode == SQUARE``), or every row, solved in the least-squares,
-minimum-norm sense through an SVD (``mode == LEAST_SQUARES``: for assembling from rough
-guesses, where rows that are dependent at the closure are not dependent yet)."""
+minimum-norm sense through an SVD with the singular values below ``cut`` times the largest
+dropped (``mode == LEAST_SQUARES``: for assembling from rough guesses, where rows that are
+dependent at the closure are not dependent yet; and, with a large ``cut``, for closing
+positions next to a singular one without moving along its nearly singular directions)."""
 
 SQUARE, LEAST_SQUARES = 0, 1
 
 #: A factorization of a :class:`SquareBlock` (:func:`loops.kernels.linear.factorize_block`):
 #: banded LU factors, row exchanges, the driven columns of the chosen rows (N, d), and
-#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow]``.
+#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow,
+#: sign of the determinant (+1, -1; 0 for a least-squares block)]``.
 Factor = namedtuple("Factor", ["band", "pivots", "driven", "info"])
 
 
@@ -63,9 +67,9 @@ def new_factor(block) -> Factor:
     if block.mode == LEAST_SQUARES:
         rows = len(block.row_position)
         return Factor(np.zeros((block.size, rows)), np.zeros(0, dtype=np.int64),
-                      np.zeros((rows, len(block.driven))), np.zeros(4))
+                      np.zeros((rows, len(block.driven))), np.zeros(5))
     return Factor(np.zeros((2 * block.kl + block.ku + 1, block.size)), np.zeros(block.size, dtype=np.int64),
-                  np.zeros((block.size, len(block.driven))), np.zeros(4))
+                  np.zeros((block.size, len(block.driven))), np.zeros(5))
 
 
 def singular_values(B_scaled) -> np.ndarray:
@@ -172,11 +176,12 @@ def square_block(system, B_scaled, driven):
               np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
     for a in arrays:
         a.setflags(write=False)
-    return SquareBlock(SQUARE, size, kl, ku, *arrays)
+    return SquareBlock(SQUARE, size, kl, ku, *arrays, 0.0)
 
 
-def least_squares_block(system, driven):
-    """The :class:`SquareBlock` that solves with every row of ``B`` (SVD, minimum norm)."""
+def least_squares_block(system, driven, cut=RANK_TOLERANCE):
+    """The :class:`SquareBlock` that solves with every row of ``B`` (SVD, minimum norm), singular
+    values below ``cut`` times the largest dropped."""
     n = system.n
     driven = np.asarray(driven, dtype=np.int64)
     mask = np.ones(n, dtype=bool)
@@ -190,4 +195,4 @@ def least_squares_block(system, driven):
               np.ascontiguousarray(system.row_scale), np.ascontiguousarray(system.column_scale)]
     for a in arrays:
         a.setflags(write=False)
-    return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays)
+    return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays, float(cut))

@@ -287,3 +287,11 @@ class Trajectory:
 class SweepResult(Trajectory):
     """Positions, velocities and accelerations at each requested sweep position (a
     :class:`Trajectory`); ``held`` names the variables held at their values."""
+
+    @classmethod
+    def empty(cls, system, drivers, stop_reason, held=()):
+        """A record of no position (what a sweep that stopped before its first position keeps)."""
+        n, links, m = system.n, system.topology.links, len(system.spherical_pairs)
+        return cls(system, drivers, np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, links, 4, 4)),
+                   np.zeros((0, links, 6)), np.zeros((0, links, 6)), held=held, stop_reason=stop_reason,
+                   rotations=np.zeros((0, m, 3, 3)), tangents=np.zeros((0, n, len(drivers) + len(held))))

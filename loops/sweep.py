@@ -229,8 +229,8 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         loop = worst_loop(system, start)
         reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
                   "call Mechanism.assemble() first")
-        raise SweepStopped(reason, _Outputs(system, 0, len(names)).result(system, names, [], 0, reason),
-                           loop=loop, residual=start.closure_error())
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
+                           residual=start.closure_error())
     try:
         held = held_freedoms(system, start, driven, hold)
     except DependentDrivers:
@@ -238,7 +238,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
                   f"its turning point, or drivers that are not independent), so "
                   f"{_describe(system, names, driven, table[0])} cannot be reached")
-        raise SweepStopped(reason, _Outputs(system, 0, len(names)).result(system, names, [], 0, reason),
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason),
                            driver_values=dict(zip(names, table[0]))) from None
     held_names = [system.variable_names[c] for c in held]
     columns = np.r_[driven, held].astype(np.int64)
@@ -253,7 +253,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
-        raise SweepStopped(reason, out.result(system, names, held_names, 0, reason)) from None
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
 
     bar = _progress(count, progress)
     index = 0

@@ -342,3 +342,24 @@ def spatial_velocity_difference(poses, h, richardson=True):
     T_dot = richardson_derivative(T, h) if richardson else central_difference(T, h)
     M = T_dot @ inverse(T[len(T) // 2])
     return np.r_[M[2, 1], M[0, 2], M[1, 0], M[:3, 3]]
+
+
+def relative_rotation_vectors(result, first, second):
+    """Principal rotation vectors (N, 3), norm <= pi, of link ``second`` relative to link
+    ``first`` from their poses in a record: ``log(R_first^T R_second)`` by scipy (independent
+    of how spherical pairs are parametrized)."""
+    from scipy.spatial.transform import Rotation
+
+    R1, R2 = result.pose(first)[:, :3, :3], result.pose(second)[:, :3, :3]
+    return Rotation.from_matrix(np.swapaxes(R1, 1, 2) @ R2).as_rotvec()
+
+
+def rewrapped_rotation_vectors(values):
+    """Rotation vectors (N, 3) of any norm brought back to the principal ones (norm <= pi):
+    the same rotation, ``v - 2 pi k v/|v|`` with the integer k that puts the norm in
+    (-pi, pi], the axis flipped where it ends negative."""
+    values = np.asarray(values, dtype=float)
+    norm = np.linalg.norm(values, axis=1)
+    axis = values / np.where(norm > 0, norm, 1.0)[:, None]
+    wrapped = norm - 2 * np.pi * np.round(norm / (2 * np.pi))
+    return axis * wrapped[:, None]

@@ -4,9 +4,13 @@
 Every builder returns a :class:`mechanism.Mechanism`; geometry is global at the design pose.
 """
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 
 from mechanism import Mechanism
+from reference import spatial_slider_crank as ssc
 from reference.dynamics_references import (
     RodDoublePendulum,
     SliderCrank,
@@ -125,4 +129,70 @@ def parallelogram_chain(count, gravity=9.81):
         m.add_pair(f"R{i}", "revolute", f"c{i}", f"r{i + 1}", at=(i + 1, 1, 0), axis=(0, 0, 1))
     m.add_point("tip", "r0", at=(0, 1, 0))
     m.set_gravity((0, -gravity, 0))
+    return m
+
+
+def spatial_slider_crank(variant=ssc.STATED):
+    """IFToMM spatial rigid slider-crank (``tests/reference/spatial_slider_crank.py``) at crank angle 0.
+
+    ``variant`` chooses the crank's centre of mass and the rod pin of the Hooke pair (see
+    :class:`reference.spatial_slider_crank.Variant`). Pairs: ``crank_angle`` (revolute,
+    ground-crank, about x at A), ``B`` (spherical, crank-rod), ``C`` (Hooke, slider-rod: pins
+    x and the rod pin), ``slide`` (prismatic, ground-slider, along x; slider x = 0.2 + slide).
+    """
+    rod_frame = ssc.rod_frame_at_start()
+    m = Mechanism("IFToMM spatial slider-crank")
+    m.add_link("crank", mass=ssc.CRANK_MASS, com=ssc.crank_centre_at_start(variant), inertia=ssc.CRANK_INERTIA)
+    m.add_link("rod", mass=ssc.ROD_MASS, com=(ssc.B0 + ssc.C0) / 2,
+               inertia=rod_frame @ np.diag([ssc.ROD_INERTIA_AXIAL, ssc.ROD_INERTIA_TRANSVERSE,
+                                            ssc.ROD_INERTIA_TRANSVERSE]) @ rod_frame.T)
+    m.add_link("slider", mass=ssc.SLIDER_MASS, com=ssc.C0, inertia=ssc.SLIDER_INERTIA)
+    m.add_pair("crank_angle", "revolute", "ground", "crank", at=ssc.A, axis=(1, 0, 0))
+    m.add_pair("B", "spherical", "crank", "rod", at=ssc.B0)
+    m.add_pair("C", "hooke", "slider", "rod", at=ssc.C0, axes=((1, 0, 0), ssc.rod_pin_at_start(variant)))
+    m.add_pair("slide", "prismatic", "ground", "slider", at=ssc.C0, axis=(1, 0, 0))
+    m.add_point("slider_centre", "slider", at=ssc.C0)
+    m.set_gravity((0, 0, -ssc.GRAVITY))
+    return m
+
+
+RSSR_FILE = Path(__file__).resolve().parent.parent / "examples" / "rssr.toml"
+RSSR_MASSES = {"crank": 0.1, "coupler": 0.25, "rocker": 0.15}   # kg
+RSSR_GRAVITY = np.array([0.0, -9.81, 0.0])
+
+
+def rssr_rods():
+    """``{link: (mass, com, central inertia)}`` of ``examples/rssr.toml``'s links as uniform thin rods
+    (SI): crank from its axis to its ball, coupler between the balls, rocker from its shaft
+    (the ball's foot on it) to its ball; masses :data:`RSSR_MASSES`."""
+    data = tomllib.loads(RSSR_FILE.read_text())
+    scale = 1e-3 if data["units"]["length"] == "mm" else 1.0
+    at = {p["name"]: np.array(p["at"], dtype=float) * scale for p in data["pairs"]}
+    axis = np.array(next(p["axis"] for p in data["pairs"] if p["name"] == "rocker_angle"), dtype=float)
+    axis /= np.linalg.norm(axis)
+    foot = at["rocker_angle"] + ((at["rocker_ball"] - at["rocker_angle"]) @ axis) * axis
+    ends = {"crank": (at["crank_angle"], at["crank_ball"]), "coupler": (at["crank_ball"], at["rocker_ball"]),
+            "rocker": (foot, at["rocker_ball"])}
+    rods = {}
+    for link, (a, b) in ends.items():
+        length = np.linalg.norm(b - a)
+        mass = RSSR_MASSES[link]
+        rods[link] = (mass, (a + b) / 2, thin_link_inertia(mass * length**2 / 12, b - a))
+    return rods
+
+
+def massive_rssr(rods=None, gravity=RSSR_GRAVITY):
+    """``examples/rssr.toml`` (pairs and points as in the file, SI) with massive links ``rods``
+    (default :func:`rssr_rods`) and ``gravity``."""
+    data = tomllib.loads(RSSR_FILE.read_text())
+    scale = 1e-3 if data["units"]["length"] == "mm" else 1.0
+    m = Mechanism("rssr with massive links")
+    for link, (mass, com, inertia) in (rssr_rods() if rods is None else rods).items():
+        m.add_link(link, mass=mass, com=com, inertia=inertia)
+    for pair in data["pairs"]:
+        extra = {"axis": pair["axis"]} if "axis" in pair else {}
+        m.add_pair(pair["name"], pair["type"], *pair["links"], at=np.array(pair["at"], dtype=float) * scale, **extra)
+    for point in data["points"]:
+        m.add_point(point["name"], point["link"], at=np.array(point["at"], dtype=float) * scale)
+    m.set_gravity(gravity)
     return m

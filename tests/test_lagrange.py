@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from dynamics import equations_of_motion
+from core_models import four_bar as crank_rocker, four_bar_rocker_limits
+from dynamics import equations_of_motion, simulate
 from dynamics_models import double_pendulum, governor, solar_array
-from mechanism import Mechanism, ModelError, load_model
+from mechanism import Mechanism, ModelError, SimulationStopped, SweepStopped, load_model
 from reference.dynamics_references import (
     RodDoublePendulum,
     SolarArray,
@@ -128,7 +129,22 @@ def test_dependent_coordinates_are_refused_with_a_suggestion():
         equations_of_motion(m, q={"travel": 0.0, "lower_inner": 0.0})
 
 
-def test_unreachable_value_is_a_model_error():
-    """The crank-rocker's rocker cannot swing a full turn."""
-    with pytest.raises(ModelError, match="cannot reach"):
-        equations_of_motion(four_bar(), q={"D": 3.0})
+def test_unreachable_value_is_a_stopped_walk_with_the_position_reached():
+    """The crank-rocker's rocker cannot swing a full turn: SweepStopped keeps where the walk stopped."""
+    # A solver failure, not bad input (issue 9: one family of errors): SweepStopped, whose partial is the closed
+    # position at the rocker's toggle (D = 0.1012 rad, core_models.four_bar_rocker_limits) where the walk stopped.
+    with pytest.raises(SweepStopped) as caught:
+        equations_of_motion(crank_rocker(), q={"D": 3.0})
+    stop = caught.value
+    assert not isinstance(stop, ModelError)
+    # Values in the model's own units (SI for a model built in Python), with the unit.
+    assert stop.reason.startswith("q: cannot reach D = 3 rad from the design pose: a dead point at D = 0.1011")
+    assert len(stop.partial) == 1 and stop.partial.stop_reason == stop.reason
+    assert abs(stop.partial.q("D")[0] - four_bar_rocker_limits()[1]) < 1e-6
+
+
+def test_simulation_from_an_unreachable_start_stops_with_no_sample():
+    """simulate() from a q0 beyond reach: SimulationStopped with an empty partial, not a ModelError."""
+    with pytest.raises(SimulationStopped) as caught:
+        simulate(crank_rocker(), t_end=1.0, q0={"D": 3.0})
+    assert "cannot reach D = 3" in caught.value.reason and len(caught.value.partial) == 0

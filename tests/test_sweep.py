@@ -23,6 +23,7 @@ from numpy.testing import assert_allclose
 
 from core_models import (
     CLOSURE_TOL,
+    EXAMPLES,
     FOUR_BAR_LENGTHS,
     assert_pairs_coincide,
     cardan_coupling,
@@ -30,9 +31,11 @@ from core_models import (
     four_bar,
     four_bar_link_local,
     four_bar_rocker_limits,
+    relative_rotation_vectors,
+    rewrapped_rotation_vectors,
     spatial_all_pairs,
 )
-from mechanism import ClosureError, KinematrixError, Mechanism, ModelError, SweepStopped
+from mechanism import ClosureError, KinematrixError, Mechanism, ModelError, SweepStopped, load_model
 from reference import closed_forms as cf
 
 # Freudenstein's angles of the design pose: crank 0, coupler B -> C at 45 deg, rocker D -> C.
@@ -440,3 +443,20 @@ def test_ctrl_c_raises_the_stop_exception_with_the_positions_reached(monkeypatch
     assert_allclose(stop.partial.q("A"), values[:reached], rtol=0, atol=0)
     assert_pairs_coincide(stop.partial, SIZE)
     assert re.fullmatch(rf"interrupted \(Ctrl-C\) after {reached} of 2001 positions, at A = [\d.]+ rad", stop.reason)
+
+
+def test_spherical_values_are_continuous_rotation_vectors_over_two_crank_turns():
+    """RSSR over two crank turns: each ball's value is its relative rotation vector, unwrapped (no 2 pi jumps)."""
+    # DESIGN.md: a spherical pair's value is the rotation vector of its second link relative to the first, in global
+    # axes at the design pose, continuous along a sweep: past half a turn its norm exceeds pi instead of jumping by
+    # 2 pi. The coupler of this RSSR turns about 2 pi relative to the crank each crank turn, so the crank ball's
+    # value passes pi twice. Reference: scipy's principal rotation vector of R_crank^T R_coupler from the poses; the
+    # unwrapped value equals it up to a multiple of 2 pi along its own axis, and its steps stay small (1 deg of crank
+    # turns the coupler relative to the crank by about 1 deg: steps below 0.05 rad).
+    rssr = load_model(EXAMPLES / "rssr.toml")
+    res = rssr.sweep({"crank_angle": np.radians(np.arange(0.0, 721.0, 1.0))})
+    for pair, first, second in (("crank_ball", "crank", "coupler"), ("rocker_ball", "coupler", "rocker")):
+        assert np.abs(np.diff(res.q(pair), axis=0)).max() < 0.05, pair
+        assert_allclose(rewrapped_rotation_vectors(res.q(pair)), relative_rotation_vectors(res, first, second),
+                        rtol=0.0, atol=1e-9, err_msg=pair)
+    assert np.linalg.norm(res.q("crank_ball"), axis=1).max() > 2 * np.pi

@@ -3,10 +3,12 @@
 The state is ``y = (u, u', W_dissipated, W_external, W_driver)``: the independent
 coordinates and their rates, and three work integrals for the energy bookkeeping. Every
 stage of a step evaluates :func:`dynamics.kernels.motion.rhs`, which closes the loops at
-the stage's coordinates from the *base* state (the last accepted one) along the branch;
-the dependent pair variables are never integrated, so nothing drifts off the closure. A
-stage whose closure fails the branch guard, or lands on a singular position, rejects the
-step, which is retried four times shorter.
+the stage's coordinates along the branch, predicted from the *anchor* of the base state
+(the last accepted state whose block was well conditioned: :mod:`dynamics.motion`); the
+dependent pair variables are never integrated, so nothing drifts off the closure. A stage
+whose closure fails the branch guard rejects the step, which is retried four times
+shorter; a stage next to a singular position of the closure is evaluated on the branch's
+Taylor model (:mod:`dynamics.kernels.motion`), so steps pass such positions.
 
 Methods (the tableaus come from scipy, :mod:`dynamics.integrate`): ``DOP853`` (Dormand and
 Prince's 8(5,3) pair, its error estimate and 7th-order dense output, as scipy's) and
@@ -26,13 +28,14 @@ import math
 
 import numpy as np
 
+from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels._compile import kernel
 from loops.kernels.newton import copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
 
 __all__ = ["DONE", "BUDGET", "FULL", "SWITCH", "STOPPED", "DEAD_POINT", "MASS_SINGULAR", "integrate",
-           "initial_step", "evaluate_at", "renew_curvature"]
+           "initial_step", "evaluate_at", "renew_anchor"]
 
 DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 DOP853_KIND, RK45_KIND = 0, 1
@@ -54,24 +57,27 @@ def _copy_state(source, target):
     target.G[:, :] = source.kin.G
 
 
-#: Reciprocal condition of the block below which a state's own curvature is not trusted (it
-#: comes from solves whose errors grow like the condition number squared); the previous one,
-#: smooth along the branch, serves the predictor instead.
-CURVATURE_CONDITIONING = 1e-6
 
 
 @kernel
-def renew_curvature(model, base):
-    """The predictor's curvature at a new base state, where its block is well conditioned."""
-    if base.factor.info[2] != 0.0 and base.factor.info[1] >= CURVATURE_CONDITIONING:
+def renew_anchor(model, base):
+    """Make a new base state its own anchor (with its curvature) where its block is trusted
+    (``loops.continuation.TRUSTED_CONDITIONING``: its ``G`` has errors ~ eps / rcond, its
+    curvature ~ eps / rcond^2, two solves deep); elsewhere it keeps the anchor it had."""
+    if base.factor.info[2] != 0.0 and base.factor.info[1] >= TRUSTED_CONDITIONING:
+        base.anchor_q[:] = base.work.q
+        base.anchor_rotations[:, :, :] = base.work.rotations
+        base.anchor_G[:, :] = base.G
         curvature_at(model.topology, model.geometry, model.block, base.work, base.factor, base.G, base.curvature)
 
 
 @kernel
 def evaluate_at(model, base, stage, t, y, dy):
-    """``dy = F(t, y)`` closing from ``base`` into ``stage`` (a counted call of the right-hand side)."""
-    return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, base.work, base.factor,
-               base.G, base.curvature, stage.work, stage.factor, stage.kin, t, y, model.m, model.params, dy)
+    """``dy = F(t, y)`` closing from ``base``'s anchor into ``stage`` (a counted call of the
+    right-hand side)."""
+    return rhs(model.topology, model.geometry, model.block, model.zone, model.inertia, model.loads, base.anchor_q,
+               base.anchor_rotations, base.anchor_G, base.curvature, stage.work, stage.factor, stage.zone_factor,
+               stage.kin, t, y, model.m, model.params, dy)
 
 
 @kernel
@@ -384,7 +390,7 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
         y[:] = y_new
         f[:] = f_new
         _copy_state(end, base)
-        renew_curvature(model, base)
+        renew_anchor(model, base)
         counters[0] += 1
         taken += 1
         if error == 0.0:

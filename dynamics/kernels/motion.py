@@ -3,11 +3,24 @@
 The driven coordinates ``d = (u, p)`` are the independent coordinates ``u`` and the
 prescribed (rheonomic) ones ``p(t)``; every other pair variable follows from the closure.
 
-* :func:`close_stage` closes the loops at given driven values from a *base* state (the last
-  accepted one): the second-order prediction ``q = q_b + G_b Dd + 1/2 kappa(Dd, Dd)`` along
-  the branch (spherical pairs advanced as rotations), then Newton (eq. 3) with the driven
-  values held, accepted only when the correction is small against the predicted motion (the
-  branch guard of :mod:`loops.kernels.continuation`).
+* :func:`close_stage` closes the loops at given driven values from the *anchor* (the last
+  accepted state whose block was well conditioned, :mod:`dynamics.motion`): the
+  second-order prediction ``q = q_a + G_a Dd + 1/2 kappa(Dd, Dd)`` along the branch
+  (spherical pairs advanced as rotations), then Newton (eq. 3) with the driven values held,
+  accepted only when the correction is small against the predicted motion (the branch
+  guard of :mod:`loops.kernels.continuation`).
+* Next to a singular position of the closure (a parallelogram chain folding flat: the
+  square block's reciprocal condition below ``loops.continuation.TRUSTED_CONDITIONING``)
+  a Newton step is round-off divided by the small singular values, a jump towards the
+  other branch of the size of the motion itself. There the stage is closed by the rank-truncated
+  least-squares solve (the *zone* block: the directions that keep the loops closed are
+  solved, the nearly singular ones are left to the prediction, on the branch to third
+  order), its transmission ``G = G_a + kappa Dd`` and its accelerations ``q'' = G d'' +
+  kappa(d', d')`` come from the branch's Taylor model at the anchor, not from a solve
+  whose errors grow like the condition number (DESIGN.md: the incoming tangent decides).
+  The anchor is renewed only at well-conditioned accepted states, so neither the
+  prediction nor the tangent ever comes from an ill-conditioned solve, and the integrator
+  steps through such a position instead of creeping towards it.
 * :func:`curvature_at` gives ``kappa = d^2 q / dd_s dd_t`` at a closed state (the closure
   differentiated twice at unit rates, polarized).
 * :func:`dynamics_at` evaluates, at a closed state with its transmission matrix ``G``: the
@@ -26,8 +39,10 @@ from loops.kernels._compile import kernel
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
-from loops.kernels.continuation import tangent_at
+from loops.continuation import TRUSTED_CONDITIONING
+from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from loops.kernels.newton import SINGULAR as SINGULAR_BLOCK
 from loops.kernels.velocity import link_velocities, solve_with_drivers
 
 from .kane import newton_euler_terms
@@ -38,6 +53,7 @@ __all__ = ["OK", "CLOSURE_FAILED", "SINGULAR", "NO_INERTIA", "close_stage", "cur
            "rhs", "solve_dense", "efforts_at_positions"]
 
 OK, CLOSURE_FAILED, SINGULAR, NO_INERTIA = 0, 1, 2, 3
+
 
 
 @kernel
@@ -78,12 +94,14 @@ def solve_dense(M, b, x):
 
 
 @kernel
-def close_stage(topology, geometry, block, base, base_factor, base_G, curvature, target, stage, stage_factor,
-                params, result):
-    """Close the loops with the driven columns at ``target`` (d,), from the ``base`` state.
+def close_stage(topology, geometry, block, zone, anchor_q, anchor_rotations, anchor_G, curvature, target, stage,
+                stage_factor, zone_factor, params, result):
+    """Close the loops with the driven columns at ``target`` (d,), predicted from the anchor.
 
     ``params`` as in :mod:`loops.kernels.continuation`; ``result`` receives the corrector's
-    ``[error, iterations, correction, factorizations]``. True when closed on the branch.
+    ``[error, iterations, correction, factorizations]``. True when closed on the branch. With
+    a square block ill conditioned at the prediction the stage is closed by the ``zone`` block
+    (rank-truncated least squares) into ``zone_factor``; ``stage_factor`` is then unusable.
     """
     tolerance, ratio = params[0], params[2]
     driven = block.driven
@@ -91,19 +109,19 @@ def close_stage(topology, geometry, block, base, base_factor, base_G, curvature,
     n = topology.n
     delta = stage.scratch.variables[2][:d]
     for k in range(d):
-        delta[k] = target[k] - base.q[driven[k]]
+        delta[k] = target[k] - anchor_q[driven[k]]
     step = stage.scratch.variables[3]
     motion = 0.0
     for col in range(n):
         s = 0.0
         for a in range(d):
-            s += base_G[col, a] * delta[a]
+            s += anchor_G[col, a] * delta[a]
             for b in range(d):
                 s += 0.5 * curvature[col, a, b] * delta[a] * delta[b]
         step[col] = s
         motion = max(motion, abs(s) / block.column_scale[col])
-    stage.q[:] = base.q
-    stage.rotations[:, :, :] = base.rotations
+    stage.q[:] = anchor_q
+    stage.rotations[:, :, :] = anchor_rotations
     apply_step(topology, stage, step, 1.0)
     for k in range(d):
         stage.q[driven[k]] = target[k]
@@ -111,10 +129,18 @@ def close_stage(topology, geometry, block, base, base_factor, base_G, curvature,
     # one or two steps, where a chord from the base would take several evaluations.
     stage_factor.info[2] = 0.0
     status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], False,
-                       result)
-    if status != CONVERGED or result[2] > ratio * motion + 10.0 * tolerance:
+                       result, TRUSTED_CONDITIONING)
+    conditioning = stage_factor.info[1]
+    if status == SINGULAR_BLOCK:
+        correction = result[2]
+        zone_factor.info[2] = 0.0
+        status = corrector(topology, geometry, zone, stage, zone_factor, tolerance, int(params[4]), params[5],
+                           False, result, 0.0)
+        result[2] += correction
+        conditioning = 0.0  # the zone: the guard's noise floor
+    if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, conditioning):
         return False
-    seat_spherical(topology, stage, base.q)
+    seat_spherical(topology, stage, anchor_q)
     return True
 
 
@@ -128,6 +154,24 @@ def _bias(topology, geometry, block, work, factor, q_dot, driven_accelerations, 
     for r in range(rows.shape[0]):
         rows[r] = -rows[r]
     solve_with_drivers(block, factor, rows, driven_accelerations, q_ddot, work.scratch.equations[1])
+
+
+@kernel
+def _branch_bias(topology, work, G, curvature, q_dot, rates, driven_accelerations, terms, V, q_ddot):
+    """``q''`` (n,) at a position next to a singular one, from the branch's Taylor model:
+    ``q'' = G d'' + kappa(d', d')`` with the curvature ``kappa`` (n, d, d) of the branch and the
+    driven rates ``rates`` and accelerations (d,); link velocities ``V`` and velocity-product
+    ``terms`` as :func:`_bias` leaves them."""
+    link_velocities(topology, work.xi, q_dot, V)
+    velocity_product_terms(topology, work.q, q_dot, work.W, work.xi, V, terms, work.scratch.v6[1:4])
+    d = G.shape[1]
+    for col in range(topology.n):
+        value = 0.0
+        for a in range(d):
+            value += G[col, a] * driven_accelerations[a]
+            for b in range(d):
+                value += curvature[col, a, b] * rates[a] * rates[b]
+        q_ddot[col] = value
 
 
 @kernel
@@ -163,8 +207,12 @@ def curvature_at(topology, geometry, block, work, factor, G, curvature):
 
 @kernel
 def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rates, prescribed_accelerations, m,
-                kin):
+                kin, curvature):
     """Everything at a closed state with its transmission ``G`` (n, d) and driven ``rates`` (d,).
+
+    With ``factor`` unusable (a position next to a singular one) the accelerations come from
+    the branch ``curvature`` (n, d, d) instead of a solve (:func:`_branch_bias`); pass an
+    empty (0, 0, 0) array where there is no branch to follow.
 
     Fills ``kin`` (see :class:`dynamics.motion.Kinematics`): ``jacobians`` (L, d, 6),
     ``q_dot``, ``q_ddot`` (n,) (at the independent accelerations found), ``V``, ``A`` (L, 6),
@@ -174,7 +222,8 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     forces on the others). The load values must be in ``kin`` already. Returns OK, SINGULAR
     (the closure's block cannot be solved here) or NO_INERTIA (a singular mass matrix).
     """
-    if factor.info[2] == 0.0:
+    on_branch = factor.info[2] == 0.0
+    if on_branch and curvature.shape[0] != topology.n:
         return SINGULAR
     n, d = topology.n, G.shape[1]
     jac = kin.jacobians
@@ -201,7 +250,10 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         driven_accelerations[m + k] = prescribed_accelerations[k]
     terms = work.scratch.terms
     bias = scratch.bias
-    _bias(topology, geometry, block, work, factor, kin.q_dot, driven_accelerations, terms, kin.V, bias)
+    if on_branch:
+        _branch_bias(topology, work, G, curvature, kin.q_dot, rates, driven_accelerations, terms, kin.V, bias)
+    else:
+        _bias(topology, geometry, block, work, factor, kin.q_dot, driven_accelerations, terms, kin.V, bias)
     link_accelerations(topology, work.xi, bias, terms, kin.A)
     gravity_forces = scratch.d[1]
     if inertia.method == 0:
@@ -255,10 +307,11 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
 
 
 @kernel
-def rhs(topology, geometry, block, inertia, loads, base, base_factor, base_G, curvature, stage, stage_factor, kin,
-        t, y, m, params, dy):
+def rhs(topology, geometry, block, zone, inertia, loads, anchor_q, anchor_rotations, anchor_G, curvature, stage,
+        stage_factor, zone_factor, kin, t, y, m, params, dy):
     """``dy = F(t, y)`` for ``y = (u (m), u' (m), three work integrals)``; ``stage``,
-    ``stage_factor`` and ``kin`` hold the closed state and its dynamics afterwards.
+    ``stage_factor`` and ``kin`` hold the closed state and its dynamics afterwards (the stage
+    is predicted from the anchor, see :func:`close_stage`).
 
     Returns OK, CLOSURE_FAILED (the loops do not close on the branch from the base),
     SINGULAR or NO_INERTIA; ``dy`` is valid only with OK.
@@ -274,16 +327,22 @@ def rhs(topology, geometry, block, inertia, loads, base, base_factor, base_G, cu
         target[m + k] = kin.prescribed[k, 0]
         rates[m + k] = kin.prescribed[k, 1]
     result = kin.scratch.result
-    if not close_stage(topology, geometry, block, base, base_factor, base_G, curvature, target, stage,
-                       stage_factor, params, result):
+    if not close_stage(topology, geometry, block, zone, anchor_q, anchor_rotations, anchor_G, curvature, target,
+                       stage, stage_factor, zone_factor, params, result):
         return CLOSURE_FAILED
-    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, base_G, params[6]):
-        return SINGULAR
+    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, anchor_G, TRUSTED_CONDITIONING):
+        # Next to a singular position: the tangent of the branch's Taylor model at the anchor.
+        for col in range(topology.n):
+            for a in range(d):
+                value = anchor_G[col, a]
+                for b in range(d):
+                    value += curvature[col, a, b] * (target[b] - anchor_q[block.driven[b]])
+                kin.G[col, a] = value
     prescribed_accelerations = kin.scratch.d[6][:d - m]
     for k in range(d - m):
         prescribed_accelerations[k] = kin.prescribed[k, 2]
     status = dynamics_at(topology, geometry, block, inertia, loads, stage, stage_factor, kin.G, rates,
-                         prescribed_accelerations, m, kin)
+                         prescribed_accelerations, m, kin, curvature)
     if status != OK:
         return status
     for a in range(m):
@@ -314,7 +373,7 @@ def efforts_at_positions(topology, geometry, block, inertia, loads, state, q, ro
         kin.G[:, :] = G[i]
         load_values(loads, times[i], kin.pair_values, kin.point_values, kin.prescribed)
         status = dynamics_at(topology, geometry, block, inertia, loads, work, factor, kin.G, speeds[i],
-                             accelerations[i], 0, kin)
+                             accelerations[i], 0, kin, np.zeros((0, 0, 0)))
         if status != OK:
             return i
         efforts[i] = kin.efforts

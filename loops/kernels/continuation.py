@@ -9,7 +9,13 @@ if
 * every loop closes to the tolerance,
 * the correction is small against the predicted motion (``max_correction_ratio``; a larger
   one means the corrector fell onto another assembly branch), and
-* the tangent keeps its direction (the walk did not pass a turning point).
+* the block keeps its orientation wherever both ends of the step are well conditioned
+  (:func:`same_orientation`): two branches that come close without meeting (a four-bar
+  near its change-point proportions) have opposite orientations, so a step that jumps
+  the neck between them is refused, and halving resolves the branch's sharp turn there;
+  a step that crosses a true singular position (a parallelogram folding flat, where the
+  determinant vanishes on the branch itself) has an end below ``TRUSTED_CONDITIONING``
+  once halving has brought it close, and passes straight through.
 
 Otherwise the step is halved; after ``max_halvings`` halvings in a row the walk stops and
 says so. A step's predicted motion is limited to ``max_motion`` (dimensionless) so that
@@ -37,6 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..continuation import TRUSTED_CONDITIONING
+from ..linear import SQUARE
 from ._compile import kernel
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
@@ -45,9 +53,53 @@ from .newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherica
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here", "tangent_at",
-           "motion_at_positions"]
+           "motion_at_positions", "on_branch", "same_orientation"]
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
+
+@kernel
+def on_branch(correction, motion, ratio, tolerance, conditioning):
+    """The branch guard: a corrector's ``correction`` (dimensionless) is on the branch the
+    prediction followed when it is small against the predicted ``motion`` (a fraction
+    ``ratio`` of it) or within the noise of the closure itself. A position closed to
+    ``tolerance`` is known only to about ``tolerance / conditioning`` along the nearly
+    singular directions of the block (reciprocal condition ``conditioning``), so that, not
+    the tolerance alone, is the noise: next to a singular position a correction of that size
+    is round-off of the start, not a jump to another branch."""
+    noise = tolerance / min(max(conditioning, TRUSTED_CONDITIONING), 1.0)
+    return correction <= ratio * motion + 10.0 * noise
+
+
+@kernel
+def same_orientation(block, before, after):
+    """False when two LU factorizations of one square block, both trusted (reciprocal
+    condition at least ``TRUSTED_CONDITIONING``), are oriented differently: the step between
+    them left its branch for another one, or passed a singular position without coming close
+    to it.
+
+    With the same row exchanges at both ends each pivot (diagonal entry of U) is a
+    continuous function of the block along the step, and a pivot that changes sign passed
+    through zero: a singular position between the ends, unless the row exchanges changed
+    and changed back in between (then halving the step finds ends whose exchanges differ).
+    Comparing every pivot sees two loops that change branch at once, which leave the sign
+    of the determinant alone. With different row exchanges only the signs of the
+    determinants are compared."""
+    if before.info[1] < TRUSTED_CONDITIONING or after.info[1] < TRUSTED_CONDITIONING:
+        return True
+    if block.mode != SQUARE:
+        return True
+    same_exchanges = True
+    for j in range(block.size):
+        if before.pivots[j] != after.pivots[j]:
+            same_exchanges = False
+            break
+    if not same_exchanges:
+        return before.info[4] == after.info[4]
+    kv = block.kl + block.ku
+    for j in range(block.size):
+        if (before.band[kv, j] > 0.0) != (after.band[kv, j] > 0.0):
+            return False
+    return True
 
 
 @kernel
@@ -124,24 +176,17 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, True,
-                           result)
+                           result, 0.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
-        accepted = status == CONVERGED and result[2] <= ratio * motion + 10.0 * tolerance
+        accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
+                                                     trial_factor.info[1] if trial_factor.info[2] != 0.0
+                                                     else factor.info[1])
         if accepted:
             seat_spherical(topology, trial, here.q)
             regular = tangent_at(topology, geometry, block, trial, trial_factor, new_G, G, singular_rcond)
             if regular and factor.info[2] != 0.0:
-                # Same branch: the motion per unit of the step keeps its direction.
-                dot = 0.0
-                for col in range(n):
-                    before = 0.0
-                    after = 0.0
-                    for k in range(d):
-                        before += G[col, k] * span[k]
-                        after += new_G[col, k] * span[k]
-                    dot += before * after / block.column_scale[col] ** 2
-                accepted = dot > 0.0
+                accepted = same_orientation(block, factor, trial_factor)
         if not accepted:
             halvings += 1
             h *= 0.5
@@ -223,7 +268,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
     factor.info[2] = 0.0
     status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], False,
-                       result)
+                       result, 0.0)
     if status == CONVERGED:
         previous = here.q.copy()
         seat_spherical(topology, here, previous)

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import LEAST_SQUARES, RANK_TOLERANCE
+from ..linear import LEAST_SQUARES
 from ._compile import kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
 
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
 
-__all__ = ["band_lu", "band_solve", "band_solve_transposed", "band_one_norm_of_inverse", "factorize_block",
-           "solve_block", "transmission"]
+__all__ = ["band_lu", "band_determinant_sign", "band_solve", "band_solve_transposed", "band_one_norm_of_inverse",
+           "factorize_block", "solve_block", "transmission"]
 
 
 @kernel
@@ -63,6 +63,23 @@ def band_lu(band, n, kl, ku, pivots):
     if n == 0:
         return 1.0
     return smallest / largest if largest > 0.0 else 0.0
+
+
+@kernel
+def band_determinant_sign(band, n, kl, ku, pivots):
+    """Sign (+1, -1; 0 if singular) of the determinant of the matrix factorized by
+    :func:`band_lu`: the signs of U's diagonal and one sign change per row exchange."""
+    kv = kl + ku
+    sign = 1.0
+    for j in range(n):
+        d = band[kv, j]
+        if d == 0.0:
+            return 0.0
+        if d < 0.0:
+            sign = -sign
+        if pivots[j] != j:
+            sign = -sign
+    return sign
 
 
 @kernel
@@ -179,19 +196,20 @@ def _dense_rows(topology, block, work, free_part, driven_part):
 @kernel
 def _factorize_least_squares(topology, block, work, factor):
     """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
-    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve."""
+    ``block.cut`` of the largest (or of 1) dropped: the minimum-norm least-squares solve."""
     rows = block.row_position.shape[0]
     free_part = np.zeros((rows, block.size))
     _dense_rows(topology, block, work, free_part, factor.driven)
     factor.info[3] = 0.0
     factor.info[2] = 1.0
+    factor.info[4] = 0.0
     if block.size == 0 or rows == 0:
         factor.band[:, :] = 0.0
         factor.info[0] = 1.0
         factor.info[1] = 1.0
         return
     U, sv, Vt = np.linalg.svd(free_part, full_matrices=False)
-    cut = RANK_TOLERANCE * max(sv[0], 1.0)
+    cut = block.cut * max(sv[0], 1.0)
     factor.band[:, :] = 0.0
     for k in range(sv.shape[0]):
         if sv[k] > cut:
@@ -285,6 +303,7 @@ def factorize_block(topology, geometry, block, work, factor):
     factor.info[1] = rcond
     factor.info[2] = 1.0
     factor.info[3] = overflow
+    factor.info[4] = band_determinant_sign(band, n, kl, ku, factor.pivots)
 
 
 @kernel

@@ -72,7 +72,8 @@ def copy_factor(source, target):
 
 
 @kernel
-def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result):
+def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
+              min_conditioning):
     """Close the loops from the configuration in ``work`` with the driven columns held.
 
     ``factor`` is a factorization of the block at a nearby configuration to start from
@@ -85,7 +86,10 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     at the cost of one evaluation, and two solves of one position then agree (sweeps). A
     start already within the tolerance is left as it is (a saved assembly reloads bit for
     bit).
-    Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
+    Returns CONVERGED, NOT_CONVERGED or SINGULAR: the block lost rank at an iterate, or its
+    reciprocal condition there fell below ``min_conditioning`` (0: never), where a step would
+    be dominated by round-off along the nearly singular directions (the caller then uses a
+    rank-truncated solve, :mod:`loops.linear`). On SINGULAR ``work`` holds that iterate.
     """
     n = topology.n
     error = configure(topology, geometry, work)
@@ -108,7 +112,8 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
             factorize_block(topology, geometry, block, work, factor)
             factorizations += 1
             fresh = True
-            if block.mode == SQUARE and (factor.info[0] == 0.0 or factor.info[3] != 0.0):
+            if block.mode == SQUARE and (factor.info[0] == 0.0 or factor.info[3] != 0.0
+                                         or factor.info[1] < min_conditioning):
                 factor.info[2] = 0.0
                 status = SINGULAR
                 break
