@@ -11,15 +11,18 @@ Subcommands (DESIGN.md, "Model files and command line")::
 
 Every value on the command line and in the CSV files is in the model file's units (its
 ``[units]``: lengths in m or mm, angles in rad or deg; rates per second). ``START:STOP:STEP``
-walks from START in steps of STEP and ends exactly on STOP, which the steps reach within
-half a step (the last step stretches or shrinks by up to half a step).
+begins on START and ends exactly on STOP (see :func:`parse_range`: ``0:10:3`` gives 0, 3, 6,
+10).
 
-Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions it
-reached are still written), 2 for user errors (bad model file, bad option, unknown driver
-or point), each reported as one line on stderr.
+Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions or
+samples it reached are still written; none reached: nothing is written), 2 for user errors
+(bad model file, bad option, unknown driver or point, a file that cannot be written), 130
+after Ctrl-C (the positions or samples reached so far are written), each reported as one
+line on stderr.
 
-The sweep's columns come from :meth:`loops.results.SweepResult.columns`, the one place that
-names and orders them; this module only scales them to the file's units.
+CSV files are written by :meth:`loops.results.Trajectory.to_csv`, the one CSV writer (the
+columns of :meth:`~loops.results.Trajectory.columns`, a first line naming the units), in
+the model file's units; the Python API writes the same bytes for the same units.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import numpy as np
 __all__ = ["main"]
 
 PROG = "kinematrix"
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
 
 
 class UserError(Exception):
@@ -67,14 +72,13 @@ def _number(text, what):
     return value
 
 
-#: Largest number of positions a --drive range may expand to.
-MAX_POSITIONS = 10_000_000
-
-
 def parse_range(text, what="--drive"):
-    """``START:STOP:STEP`` (or one number) -> ndarray of values, STOP included.
+    """``START:STOP:STEP`` (or one number) -> ndarray of values, START and STOP included.
 
-    The values are START + k STEP; the last one is STOP itself, reached within half a step.
+    With ``n = round((STOP - START) / STEP)`` (halves rounded up) the values are
+    ``START + k STEP`` for ``k = 0 .. n``, the last of them replaced by STOP (with ``n = 0``:
+    START and STOP). The last step is therefore between half a step and one and a half steps
+    long: ``0:10:3`` gives 0, 3, 6, 10; ``0:10:4`` gives 0, 4, 8, 10; ``0:0.2:1`` gives 0, 0.2.
     """
     parts = text.split(":")
     if len(parts) == 1:
@@ -86,6 +90,8 @@ def parse_range(text, what="--drive"):
         return np.array([start])
     if step == 0.0 or (stop - start) * step < 0.0:
         raise UserError(f"{what}: STEP {parts[2]} does not lead from {parts[0]} to {parts[1]}")
+    from loops.sweep import MAX_POSITIONS
+
     steps = math.floor((stop - start) / step + 0.5)
     if steps + 1 > MAX_POSITIONS:
         raise UserError(f"{what}: {text!r} gives {steps + 1} positions (at most {MAX_POSITIONS})")
@@ -115,59 +121,30 @@ def _quantity_of(quantities, name, option):
 
 
 # -------------------------------------------------------------------------- output
-def _write_atomically(path, text):
-    from mechanism.atomic import write_text_atomically
-
-    try:
-        write_text_atomically(path, text)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _scaled_columns(columns, units, exact=()):
-    """(names, list of (N,) arrays) of result columns in the file's units.
-
-    Columns named in ``exact`` (the drivers and their rates, which the user typed) are
-    converted to the shortest numbers that read back as the SI values, so that a driver
-    given as 15 deg is written 15.0 and not 14.999999999999998.
-    """
-    names = [c.name for c in columns]
-    data = [units.from_si(c.values, c.dimension) if c.name in exact
-            else np.asarray(c.values, dtype=float) * units.factor(c.dimension) for c in columns]
-    return names, data
-
-
-def _driver_columns(result):
-    drivers = list(getattr(result, "drivers", []))
-    return {name + suffix for name in drivers for suffix in ("", "_dot", "_ddot")}
-
-
-def _csv_text(names, data, rows):
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(names)
-    table = np.column_stack(data) if data else np.zeros((rows, 0))
-    for row in table:
-        writer.writerow([repr(float(x)) for x in row])
-    return buffer.getvalue()
-
-
 def _write_result_csv(result, out, units):
-    """Write ``result.columns()`` in the file's units to ``out`` (None: standard output).
-
-    SI files go through ``result.to_csv`` itself."""
-    if out is not None and units.is_si and hasattr(result, "to_csv"):
-        try:
-            result.to_csv(out)
-        except OSError as exc:
-            raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
-        return
-    names, data = _scaled_columns(result.columns(), units, exact=_driver_columns(result))
-    text = _csv_text(names, data, len(result))
+    """Write ``result`` as CSV in ``units`` to ``out`` (None: standard output), by the one
+    CSV writer, :meth:`loops.results.Trajectory.to_csv`."""
     if out is None:
-        sys.stdout.write(text)
-    else:
-        _write_atomically(out, text)
+        sys.stdout.write(result.to_csv(None, units=units))
+        return
+    try:
+        result.to_csv(out, units=units)
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def _check_image(path, option):
+    """A user error, before any work, for an image file whose format matplotlib cannot write."""
+    if path is None:
+        return
+    suffix = os.path.splitext(path)[1][1:].lower()
+    if not suffix:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise UserError(f"{option} {path}: cannot write a {suffix!r} image (formats: {', '.join(sorted(formats))})")
 
 
 def _plotting():
@@ -176,11 +153,16 @@ def _plotting():
     return plotting
 
 
-def _plot_call(function, *args, **kwargs):
+def _plot_call(function, *args, path, **kwargs):
+    """Draw and save a plot to ``path``; a failed write or an unknown image format is a user error."""
     try:
-        return function(*args, **kwargs)
+        return function(*args, path=path, **kwargs)
     except OSError as exc:
-        raise UserError(f"cannot write the plot: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # matplotlib: "Format 'xyz' is not supported (supported formats: ...)"
+        if "format" not in str(exc).lower():
+            raise
+        raise UserError(f"{path}: {' '.join(str(exc).split())}") from None
 
 
 # ------------------------------------------------------------------------ commands
@@ -197,10 +179,11 @@ def cmd_check(args):
 
 
 def cmd_sweep(args):
-    from mechanism.errors import SweepStopped
+    from mechanism.errors import SweepInterrupted, SweepStopped
 
     loaded = _load(args.model)
-    mechanism, units = loaded.mechanism, loaded.units
+    mechanism = loaded.mechanism
+    units = mechanism.units
     model = mechanism.snapshot()
     quantities = _variable_quantities(model)
 
@@ -229,34 +212,60 @@ def cmd_sweep(args):
                 raise UserError(f"--points: unknown point {name!r} (known: {', '.join(point_names) or 'none'})")
     if args.plot and not plot_points:
         raise UserError("--plot: the model has no points to plot (add [[points]] or name them with --points)")
+    _check_image(args.plot, "--plot")
 
     count = max(len(v) for v in drivers.values())
-    status = 0
+    status, note = 0, None
     try:
         result = mechanism.sweep(drivers, speeds=rates["--speed"] or None,
                                  accelerations=rates["--acceleration"] or None)
+    except SweepInterrupted as stop:
+        result, status = stop.partial, INTERRUPTED
+        note = f"interrupted (Ctrl-C) after {len(result)} of {count} positions"
     except SweepStopped as stop:
-        result = stop.partial
-        status = 1
-        reached = len(result)
-        where = ""
-        if reached:
-            last = ", ".join(f"{name} = {result.q(name)[-1] * units.factor(quantities[name]):.6g} "
-                             f"{units.label(quantities[name])}" for name in drivers)
-            where = f"; last position reached: {last}"
-        print(f"{PROG}: sweep stopped after {reached} of {count} positions: {stop.reason}{where}",
-              file=sys.stderr)
+        result, status = stop.partial, 1
+        note = f"sweep stopped after {len(result)} of {count} positions: {stop.reason}"
+    if note is not None and len(result):
+        last = ", ".join(f"{name} = {units.show(result.q(name)[-1], quantities[name])}" for name in drivers)
+        note += f"; last position reached: {last}"
+    return _finish(args, result, "positions", status, note, units,
+                   lambda: _sweep_pictures(args, result, plot_points, units))
 
-    _write_result_csv(result, args.out, units)
-    if len(result):
-        plotting = _plotting() if (args.plot or args.animate) else None
-        if args.plot:
-            _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
-                       length_scale=units.factor("length"), length_unit=units.length)
-        if args.animate:
-            _plot_call(plotting.animate_sweep, result, args.animate, points=plot_points,
-                       length_scale=units.factor("length"), length_unit=units.length)
+
+def _finish(args, result, what, status, note, units, pictures):
+    """Write the CSV (unless nothing was reached), draw the pictures, report a stop on stderr.
+
+    Ctrl-C here ends the command with status 130 and says what was written: a CSV file is
+    written whole or not at all (mechanism/atomic.py holds the signal until it is in place).
+    """
+    wrote = False
+    try:
+        if len(result) or note is None:
+            _write_result_csv(result, args.out, units)
+            wrote = bool(len(result))
+        if len(result):
+            pictures()
+    except KeyboardInterrupt:
+        note = (note + "; then " if note else "") + "interrupted (Ctrl-C)"
+        status = INTERRUPTED
+    if note is not None:
+        written = "nothing written" if not wrote else (
+            f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
+        print(f"{PROG}: {note}; {written}", file=sys.stderr)
     return status
+
+
+def _sweep_pictures(args, result, plot_points, units):
+    """The --plot and --animate pictures of a sweep with at least one position."""
+    if not (args.plot or args.animate):
+        return
+    plotting = _plotting()
+    if args.plot:
+        _plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
+                   length_scale=units.factor("length"), length_unit=units.length)
+    if args.animate:
+        _plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
+                   length_scale=units.factor("length"), length_unit=units.length)
 
 
 def cmd_simulate(args):
@@ -265,10 +274,11 @@ def cmd_simulate(args):
     except ImportError:
         raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
                         "installation)") from None
-    from mechanism.errors import SimulationStopped
+    from mechanism.errors import SimulationInterrupted, SimulationStopped
 
     loaded = _load(args.model)
-    mechanism, units = loaded.mechanism, loaded.units
+    mechanism = loaded.mechanism
+    units = mechanism.units
     quantities = _variable_quantities(mechanism.snapshot())
     if not (math.isfinite(args.t_end) and args.t_end > 0):
         raise UserError(f"--t-end: must be positive, got {args.t_end!r}")
@@ -279,56 +289,34 @@ def cmd_simulate(args):
             name, value = _assignment(text, option)
             quantity = _quantity_of(quantities, name, option)
             initial[option][name] = units.to_si(_number(value, f"{option} {name}"), quantity)
+    _check_image(args.plot, "--plot")
     options = {}
     if args.samples is not None:
         if args.samples < 2:
             raise UserError(f"--samples: need at least 2, got {args.samples}")
+        from loops.compiled import compile_model
+        from dynamics.simulate import check_sample_count
+
+        check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
         options["t_eval"] = np.linspace(0.0, args.t_end, args.samples)
 
-    status = 0
+    status, note = 0, None
     try:
         result = simulate(mechanism, t_end=args.t_end, q0=initial["--q0"], qd0=initial["--qd0"], **options)
+    except SimulationInterrupted as stop:
+        result, status, note = stop.partial, INTERRUPTED, stop.reason
     except SimulationStopped as stop:
-        result, status = stop.partial, 1
-        print(f"{PROG}: simulation stopped: {stop.reason}", file=sys.stderr)
+        result, status, note = stop.partial, 1, f"simulation stopped: {stop.reason}"
 
-    times = np.asarray(result.t, dtype=float)
-    names, data = _simulation_columns(result, mechanism.snapshot(), units)
-    text = _csv_text(["t"] + names, [times] + data, len(times))
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        _write_atomically(args.out, text)
-    if args.plot and len(times):
-        wanted = list(initial["--q0"]) or [n for n in names if n in quantities]
-        curves = {name: data[names.index(name)] for name in wanted if name in names}
-        _plot_call(_plotting().plot_curves, times, curves, path=args.plot, x_label="t [s]",
+    def pictures():
+        if not args.plot:
+            return
+        wanted = list(initial["--q0"]) or result.variable_names
+        curves = {name: units.from_si(result.q(name), quantities[name]) for name in wanted}
+        _plot_call(_plotting().plot_curves, result.t, curves, path=args.plot, x_label="t [s]",
                    y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
-    return status
 
-
-def _simulation_columns(result, model, units):
-    """Columns of a simulation result in the file's units: its own ``columns()`` when it
-    has them (the naming of SweepResult.columns), else pair variables and points."""
-    if hasattr(result, "columns"):
-        names, data = _scaled_columns([c for c in result.columns() if c.name != "t"], units)
-        return names, data
-    quantities = _variable_quantities(model)
-    names, data = [], []
-    for suffix, q_getter, p_getter in (("", "q", "point"), ("_dot", "q_dot", "point_velocity"),
-                                       ("_ddot", "q_ddot", "point_acceleration")):
-        if not hasattr(result, q_getter):
-            continue
-        for name, quantity in quantities.items():
-            names.append(name + suffix)
-            data.append(np.asarray(getattr(result, q_getter)(name)) * units.factor(quantity))
-        if hasattr(result, p_getter):
-            for point in model.points:
-                xyz = np.asarray(getattr(result, p_getter)(point.name)) * units.factor("length")
-                for axis, label in enumerate("xyz"):
-                    names.append(f"{point.name}.{label}{suffix}")
-                    data.append(xyz[:, axis])
-    return names, data
+    return _finish(args, result, "samples", status, note, units, pictures)
 
 
 def cmd_plot(args):
@@ -337,6 +325,7 @@ def cmd_plot(args):
     if not columns:
         raise UserError("--y: name at least one column")
     out = args.out or os.path.splitext(args.csv)[0] + ".png"
+    _check_image(out, "--out")
     try:
         header, table = plotting.read_csv(args.csv)
     except OSError as exc:
@@ -355,9 +344,27 @@ def cmd_plot(args):
 
 
 # ---------------------------------------------------------------------------- main
+def version() -> str:
+    """The version of kinematrix: pyproject.toml's, as installed (or read from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("kinematrix")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        import tomllib
+
+        pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+        try:
+            with open(pyproject, "rb") as handle:
+                return tomllib.load(handle)["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
+
+
 def build_parser():
     parser = _Parser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
                      "(Pavlov's matrix method). Values are in the model file's units.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -368,8 +375,9 @@ def build_parser():
     p = sub.add_parser("sweep", help="position/velocity/acceleration sweep")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--drive", action="append", required=True, metavar="NAME=START:STOP:STEP",
-                   help="driver values in the file's units: START:STOP:STEP (the last step ends "
-                   "exactly on STOP) or a single value to hold; repeat for several drivers")
+                   help="driver values in the file's units: START:STOP:STEP (from START in steps of STEP, "
+                   "the last one replaced by STOP: 0:10:3 gives 0, 3, 6, 10) or a single value to hold; "
+                   "repeat for several drivers")
     p.add_argument("--speed", action="append", default=[], metavar="NAME=V",
                    help="driver speed, file units per second")
     p.add_argument("--acceleration", action="append", default=[], metavar="NAME=A",
@@ -416,8 +424,8 @@ def main(argv=None) -> int:
         print(f"{PROG}: {' '.join(str(exc).splitlines())}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Kinetic and potential energy in Pavlov's trace form (METHOD.md, "Dynamics (7)").
+"""Kinetic and potential energy in Pavlov's trace form (mechanism/METHOD.md, "Dynamics (7)").
 
 For link i with absolute pose ``T_i`` (4x4, :mod:`mechanism.transforms` layout) and
 pseudo-inertia ``J_i`` in its own frame (:func:`dynamics.pseudo_inertia.pseudo_inertia`):

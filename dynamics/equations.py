@@ -175,8 +175,8 @@ class DynamicModel:
         try:
             walk.to(np.asarray(values, dtype=float))
         except WalkStopped as stop:
-            reached = ", ".join(f"{n} = {v:.6g}" for n, v in zip(names, walk.driven_values))
-            wanted = ", ".join(f"{n} = {v:.6g}" for n, v in zip(names, values))
+            reached = system.describe(driven, walk.driven_values)
+            wanted = system.describe(driven, np.asarray(values, dtype=float))
             why = "a dead point" if stop.kind == "dead point" else "the loops would not close"
             reason = f"{where}: cannot reach {wanted} from the design pose: {why} at {reached}"
             raise SweepStopped(reason, walk.result(names, reason), driver_values=dict(zip(names, values)),

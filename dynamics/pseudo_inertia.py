@@ -1,7 +1,7 @@
 """Pseudo-inertia matrices of rigid links and the trace form of the kinetic energy.
 
 The pseudo-inertia matrix of a link is the second moment of its mass distribution in
-homogeneous coordinates (METHOD.md, "Dynamics (7)"): with ``r = (x, y, z, 1)`` a body
+homogeneous coordinates (mechanism/METHOD.md, "Dynamics (7)"): with ``r = (x, y, z, 1)`` a body
 point in the link frame,
 
 .. math::
@@ -59,7 +59,7 @@ def _require_trailing(arr: np.ndarray, shape: tuple, name: str, expected: str) -
 
 
 def pseudo_inertia(mass, com, inertia) -> np.ndarray:
-    """Pseudo-inertia matrix ``J`` of rigid bodies (METHOD.md, "Dynamics (7)").
+    """Pseudo-inertia matrix ``J`` of rigid bodies (mechanism/METHOD.md, "Dynamics (7)").
 
     Parameters
     ----------
@@ -162,7 +162,7 @@ def transform_pseudo_inertia(transform, J) -> np.ndarray:
     ----------
     transform : ndarray, shape (..., 4, 4)
         ``T_a_b``, the pose of frame b (in which ``J`` is given) in frame a, so that a
-        body point's coordinates map as ``r_a = T_a_b r_b`` (METHOD.md eq. 1).
+        body point's coordinates map as ``r_a = T_a_b r_b`` (mechanism/METHOD.md eq. 1).
     J : ndarray, shape (..., 4, 4)
         Pseudo-inertia in frame b.
 

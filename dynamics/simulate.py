@@ -56,14 +56,15 @@ from scipy.integrate import BDF, LSODA, RK23, Radau
 from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import Walk, WalkStopped
 from loops.linear import singular_values
-from loops.results import Column, Trajectory
+from loops.results import MAX_RECORD_BYTES, Column, Trajectory, record_bytes
 from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped, SweepStopped
 
 from .equations import dynamic_model, finite_values, method_code, no_inertia_message, snapshot_of
 from .integrate import tableau
 from .motion import compiled, new_state, solver_params, state_from_walk
 
-__all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO"]
+__all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO", "MAX_STEPS", "STALL_STEPS",
+           "MIN_MEAN_STEP", "ENERGY_DRIFT", "MAX_T_END", "check_sample_count"]
 
 #: Integrators: compiled (DOP853, RK45) or scipy's steppers (the rest).
 INTEGRATORS = {"DOP853": None, "RK45": None, "RK23": RK23, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
@@ -79,8 +80,23 @@ PROGRESS_DELAY = 1.0
 STEPS_PER_CALL = 200
 #: Most accepted steps one run may take (a bound on a run that cannot make progress).
 MAX_STEPS = 10_000_000
+#: A run stops when STALL_STEPS accepted steps in a row advance time by less than
+#: STALL_STEPS x MIN_MEAN_STEP x t_end: at that pace it would need more than
+#: 1 / MIN_MEAN_STEP steps, a thousand times MAX_STEPS (a step size collapsing near a
+#: singular position, Zeno-like).
+STALL_STEPS = 10_000
+MIN_MEAN_STEP = 1e-10
+#: On a stop, samples whose energy balance (total + dissipated - work of loads and drivers)
+#: has moved from its initial value by more than ENERGY_DRIFT x rtol of the energies
+#: involved (at least 1e-6, at most 0.1 of them; an accurate run drifts about rtol) are not
+#: physical (an integration that lost its accuracy near a singular position): the partial
+#: result ends before the first of them.
+ENERGY_DRIFT = 100.0
 #: Tightest and loosest integration tolerances accepted.
 MIN_RTOL, MAX_RTOL = 1e-14, 1e-2
+#: Longest simulated time, s (11.6 days): the integrator's smallest step is 1e-14 t_end, which
+#: beyond it would exceed the time scales of a mechanism's dynamics.
+MAX_T_END = 1e6
 
 Samples = namedtuple("Samples", ["t", "q", "rotations", "q_dot", "q_ddot", "T", "V", "A", "work", "drive"])
 
@@ -188,6 +204,14 @@ class SimulationResult(Trajectory):
         return [Column("t", self.t, "time", 0)] + super().columns(points)
 
 
+def dropped_why(run, kept):
+    """Why the first dropped sample is not physical, for the stop reason."""
+    drift, involved = run._drift
+    if drift > 0.0:
+        return f"from t = {run.out.t[kept]:.6g} s on, whose energy balance drifted by {drift:.3g} J of {involved:.3g} J"
+    return f"from t = {run.out.t[kept]:.6g} s on, not closed or not finite"
+
+
 # ------------------------------------------------------------------- validation
 def _progress_bar(t_end):
     """A progress bar over simulated time on a terminal (stderr), shown only for runs that last
@@ -240,6 +264,15 @@ def _prescribed(dyn, prescribed):
     return out
 
 
+def check_sample_count(system, count, where="t_eval"):
+    """A located ModelError when ``count`` stored samples of ``system`` would exceed
+    :data:`loops.results.MAX_RECORD_BYTES`."""
+    size = record_bytes(system, count)
+    if size > MAX_RECORD_BYTES:
+        raise ModelError(where, f"{count} times would take {size / 2**30:.3g} GiB of samples, more than the "
+                         f"{MAX_RECORD_BYTES / 2**30:g} GiB a simulation may hold")
+
+
 def _times(t_eval, t_end):
     if t_eval is None:
         return None
@@ -279,7 +312,7 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     Parameters
     ----------
     mechanism : mechanism.Mechanism (or its frozen snapshot)
-    t_end : float, s
+    t_end : float, s (at most :data:`MAX_T_END`)
     q0 : dict name -> value
         Initial independent coordinates (rad or m from the design pose), as many as
         ``check().dof`` minus the prescribed ones. The start is the assembly reached by
@@ -316,6 +349,9 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
         when and why. SimulationInterrupted (Ctrl-C) likewise.
     """
     t_end = _positive(t_end, "t_end")
+    if t_end > MAX_T_END:
+        raise ModelError("t_end", f"{t_end:g} s is longer than the {MAX_T_END:g} s a simulation may last (its "
+                         f"smallest step is 1e-14 t_end)")
     rtol = _tolerance(rtol, "rtol")
     atol = rtol if atol is None else _tolerance(atol, "atol")
     if not isinstance(method, str) or method not in INTEGRATORS:
@@ -328,6 +364,8 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     dyn = dynamic_model(model)
     if dyn.dof == 0:
         raise ModelError("mechanism", f"{model.name!r} has no degree of freedom (check().dof = 0): nothing moves")
+    if times is not None:
+        check_sample_count(dyn.system, len(times), "t_eval")
     driven = _prescribed(dyn, prescribed)
     count = dyn.dof - len(driven)
     if count < 0:
@@ -383,6 +421,7 @@ class _Run:
         self.counters = np.zeros(6)
         self.out = _samples(self.system, len(times) if times is not None else 256)
         self.switch_threshold = SWITCH_RATIO if switching else np.inf
+        self._window = (0, 0.0)  # (accepted steps, time) where the current progress window began
         self._use(walk, len(names))
 
     def _use(self, walk, m):
@@ -402,12 +441,23 @@ class _Run:
         self.counters[2] += 1
         return evaluate_at(self.model, self.base, state, float(t), y, dy), dy
 
+    def _grow(self):
+        """Room for more samples (every accepted step stored), within MAX_RECORD_BYTES."""
+        capacity = 2 * len(self.out.t) + 1
+        if record_bytes(self.system, capacity) > MAX_RECORD_BYTES:
+            capacity = MAX_RECORD_BYTES // record_bytes(self.system, 1)
+            if capacity <= len(self.out.t):
+                t = self.out.t[len(self.out.t) - 1]
+                self._stop(f"stopped at t = {t:.6g} s: {len(self.out.t)} samples fill the "
+                           f"{MAX_RECORD_BYTES / 2**30:g} GiB a simulation may hold (give t_eval= to store fewer)")
+        self.out = _grown(self.out, capacity)
+
     def _record(self, t, y, state):
         from .kernels.integrate import _record  # noqa: PLC0415
 
         row = int(self.counters[4])
         if row >= len(self.out.t):
-            self.out = _grown(self.out, 2 * len(self.out.t) + 1)
+            self._grow()
         _record(self.model, state, float(t), y, self.out, row)
         self.counters[4] += 1
 
@@ -419,13 +469,61 @@ class _Run:
         renew_anchor(self.model, self.base)
 
     # ------------------------------------------------------------------- stops
+    def _check_progress(self, t):
+        """Stop a run that cannot make progress: MAX_STEPS accepted steps in all, or STALL_STEPS in
+        a row that advance time by less than STALL_STEPS x MIN_MEAN_STEP x t_end."""
+        steps = int(self.counters[0])
+        if steps >= MAX_STEPS:
+            self._stop(f"stopped at t = {t:.6g} s after {MAX_STEPS} steps, the most a run may take")
+        window_steps, window_t = self._window
+        if steps - window_steps < STALL_STEPS:
+            return
+        advance = t - window_t
+        if advance < STALL_STEPS * MIN_MEAN_STEP * self.t_end:
+            names = ", ".join(self.coordinates)
+            self._stop(f"the step size collapsed at t = {t:.6g} s: {steps - window_steps} steps advanced time by "
+                       f"only {advance:.3g} s (in coordinates {names}, near a singular position of them"
+                       + ("" if self.switching else "; switching=False keeps them") + ")")
+        self._window = (steps, t)
+
     def _result(self, reason=None):
         return SimulationResult(self.dyn, self.out, int(self.counters[4]), self.coordinates,
                                 [name for _, _, name in self.prescribed], self.switches, reason,
                                 int(self.counters[2]), int(self.counters[0]))
 
     def _stop(self, reason):
+        """Raise SimulationStopped with the accepted samples that are closed and physical (see
+        :meth:`_physical`), ``reason`` saying when and why (and what was dropped)."""
+        kept, dropped = self._physical()
+        if dropped:
+            reason += f"; the last {dropped} sample(s), {dropped_why(self, kept)}, were dropped"
+        self.counters[4] = kept
         raise SimulationStopped(reason, self._result(reason))
+
+    def _physical(self):
+        """``(kept, dropped)``: the stored samples before the first one that is not closed, not
+        finite, or whose energy balance drifted by more than ENERGY_DRIFT x rtol (within [1e-6,
+        0.1]) of the energies involved."""
+        count = int(self.counters[4])
+        if not count:
+            return 0, 0
+        result = self._result()
+        finite = np.all(np.isfinite(result._q), axis=1) & np.all(np.isfinite(result._q_dot), axis=1)
+        closed = np.array([evaluate(self.system, q, r).closure_error() <= 1e3 * self.tolerance
+                           for q, r in zip(result._q, result._rotations)], dtype=bool)
+        with np.errstate(all="ignore"):
+            energy = result.energy()
+            terms = np.column_stack([np.abs(energy.kinetic), np.abs(energy.potential - energy.potential[0]),
+                                     np.abs(energy.dissipated), np.abs(energy.external_work),
+                                     np.abs(energy.driver_work)])
+            involved = np.maximum.accumulate(terms.sum(axis=1))
+            drift = np.abs(energy.balance - energy.balance[0])
+            allowed = min(max(ENERGY_DRIFT * self.rtol, 1e-6), 0.1)
+            physical = np.isfinite(drift) & (drift <= allowed * involved + 1e-12)
+        good = finite & closed & physical
+        kept = count if good.all() else int(np.argmin(good))
+        self._drift = (float(drift[kept]) if kept < count else 0.0, float(involved[kept]) if kept < count else 0.0)
+        return kept, count - kept
 
     def _status_stop(self, status, t, h):
         from .kernels import integrate as k  # noqa: PLC0415
@@ -480,8 +578,7 @@ class _Run:
         control = np.array([self.t_end, self.rtol, self.atol, self.max_step, h, STEPS_PER_CALL,
                             self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
         while True:
-            if self.counters[0] >= MAX_STEPS:
-                self._stop(f"stopped at t = {t_state[0]:.6g} s after {MAX_STEPS} steps (the step size fell too far)")
+            self._check_progress(t_state[0])
             status = k.integrate(self.model, method, self.base, self.stage, self.end, t_state, y, f, self.samples,
                                  self.out, control, self.counters)
             if bar is not None:
@@ -491,7 +588,7 @@ class _Run:
             if status == k.BUDGET:
                 continue
             if status == k.FULL:
-                self.out = _grown(self.out, 2 * len(self.out.t))
+                self._grow()
                 continue
             if status == k.SWITCH:
                 switched = self._maintain(t_state[0], y)
@@ -512,7 +609,10 @@ class _Run:
         solver_class = INTEGRATORS[self.method]
 
         class _Failed(Exception):
-            pass
+            """The right-hand side could not be evaluated; ``args[0]`` is the stop status."""
+
+            def __init__(self, status):
+                super().__init__(k.MASS_SINGULAR if status == 3 else k.STOPPED)
 
         def fun(t, state):
             status, dy = self._evaluate(t, np.asarray(state, dtype=float), self.stage)
@@ -521,14 +621,20 @@ class _Run:
             return dy
 
         def start(t, y0, first_step=None):
+            """A new stepper at ``(t, y0)``; it evaluates ``fun`` (and, for the implicit methods, a
+            finite-difference Jacobian) at once, which may fail near a singular position."""
             options = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
             if first_step is not None:
                 options["first_step"] = min(first_step, self.t_end - t)
-            return solver_class(fun, t, y0, self.t_end, **options)
+            try:
+                return solver_class(fun, t, y0, self.t_end, **options)
+            except _Failed as failed:
+                self._status_stop(failed.args[0], t, first_step if first_step is not None else 0.0)
 
         solver = start(0.0, y)
         failures = 0
         while solver.status == "running":
+            self._check_progress(solver.t)
             t_old, y_old = solver.t, solver.y.copy()
             try:
                 message = solver.step()
@@ -536,7 +642,7 @@ class _Run:
                 failures += 1
                 h = (getattr(solver, "h_abs", None) or self.t_end * 1e-3) / 4.0
                 if failures > 8 or h < 1e-14 * max(self.t_end, 1.0):
-                    self._status_stop(int(str(failed)) if str(failed).isdigit() else 1, t_old, h)
+                    self._status_stop(failed.args[0], t_old, h)
                 solver = start(t_old, y_old, first_step=h)
                 continue
             if solver.status == "failed":

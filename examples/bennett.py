@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import figure_path, plot_curves, plot_snapshot
+from loops.plotting import figure_path, plot_curves, plot_snapshot, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("bennett.toml")
@@ -95,7 +95,7 @@ def plot(results, path):
     centre, half = (drawn.max(axis=0) + drawn.min(axis=0)) / 2, np.ptp(drawn, axis=0).max() / 2
     ax_3d.set(xlim=(centre[0] - half, centre[0] + half), ylim=(centre[1] - half, centre[1] + half),
               zlim=(centre[2] - half, centre[2] + half))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

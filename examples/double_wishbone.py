@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import figure_path, plot_curves
+from loops.plotting import figure_path, plot_curves, save_figure
 from loops.suspension import Corner, suspension_metrics
 from mechanism import load_model
 
@@ -90,7 +90,7 @@ def plot(results, path):
                 x_label="rack travel [mm] (+ toward this wheel)", y_label="toe [deg] (+ toe-in)",
                 title="steering at design height")
     fig.suptitle("double-wishbone front-left corner")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

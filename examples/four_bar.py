@@ -24,7 +24,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from loops.extrema import stationary_points
-from loops.plotting import animate_sweep, figure_path, plot_curves
+from loops.plotting import animate_sweep, figure_path, plot_curves, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("four_bar.toml")
@@ -89,7 +89,7 @@ def plot(results, path):
                 title=f"rocker swing {np.degrees(results['rocker_swing']):.3f} deg")
     ax_rocker.plot(np.degrees(results["crank_at_rocker_limits"]), np.degrees(results["rocker_limits"]), "kv")
     ax_rocker.set_xticks(np.arange(0, 361, 60))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

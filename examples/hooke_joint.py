@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import figure_path, plot_curves
+from loops.plotting import figure_path, plot_curves, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("hooke_joint.toml")
@@ -75,7 +75,7 @@ def plot(results, path):
         ax_ratio.annotate(f"{label} = {value:.4f}", (at, value), xytext=(0, offset), textcoords="offset points",
                           ha="center", fontsize="small", color="0.3")
     ax_ratio.set_xticks(np.arange(0, 361, 45))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
-from loops.plotting import animate_sweep, figure_path, plot_curves
+from loops.plotting import animate_sweep, figure_path, plot_curves, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("landing_gear.toml")
@@ -108,7 +108,7 @@ def plot(results, path):
                                   "leg speed [deg/s]": np.degrees(results["leg_speed"])}, ax=ax_time,
                 x_label=f"time [s] (actuator shortening at {-ACTUATOR_SPEED * MM:.0f} mm/s)", y_label="",
                 title="leg motion")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import figure_path, plot_curves
+from loops.plotting import figure_path, plot_curves, save_figure
 from loops.suspension import Corner, suspension_metrics
 from mechanism import load_model
 
@@ -77,7 +77,7 @@ def plot(results, path):
     ax_height.plot(travel, m["roll_centre_height"] * MM, color="tab:orange")
     ax_height.set_ylabel("roll-centre height [mm]", color="tab:orange")
     fig.suptitle("MacPherson strut front-left corner")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

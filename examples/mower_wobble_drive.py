@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from loops.plotting import figure_path, plot_curves, plot_snapshot
+from loops.plotting import figure_path, plot_curves, plot_snapshot, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("mower_wobble_drive.toml")
@@ -94,7 +94,7 @@ def plot(results, path):
     ring = res.point("ring_top") * MM
     ax_3d.plot(*ring.T, color="tab:red", linewidth=1)
     ax_3d.view_init(elev=22, azim=-125)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from loops.extrema import stationary_points
-from loops.plotting import figure_path, plot_curves, plot_snapshot
+from loops.plotting import figure_path, plot_curves, plot_snapshot, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("rssr.toml")
@@ -75,7 +75,7 @@ def plot(results, path):
         ends = (spec.at + np.outer([-0.06, 0.06], spec.axis)) * MM
         ax_3d.plot(ends[:, 0], ends[:, 1], ends[:, 2], color="k", linestyle="-.", linewidth=1)
     ax_3d.view_init(elev=20, azim=-60)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from loops.extrema import stationary_points
-from loops.plotting import figure_path, plot_curves
+from loops.plotting import figure_path, plot_curves, save_figure
 from mechanism import load_model
 
 MODEL = Path(__file__).with_name("slider_crank.toml")
@@ -84,7 +84,7 @@ def plot(results, path):
                       f"BDC {np.degrees(results['bdc_crank_angle']):.3f} deg", fontsize="medium")
     axes[-1].set_xlabel("crank angle from the cylinder axis [deg]")
     axes[-1].set_xticks(np.arange(0, 361, 45))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return path
 
 

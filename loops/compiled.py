@@ -31,6 +31,7 @@ from collections import namedtuple
 import numpy as np
 
 from mechanism.errors import ModelError
+from mechanism.limits import COINCIDENT_SIZE, MAX_OFFSET_RATIO, MIN_SIZE
 from mechanism.points import road_loop
 from mechanism.specs import GROUND
 
@@ -81,6 +82,9 @@ class CompiledSystem:
 
     def __init__(self, model, with_point_drivers: bool = True):
         self.model = model
+        if not model.pairs:
+            raise ModelError(f"mechanism {model.name!r}", "has no pairs: add at least one pair (add_pair) to "
+                             "analyse it")
         links, pairs = list(model.links), list(model.pairs)
         real_pairs = [p.name for p in pairs]
         if with_point_drivers:
@@ -102,6 +106,7 @@ class CompiledSystem:
         self.gauges = []
         from .configuration import evaluate  # noqa: PLC0415 (configuration needs this class)
         reference = evaluate(self, self.reference_q())
+        _check_extent(self, reference)
         self.scale = _size(self, reference)
         self.geometry = self._geometry(self.scale, ())
         if reference.closure_error() < 1e-8:
@@ -225,6 +230,14 @@ class CompiledSystem:
         """Variables users see: every real pair variable, and point-driver variables."""
         return [name for name, shown in zip(self.variable_names, self.public) if shown]
 
+    def describe(self, cols, values, names=None) -> str:
+        """``"A = 90 deg, travel = 12 mm"``: variables (columns ``cols``, SI ``values``) in the
+        model's own units (its file's), for messages."""
+        units = self.model.units
+        names = [self.variable_names[c] for c in cols] if names is None else names
+        return ", ".join(f"{name} = {units.show(v, 'angle' if self.rotational[c] else 'length')}"
+                         for name, c, v in zip(names, cols, values))
+
     def driver_columns(self, names, role="driver") -> np.ndarray:
         """Column indices of the variables ``names``, validated: public, additive, distinct.
 
@@ -257,13 +270,52 @@ class CompiledSystem:
         return np.array(cols, dtype=np.int64)
 
 
-def _size(system, config) -> float:
-    """Characteristic size (m): diagonal of the box around the pair centres at the reference
-    (frame j and frame k origins)."""
+def _centres(system, config, real_only=False):
+    """Pair centres at ``config`` (frame j and frame k origins), (2P, 3) m, and their pairs."""
     frames_k = config.link_poses[system.topology.second] @ system.geometry.frame_k
     centres = np.concatenate([config.pair_frames[:, :3, 3], frames_k[:, :3, 3]])
-    size = float(np.linalg.norm(np.ptp(centres, axis=0))) if len(centres) else 0.0
-    return size if size > 1e-9 else 1.0
+    owners = np.tile(np.arange(len(system.pairs)), 2)
+    if real_only:
+        keep = np.array([not system.pairs[i].virtual for i in owners], dtype=bool)
+        centres, owners = centres[keep], owners[keep]
+    return centres, owners
+
+
+def _extent(centres) -> float:
+    """Diagonal of the box around ``centres`` (m); 0 for none."""
+    return float(np.linalg.norm(np.ptp(centres, axis=0))) if len(centres) else 0.0
+
+
+def _size(system, config) -> float:
+    """Characteristic size (m): diagonal of the box around the pair centres at the reference;
+    1 m when they all meet at one point."""
+    size = _extent(_centres(system, config)[0])
+    return size if size > COINCIDENT_SIZE else 1.0
+
+
+def _check_extent(system, config):
+    """The limits of mechanism/limits.py on the pair centres at the reference assembly: a
+    mechanism spans at least MIN_SIZE (or its pairs meet at one point), and its pair centres
+    lie within MAX_OFFSET_RATIO sizes of the origin (farther out the closure, solved to a
+    fraction of the size, would lose its digits to round-off)."""
+    centres, owners = _centres(system, config, real_only=True)
+    if not len(centres) or not np.all(np.isfinite(centres)):
+        return
+    size = _extent(centres)
+    name = system.model.name
+    if COINCIDENT_SIZE <= size < MIN_SIZE:
+        raise ModelError(f"mechanism {name!r}", f"its pair centres span {size:.3g} m; a mechanism must span at "
+                         f"least {MIN_SIZE:g} m, or have all its pairs meet at one point")
+    scale = size if size >= COINCIDENT_SIZE else 1.0
+    distances = np.linalg.norm(centres, axis=1)
+    worst = int(np.argmax(distances))
+    if distances[worst] > MAX_OFFSET_RATIO * scale:
+        pair = system.pairs[owners[worst]]
+        where = f"pair {pair.name!r}" + ("" if pair.local else ": at")
+        raise ModelError(where, f"its centre lies {distances[worst]:.3g} m from the origin, "
+                         f"{distances[worst] / scale:.3g} times the mechanism's size ({scale:.3g} m); pair centres "
+                         f"must lie within {MAX_OFFSET_RATIO:g} sizes of the origin (put the origin near the "
+                         "mechanism)")
 
 
 _CACHE: dict = {}

@@ -15,12 +15,17 @@ turns).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from mechanism.errors import ModelError
 
 from .configuration import constraint_matrix, evaluate, new_work
 from .linear import RANK_TOLERANCE, new_factor, square_block
 
-__all__ = ["DEFAULT_TOLERANCE", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
+__all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
+           "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
            "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
@@ -51,6 +56,44 @@ MAX_NEWTON_STEP = 0.5
 MAX_STEPS = 1_000_000
 #: Steps per call of the compiled walk, between which Python sees Ctrl-C and updates progress.
 STEPS_PER_CALL = 2000
+#: Loosest closure tolerance accepted (dimensionless): looser would return open positions.
+MAX_TOLERANCE = 1e-6
+#: Tightest closure tolerance accepted: near the round-off of the closure equations.
+MIN_TOLERANCE = 1e-14
+
+
+def closure_tolerance(value, where="tolerance") -> float:
+    """``value`` checked as a closure tolerance in ``[MIN_TOLERANCE, MAX_TOLERANCE]``."""
+    if isinstance(value, bool):
+        raise ModelError(where, f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(where, f"expected a number, got {str(value)[:40]!r}") from None
+    span = (f"[{MIN_TOLERANCE:g}, {MAX_TOLERANCE:g}] (dimensionless: rotation in rad, gap over the "
+            "mechanism's size)")
+    if math.isnan(number):
+        raise ModelError(where, f"must be a number in {span}, got nan")
+    if number > MAX_TOLERANCE:
+        raise ModelError(where, f"{number!r} is looser than {MAX_TOLERANCE:g}, which would return positions "
+                         f"whose loops are open: it must lie in {span}")
+    if number <= 0:
+        raise ModelError(where, f"must be positive, got {number!r}: it must lie in {span}")
+    if number < MIN_TOLERANCE:
+        raise ModelError(where, f"{number!r} is tighter than {MIN_TOLERANCE:g}, below the round-off of the closure "
+                         f"equations: it must lie in {span}")
+    return number
+
+
+#: Most Newton iterations one closure may take.
+MAX_ITERATIONS = 10_000
+
+
+def iteration_count(value, where="max_iterations") -> int:
+    """``value`` checked as a number of iterations in ``[1, MAX_ITERATIONS]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_ITERATIONS:
+        raise ModelError(where, f"expected a whole number in [1, {MAX_ITERATIONS}], got {str(value)[:40]!r}")
+    return int(value)
 
 
 class WalkStopped(Exception):

@@ -1,7 +1,7 @@
 """The mechanism as a graph: links are nodes, pairs are keyed edges of a ``nx.MultiGraph``.
 
 A spanning tree rooted at the ground fixes every link's absolute matrix as the product
-of link and pair matrices along its tree path (METHOD.md eq. 5); every pair left out of
+of link and pair matrices along its tree path (mechanism/METHOD.md eq. 5); every pair left out of
 the tree (a chord) closes one independent loop (eq. 2). Edges are keyed by pair name,
 so two pairs between the same two links are two edges, and a loop is a walk of
 ``(pair, direction)``, never a bare list of nodes.

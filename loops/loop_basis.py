@@ -1,4 +1,4 @@
-"""Independent closed loops: one per chord of the spanning tree (METHOD.md eq. 2).
+"""Independent closed loops: one per chord of the spanning tree (mechanism/METHOD.md eq. 2).
 
 The loop of chord c (joining links a and b) is the walk from the deepest common ancestor
 of a and b down the tree to a, across c to b, and back up to the ancestor. Walking it and

@@ -19,7 +19,7 @@ from mechanism.errors import ClosureError, ModelError
 
 from .compiled import compile_model
 from .configuration import evaluate, new_work
-from .continuation import DEFAULT_TOLERANCE, MAX_NEWTON_STEP
+from .continuation import DEFAULT_TOLERANCE, MAX_NEWTON_STEP, closure_tolerance, iteration_count
 from .linear import least_squares_block, new_factor
 
 __all__ = ["solve_position", "assemble", "worst_loop"]
@@ -54,7 +54,7 @@ def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAU
     if status != CONVERGED:
         loop = worst_loop(system, config)
         values = driver_values or {}
-        at = ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+        at = system.describe([system.variable_index[k] for k in values], list(values.values()), list(values))
         raise ClosureError(
             f"{loop or 'the loops'} cannot close{' at ' + at if at else ''}: defect {result[0]:.3g} "
             f"(relative to size {system.scale:.4g} m) after {int(result[1])} iterations",
@@ -71,11 +71,15 @@ def assemble(model, guess, *, hold=(), tolerance=DEFAULT_TOLERANCE, max_iteratio
     guess : dict, pair name -> value (rad/m) or values (multi-variable pairs); others start at 0
         (or at the model's reference).
     hold : names of variables kept at their guessed values (for example the driver).
+    tolerance : float, closure tolerance in ``[MIN_TOLERANCE, MAX_TOLERANCE]`` (dimensionless)
+    max_iterations : int, at most :data:`loops.continuation.MAX_ITERATIONS`
 
     Returns
     -------
     dict pair name -> ndarray of its values at the closed assembly.
     """
+    tolerance = closure_tolerance(tolerance)
+    max_iterations = iteration_count(max_iterations)
     system = compile_model(model, with_point_drivers=False)
     q = system.reference_q()
     if not isinstance(guess, dict):

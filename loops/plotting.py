@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "figure_path",
+    "save_figure",
     "plot_trajectories",
     "plot_curves",
     "plot_csv",
@@ -72,9 +73,22 @@ def _new_figure(figsize):
     return Figure(figsize=figsize, layout="constrained")
 
 
-def _save(fig, path, dpi=120):
+def save_figure(fig, path, dpi=120):
+    """Save ``fig`` to ``path`` (format from the suffix, PNG without one), atomically: the
+    image is made in memory, then written by :func:`mechanism.atomic.write_atomically` (a
+    symbolic link is followed; a full disk leaves the previous file as it was). Returns ``fig``."""
     if path is not None:
-        fig.savefig(path, dpi=dpi)
+        import io  # noqa: PLC0415
+
+        from matplotlib import rcParams  # noqa: PLC0415
+
+        from mechanism.atomic import target_path, write_atomically  # noqa: PLC0415
+
+        target_path(path)  # a located error for what is not a file name, before drawing
+        suffix = Path(path).suffix
+        buffer = io.BytesIO()
+        fig.savefig(buffer, dpi=dpi, format=suffix[1:].lower() if suffix else rcParams["savefig.format"])
+        write_atomically(path, buffer.getvalue())
     return fig
 
 
@@ -175,7 +189,7 @@ def plot_trajectories(result, points=None, *, path=None, length_scale=1.0, lengt
         ax2d.grid(True, alpha=0.3)
         ax2d.set_title("in the plane of the points" if labels == ["u", "v"] else f"{labels[0]}{labels[1]} plane")
     fig.suptitle(title or "point trajectories (o: first position)")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _tracks(result, points):
@@ -207,21 +221,23 @@ def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=
         ax.legend(fontsize="small")
     if title:
         ax.set_title(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def read_csv(path):
     """``(header list, (N, C) float array)`` of a kinematrix CSV file.
 
+    Lines starting with ``#`` (the first line naming the file's units) are skipped.
     Raises ValueError (one line) for a file that is not a numeric table with a header.
     """
     with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
-    if not rows:
+        numbered = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
+                    if not (row and row[0].lstrip().startswith("#"))]
+    if not numbered:
         raise ValueError("empty file, expected a header line of column names")
-    header = [name.strip() for name in rows[0]]
+    header = [name.strip() for name in numbered[0][1]]
     data = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in numbered[1:]:
         if not row:
             continue
         if len(row) != len(header):
@@ -229,7 +245,7 @@ def read_csv(path):
         try:
             data.append([float(v) for v in row])
         except ValueError:
-            raise ValueError(f"line {number}: not a number in {row!r}") from None
+            raise ValueError(f"line {number}: not a number in {str(row)[:80]}") from None
     return header, np.array(data, dtype=float).reshape(len(data), len(header))
 
 
@@ -392,7 +408,7 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
     _equal_3d(ax, drawn)
     _set_view(ax, view, drawn)
     ax.set_title(title or f"{result.model.name}: position {index + 1} of {count}")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # ----------------------------------------------------------------------- animation
@@ -453,5 +469,23 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
         return []
 
     movie = animation.FuncAnimation(fig, draw, frames=frames, blit=False, repeat=False)
-    movie.save(path, writer=animation.PillowWriter(fps=fps), dpi=dpi)
+    movie.save(path, writer=_atomic_gif_writer(animation)(fps=fps), dpi=dpi)
     return path
+
+
+def _atomic_gif_writer(animation):
+    """matplotlib's PillowWriter, finishing into memory and then writing the GIF atomically
+    (:func:`mechanism.atomic.write_atomically`): a full disk or an interruption never leaves a
+    truncated file."""
+    import io  # noqa: PLC0415
+
+    from mechanism.atomic import write_atomically  # noqa: PLC0415
+
+    class AtomicGifWriter(animation.PillowWriter):
+        def finish(self):
+            buffer = io.BytesIO()
+            self._frames[0].save(buffer, format="GIF", save_all=True, append_images=self._frames[1:],
+                                 duration=int(1000 / self.fps), loop=0)
+            write_atomically(self.outfile, buffer.getvalue())
+
+    return AtomicGifWriter

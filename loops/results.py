@@ -20,14 +20,39 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
-__all__ = ["Trajectory", "SweepResult", "Column"]
+__all__ = ["Trajectory", "SweepResult", "Column", "MAX_RECORD_BYTES", "record_bytes"]
+
+#: Largest record (positions or samples, with their rates, poses and tangents) one sweep or
+#: simulation may hold in memory, in bytes (2 GiB).
+MAX_RECORD_BYTES = 2 * 2**30
+
+
+def record_bytes(system, count, tangents=0) -> int:
+    """Bytes of a record of ``count`` positions of ``system`` (with ``tangents`` columns of
+    ``dq/d(driven)`` each): variables and rates, spherical rotations, link poses, velocities
+    and accelerations, all float64."""
+    n, links, spheres = system.n, system.topology.links, len(system.spherical_pairs)
+    return 8 * int(count) * (3 * n + 9 * spheres + 28 * links + n * int(tangents))
 
 
 @dataclass(frozen=True)
 class Column:
-    """One CSV column: ``dimension`` is a quantity such as ``"angle"`` (rad), ``"length"`` (m),
-    ``"time"`` (s) or a compound (``"angle/length"``); ``order`` 0, 1, 2 for value, rate
-    (``_dot``, per second) and second rate (``_ddot``)."""
+    """One CSV column of a record.
+
+    Attributes
+    ----------
+    name : str
+        Header of the column (``"C"``, ``"P.x_dot"``, ``"camber"``).
+    values : ndarray, shape (N,), SI
+    dimension : str
+        Dimension of the value (:func:`mechanism.units.dimension_powers`): ``"angle"``
+        (rad), ``"length"`` (m), ``"time"`` (s), a compound such as ``"angle/length"``
+        (camber gain, rad/m) or ``"force/length"``, or ``"dimensionless"``. The writer
+        scales the column by it, so columns added by other analyses (``metrics``) get the
+        file's units too.
+    order : int
+        0, 1, 2 for a value, its rate (``_dot``, per second) and its second rate (``_ddot``).
+    """
 
     name: str
     values: np.ndarray
@@ -208,16 +233,47 @@ class Trajectory:
                     out.append(Column(f"{name}.{label}{suffix}", xyz[:, axis], "length", order))
         return out + list(self.metrics.values())
 
-    def to_csv(self, path, points=None):
-        """Write every column (SI units) to ``path`` atomically; see :meth:`columns`."""
+    def to_csv(self, path=None, units=None, points=None):
+        """Write every column (:meth:`columns`) to a CSV file, atomically, in ``units``.
+
+        This is the one CSV writer of kinematrix (the command line calls it). The file's
+        first line names its units (``# units: length=mm angle=deg time=s``), the second is
+        the header, then one row per position; each number is the shortest decimal that
+        reads back as exactly the value in memory, converted (:meth:`mechanism.units.Units.from_si`).
+        ``pandas.read_csv(path, comment="#")`` reads it.
+
+        Parameters
+        ----------
+        path : str or path-like, or None
+            The file (a symbolic link is followed; the write goes through a temporary
+            file in the target's folder and a rename). None returns the text instead.
+        units : None, mechanism.units.Units or ("mm", "deg")
+            Units of the file; default the model's own (``self.model.units``: its file's
+            units, SI for a model built in Python).
+        points : list of str, optional
+            Points to write (default: all).
+
+        Returns
+        -------
+        str or None
+            The text when ``path`` is None.
+        """
+        from mechanism.units import Units  # noqa: PLC0415
+
+        units = self.model.units if units is None else Units.of(units)
         columns = self.columns(points)
         buffer = io.StringIO()
+        buffer.write(units.comment() + "\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([c.name for c in columns])
-        data = np.column_stack([c.values for c in columns]) if columns else np.zeros((len(self), 0))
-        for row in data:
-            writer.writerow([repr(float(x)) for x in row])
+        scaled = [units.from_si(np.asarray(c.values, dtype=float), c.dimension) for c in columns]
+        data = np.column_stack(scaled) if scaled else np.zeros((len(self), 0))
+        for row in data.tolist():
+            writer.writerow([repr(x) for x in row])
+        if path is None:
+            return buffer.getvalue()
         write_text_atomically(path, buffer.getvalue())
+        return None
 
     def to_dataframe(self, points=None):
         """The columns as a ``pandas.DataFrame`` (SI units); needs pandas (the ``pandas`` extra)."""

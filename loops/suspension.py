@@ -107,7 +107,7 @@ Definitions
 Rates come from the velocity solution, not from differences
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Every derivative with respect to wheel travel is a ratio of two rates at the same
-position: the rate of the metric (from the point velocities, METHOD.md eq. 6, and the
+position: the rate of the metric (from the point velocities, mechanism/METHOD.md eq. 6, and the
 upright's angular velocity) over the wheel centre's vertical speed ``C'.u``. It is exact
 to the sweep's closure tolerance at every position, with no step size. The derivative is
 taken along the sweep's own motion: sweep with one driver moving (typically the point
@@ -487,7 +487,7 @@ def suspension_metrics(result, corner: Corner) -> dict:
     out["track_change"] = _dot(patch - patch_0, outboard)
     out["half_track"] = _dot(patch - plane_point, outboard)
 
-    # Rates (METHOD.md eq. 6), divided by the wheel centre's vertical speed.
+    # Rates (mechanism/METHOD.md eq. 6), divided by the wheel centre's vertical speed.
     centre_rate = frames.velocity(resolved.wheel_centre, centre)
     inner_rate = frames.velocity(resolved.spin_axis_point, inner)
     travel_rate = _dot(centre_rate, up)

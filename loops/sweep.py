@@ -20,7 +20,6 @@ of reach, or a walk longer than :data:`loops.continuation.MAX_STEPS` steps. Ctrl
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -29,33 +28,17 @@ from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 
 from .compiled import compile_model
 from .configuration import evaluate
-from .continuation import DEFAULT_TOLERANCE, MAX_STEPS, Walk, WalkStopped
+from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERANCE, MIN_TOLERANCE, Walk,
+                           WalkStopped, closure_tolerance)
 from .held import DependentDrivers, held_freedoms
 from .newton import worst_loop
-from .results import SweepResult
+from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
            "MAX_POSITIONS"]
 
-#: Loosest closure tolerance accepted (dimensionless): looser would return open positions.
-MAX_TOLERANCE = 1e-6
-#: Tightest closure tolerance accepted: near the round-off of the closure equations.
-MIN_TOLERANCE = 1e-14
 #: Most positions one sweep may request.
 MAX_POSITIONS = 10_000_000
-
-
-def closure_tolerance(value, where="tolerance") -> float:
-    """``value`` checked as a closure tolerance in ``[MIN_TOLERANCE, MAX_TOLERANCE]``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(where, f"expected a number, got {value!r}") from None
-    if not (math.isfinite(number) and MIN_TOLERANCE <= number <= MAX_TOLERANCE):
-        raise ModelError(where, f"must lie in [{MIN_TOLERANCE:g}, {MAX_TOLERANCE:g}] (dimensionless: rotation "
-                         f"in rad, gap over the mechanism's size), got {value!r}; a looser tolerance would "
-                         "return positions whose loops are open")
-    return number
 
 
 def _numbers(value, where):
@@ -126,12 +109,35 @@ def _progress(total, enabled):
     return tqdm(total=total, unit="pos", file=sys.stderr, leave=False, delay=1.0)
 
 
-def _units(system, col):
-    return "rad" if system.rotational[col] else "m"
-
-
 def _describe(system, names, cols, values):
-    return ", ".join(f"{name} = {v:.6g} {_units(system, c)}" for name, c, v in zip(names, cols, values))
+    """Driver values in the model's own units (its file's; SI for a model built in Python)."""
+    return system.describe(cols, values, names)
+
+
+def _check_span(system, names, driven, start, table):
+    """Refuse, before walking, drivers that travel farther than one walk can go: at most
+    MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes)."""
+    scale = system.column_scale[driven]
+    path = np.vstack([start[driven], table]) / scale
+    travel = np.abs(np.diff(path, axis=0)).sum(axis=0)
+    reach = MAX_STEPS * MAX_MOTION
+    worst = int(np.argmax(travel))
+    if travel[worst] > reach:
+        units = system.model.units
+        dimension = "angle" if system.rotational[driven[worst]] else "length"
+        moved = units.show(travel[worst] * scale[worst], dimension)
+        raise ModelError(f"driver {names[worst]!r}", f"the sweep moves it {moved} in all, farther than one sweep walks "
+                         f"({MAX_STEPS} steps of at most {MAX_MOTION:g} rad, or {MAX_MOTION:g} times the mechanism's "
+                         "size for a slide: "
+                         f"{units.show(reach * scale[worst], dimension)}); sweep a shorter range")
+
+
+def _check_memory(system, count, tangents):
+    """Refuse a sweep whose record would not fit in MAX_RECORD_BYTES."""
+    size = record_bytes(system, count, tangents)
+    if size > MAX_RECORD_BYTES:
+        raise ModelError("drivers", f"{count} positions would take {size / 2**30:.3g} GiB of results, more than "
+                         f"the {MAX_RECORD_BYTES / 2**30:g} GiB a sweep may hold: sweep fewer positions")
 
 
 def _stop_reason(system, names, cols, reached, wanted, stop):
@@ -199,7 +205,11 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         On Ctrl-C, with ``.partial`` as for SweepStopped (also a KeyboardInterrupt).
     ModelError
         For drivers that are not pair variables, malformed values, an over-driven mechanism,
-        held variables that cannot be held, a tolerance out of range.
+        held variables that cannot be held, a tolerance out of range, drivers that travel
+        farther than one walk goes (:data:`~loops.continuation.MAX_STEPS` steps of at most
+        :data:`~loops.continuation.MAX_MOTION`), more positions than
+        :data:`MAX_POSITIONS` or a record larger than
+        :data:`~loops.results.MAX_RECORD_BYTES`.
     """
     tolerance = closure_tolerance(tolerance)
     system = compile_model(model)
@@ -212,6 +222,8 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
 
     q0 = system.reference_q()
+    _check_span(system, names, driven, q0, table)
+    _check_memory(system, count, len(driven))
     start = evaluate(system, q0)
     if start.closure_error() > max(tolerance, 1e-8):
         loop = worst_loop(system, start)
@@ -230,6 +242,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
                            driver_values=dict(zip(names, table[0]))) from None
     held_names = [system.variable_names[c] for c in held]
     columns = np.r_[driven, held].astype(np.int64)
+    _check_memory(system, count, len(columns))
     targets = np.column_stack([table, np.broadcast_to(q0[held], (count, len(held)))])
     zeros = np.zeros((count, len(held)))
     rates = np.ascontiguousarray(np.column_stack([speed_table, zeros]))

@@ -4,6 +4,10 @@ Pavlov's matrix method for spatial linkages with closed loops. Build a model wit
 :class:`Mechanism` (or :func:`load_model` from a TOML file); analyse it with its
 ``check()``, ``sweep()`` and ``assemble()`` methods (package ``loops``) and with
 ``dynamics.simulate``.
+
+The method's equations, as the code implements them, are in ``mechanism/METHOD.md``;
+docstrings throughout the three packages cite them by number ("eq. 3", "Pavlov eq. (3)",
+numbers (1)-(7)) and by its section titles ("Frames from points", "Dynamics (7)").
 """
 
 from .errors import (

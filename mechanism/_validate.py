@@ -7,44 +7,88 @@ offending object and key (``"pair 'B': axis"``), so the message is one located l
 from __future__ import annotations
 
 import numbers
+import reprlib
 
 import numpy as np
 
 from .errors import ModelError
+from .limits import MAX_LENGTH, MAX_MAGNITUDE
+
+_REPR = reprlib.Repr()
+_REPR.maxlist = _REPR.maxtuple = 6
+_REPR.maxstring = _REPR.maxother = 40
+_REPR.maxlevel = 3
 
 
-def vector(value, where: str, length: int = 3) -> np.ndarray:
-    """Finite float vector of the given length, read-only."""
+def shown(value) -> str:
+    """A short repr of ``value`` for a message (long lists and strings are cut with ...)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return _REPR.repr(value)
+
+
+def bounded(arr, where, length):
+    """``arr`` (float array) checked against :data:`MAX_LENGTH` (``length``) or
+    :data:`MAX_MAGNITUDE` (SI); a located ModelError stating the limit."""
+    limit = MAX_LENGTH if length else MAX_MAGNITUDE
+    if arr.size and float(np.max(np.abs(arr))) > limit:
+        what = f"a length beyond {limit:g} m" if length else f"a number beyond {limit:g} in SI units"
+        raise ModelError(where, f"{shown(arr)} holds {what}, the largest a model may hold")
+    return arr
+
+
+def _floats(value, where, expected):
     try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(where, f"expected {length} numbers, got {value!r}") from None
+        return np.array(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(where, f"expected {expected}, got {shown(value)}") from None
+
+
+def vector(value, where: str, length: int = 3, *, is_length=False) -> np.ndarray:
+    """Finite float vector of the given length, read-only; ``is_length``: each entry a length
+    (at most :data:`MAX_LENGTH`), else a number at most :data:`MAX_MAGNITUDE`."""
+    arr = _floats(value, where, f"{length} numbers")
     if arr.shape != (length,):
-        raise ModelError(where, f"expected {length} numbers, got shape {arr.shape} ({value!r})")
+        raise ModelError(where, f"expected {length} numbers, got shape {arr.shape} ({shown(value)})")
     if not np.all(np.isfinite(arr)):
-        raise ModelError(where, f"non-finite value in {value!r}")
+        raise ModelError(where, f"non-finite value in {shown(value)}")
+    bounded(arr, where, is_length)
     arr.setflags(write=False)
     return arr
 
 
 def direction(value, where: str) -> np.ndarray:
-    """Finite, non-zero 3-vector, normalized to unit length."""
-    arr = vector(value, where)
+    """Finite, non-zero 3-vector (any length up to the largest float), normalized to unit length."""
+    arr = _floats(value, where, "3 numbers")
+    if arr.shape != (3,):
+        raise ModelError(where, f"expected 3 numbers, got shape {arr.shape} ({shown(value)})")
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(where, f"non-finite value in {shown(value)}")
+    largest = float(np.max(np.abs(arr)))
+    if largest < 1e-12:
+        raise ModelError(where, f"zero-length direction {shown(value)}")
+    if largest > 1e150:  # the squares would overflow: normalize a scaled copy
+        arr = arr / largest
     norm = float(np.linalg.norm(arr))
     if norm < 1e-12:
-        raise ModelError(where, f"zero-length direction {value!r}")
+        raise ModelError(where, f"zero-length direction {shown(value)}")
     out = arr / norm
     out.setflags(write=False)
     return out
 
 
-def number(value, where: str, *, minimum=None, positive=False) -> float:
-    """Finite real number, optionally bounded below."""
+def number(value, where: str, *, minimum=None, positive=False, is_length=False) -> float:
+    """Finite real number, optionally bounded below; at most :data:`MAX_LENGTH` for a length
+    (``is_length``), else :data:`MAX_MAGNITUDE`."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ModelError(where, f"expected a number, got {value!r}")
-    x = float(value)
+        raise ModelError(where, f"expected a number, got {shown(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # a huge integer
+        raise ModelError(where, f"{shown(value)} is beyond the range of a float") from None
     if not np.isfinite(x):
         raise ModelError(where, f"non-finite value {value!r}")
+    bounded(np.array([x]), where, is_length)
     if positive and x <= 0:
         raise ModelError(where, f"must be positive, got {x!r}")
     if minimum is not None and x < minimum:
@@ -53,15 +97,13 @@ def number(value, where: str, *, minimum=None, positive=False) -> float:
 
 
 def matrix3(value, where: str) -> np.ndarray:
-    """Finite 3x3 float matrix, read-only."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(where, f"expected a 3x3 matrix, got {value!r}") from None
+    """Finite 3x3 float matrix (entries at most :data:`MAX_MAGNITUDE`), read-only."""
+    arr = _floats(value, where, "a 3x3 matrix")
     if arr.shape != (3, 3):
         raise ModelError(where, f"expected a 3x3 matrix, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ModelError(where, "non-finite entry")
+    bounded(arr, where, False)
     arr.setflags(write=False)
     return arr
 
@@ -83,13 +125,12 @@ def inertia_tensor(value, where: str) -> np.ndarray:
 
 
 def transform(value, where: str) -> np.ndarray:
-    """Rigid 4x4 transform (orthonormal rotation, bottom row 0 0 0 1), read-only."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(where, "expected a 4x4 homogeneous matrix") from None
+    """Rigid 4x4 transform (orthonormal rotation, bottom row 0 0 0 1, translation at most
+    :data:`MAX_LENGTH`), read-only."""
+    arr = _floats(value, where, "a 4x4 homogeneous matrix")
     if arr.shape != (4, 4) or not np.all(np.isfinite(arr)):
         raise ModelError(where, f"expected a finite 4x4 homogeneous matrix, got shape {arr.shape}")
+    bounded(arr[:3, 3], where, True)
     R = arr[:3, :3]
     if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
         raise ModelError(where, "rotation part is not a proper orthonormal matrix")
@@ -102,5 +143,13 @@ def transform(value, where: str) -> np.ndarray:
 def name(value, where: str) -> str:
     """Non-empty name without surrounding blanks."""
     if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise ModelError(where, f"a name must be a non-empty string without surrounding blanks, got {value!r}")
+        raise ModelError(where, f"a name must be a non-empty string without surrounding blanks, got {shown(value)}")
+    return value
+
+
+def known(value, names, where: str, kind: str) -> str:
+    """``value`` when it is one of ``names`` (a dict or set of strings); else a located error
+    (also for a value that is not a string at all, such as a list)."""
+    if not isinstance(value, str) or value not in names:
+        raise ModelError(where, f"unknown {kind} {shown(value)}")
     return value

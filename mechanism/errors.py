@@ -8,6 +8,8 @@ reports about a model or a solve.
 
 from __future__ import annotations
 
+from .limits import MAX_MESSAGE
+
 __all__ = [
     "KinematrixError",
     "ModelError",
@@ -18,6 +20,12 @@ __all__ = [
     "SweepInterrupted",
     "SimulationInterrupted",
 ]
+
+
+def _one_line(text, length) -> str:
+    """``text`` on one line, cut to ``length`` characters (a value quoted whole may be huge)."""
+    text = " ".join(str(text).splitlines())
+    return text if len(text) <= length else text[:max(length - 4, 0)] + " ..."
 
 
 class KinematrixError(Exception):
@@ -32,12 +40,15 @@ class ModelError(KinematrixError, ValueError):
     where : str
         Location of the mistake, for example ``"wishbone.toml: pairs[3].axis"``
         or ``"pair 'B'"``; the message starts with it.
+    problem : str
+        What is wrong. The message is one line of at most
+        :data:`mechanism.limits.MAX_MESSAGE` characters (longer ones are cut).
     """
 
     def __init__(self, where: str, problem: str):
-        self.where = where
-        self.problem = problem
-        super().__init__(f"{where}: {problem}" if where else problem)
+        self.where = _one_line(where, MAX_MESSAGE // 2)
+        self.problem = _one_line(problem, MAX_MESSAGE - len(self.where) - 2)
+        super().__init__(f"{self.where}: {self.problem}" if self.where else self.problem)
 
 
 class ClosureError(KinematrixError, RuntimeError):

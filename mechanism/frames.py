@@ -1,4 +1,4 @@
-"""Pair frames from design-pose geometry (METHOD.md, "Frames from points").
+"""Pair frames from design-pose geometry (mechanism/METHOD.md, "Frames from points").
 
 At the design pose every link frame is the global frame, so a pair's two frames, one
 fixed in each of its links, are plain global frames there; Pavlov fixes each by three

@@ -45,6 +45,7 @@ from .specs import (
     PointSpec,
     SpringDamperSpec,
 )
+from .units import Units
 
 __all__ = ["Mechanism"]
 
@@ -56,23 +57,36 @@ def _read_only(values):
     return out
 
 
-def _load_value(value, where):
-    """A load given as a number, a 3-vector, f(t) or a ``(times, values)`` table."""
+def _load_value(value, where, shape):
+    """A load given as a number (``shape`` ``()``) or a vector (``(3,)``), ``f(t)``, or a
+    ``(times, values)`` table whose values have ``shape`` per time."""
     if callable(value):
         return value
+    what = "a number" if shape == () else f"{shape[0]} numbers"
     if isinstance(value, tuple) and len(value) == 2:
-        times = np.array(value[0], dtype=float)
-        values = np.array(value[1], dtype=float)
-        if times.ndim != 1 or len(times) < 2 or values.shape[0] != len(times):
+        times = check_arg._floats(value[0], f"{where}: times", "a sequence of times")
+        values = check_arg._floats(value[1], f"{where}: values", f"a sequence of {what}")
+        if times.ndim != 1 or len(times) < 2 or values.shape[:1] != times.shape:
             raise ModelError(where, "a table needs (times, values) with matching lengths >= 2")
-        if not np.all(np.diff(times) > 0):
-            raise ModelError(where, "table times must increase strictly")
+        if values.shape[1:] != shape:
+            raise ModelError(f"{where}: values", f"expected {what} per time, got shape {values.shape[1:]} "
+                             f"per time")
         if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))):
             raise ModelError(where, "non-finite entry in the table")
+        if not np.all(np.diff(times) > 0):
+            raise ModelError(where, "table times must increase strictly")
+        check_arg.bounded(times, f"{where}: times", False)
+        check_arg.bounded(values, f"{where}: values", False)
         return (_read_only(times), _read_only(values))
-    arr = np.array(value, dtype=float)
+    if isinstance(value, tuple) and shape == ():
+        raise ModelError(where, f"expected a number, f(t) or a (times, values) table, got {check_arg.shown(value)}")
+    arr = check_arg._floats(value, where, what)
+    if arr.shape != shape:
+        raise ModelError(where, f"expected {what}, f(t) or a (times, values) table, got "
+                         + (f"shape {arr.shape}" if arr.ndim else f"the number {check_arg.shown(value)}"))
     if not np.all(np.isfinite(arr)):
-        raise ModelError(where, f"non-finite load {value!r}")
+        raise ModelError(where, f"non-finite load {check_arg.shown(value)}")
+    check_arg.bounded(arr, where, False)
     return float(arr) if arr.ndim == 0 else _read_only(arr)
 
 
@@ -83,10 +97,16 @@ class Mechanism:
     ----------
     name : str
         Name used in reports and files. A link named ``"ground"`` exists from the start.
+    units : None, ("mm", "deg"), {"length": ..., "angle": ...} or mechanism.units.Units
+        The model's own units (default SI): the default units of the files written from it
+        (:func:`~mechanism.save_model`, ``to_csv`` of its results) and of the values in its
+        messages. Every value given to or returned by the API is SI and radians regardless;
+        :func:`~mechanism.load_model` sets them to the file's ``[units]``.
     """
 
-    def __init__(self, name: str = "mechanism"):
+    def __init__(self, name: str = "mechanism", units=None):
         self.name = check_arg.name(name, "mechanism name")
+        self._units = Units.of(units)
         self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND, com=_read_only(np.zeros(3)),
                                                              inertia=_read_only(np.zeros((3, 3))))}
         self._pairs: dict[str, PairSpec] = {}
@@ -118,7 +138,7 @@ class Mechanism:
         spec = LinkSpec(
             name=name,
             mass=check_arg.number(mass, f"{where}: mass", minimum=0.0),
-            com=check_arg.vector(com, f"{where}: com"),
+            com=check_arg.vector(com, f"{where}: com", is_length=True),
             inertia=check_arg.inertia_tensor(np.zeros((3, 3)) if inertia is None else inertia,
                                             f"{where}: inertia"),
         )
@@ -158,12 +178,11 @@ class Mechanism:
             raise ModelError(f"{where}: type", f"unknown pair type {type!r} "
                              f"(expected one of {', '.join(sorted(PAIR_TYPES))})")
         for role, link in (("first", first), ("second", second)):
-            if link not in self._links:
-                raise ModelError(f"{where}: {role} link", f"unknown link {link!r}")
+            check_arg.known(link, self._links, f"{where}: {role} link", "link")
         if first == second:
             raise ModelError(where, f"joins link {first!r} to itself")
         if type == "helical":
-            pitch = check_arg.number(pitch, f"{where}: pitch") if pitch is not None else None
+            pitch = check_arg.number(pitch, f"{where}: pitch", is_length=True) if pitch is not None else None
             if pitch is None:
                 raise ModelError(f"{where}: pitch", "a helical pair needs pitch= (m per turn)")
         elif pitch is not None:
@@ -188,7 +207,7 @@ class Mechanism:
         where = f"pair {name!r}"
         if at is None:
             raise ModelError(f"{where}: at", "missing pair location")
-        at = check_arg.vector(at, f"{where}: at")
+        at = check_arg.vector(at, f"{where}: at", is_length=True)
         beta = None
         if kind in ("hooke", "universal"):
             if axes is None:
@@ -226,9 +245,9 @@ class Mechanism:
         where = f"point {name!r}"
         if name in self._points:
             raise ModelError(where, "a point of that name exists already")
-        if link not in self._links:
-            raise ModelError(f"{where}: link", f"unknown link {link!r}")
-        self._points[name] = PointSpec(name, link, check_arg.vector(at, f"{where}: at"), local=bool(local))
+        check_arg.known(link, self._links, f"{where}: link", "link")
+        self._points[name] = PointSpec(name, link, check_arg.vector(at, f"{where}: at", is_length=True),
+                                       local=bool(local))
         self._changed()
 
     def add_point_driver(self, name, point, direction):
@@ -242,8 +261,7 @@ class Mechanism:
         where = f"point driver {name!r}"
         if name in self._pairs or name in self._point_drivers:
             raise ModelError(where, "a pair or driver of that name exists already")
-        if point not in self._points:
-            raise ModelError(f"{where}: point", f"unknown point {point!r}")
+        check_arg.known(point, self._points, f"{where}: point", "point")
         if self._points[point].local:
             raise ModelError(f"{where}: point", "point drivers need points given globally at the design pose")
         self._point_drivers[name] = PointDriverSpec(name, point, check_arg.direction(direction, f"{where}: direction"))
@@ -262,20 +280,21 @@ class Mechanism:
         free_value rad (m), damping N m s/rad (N s/m). Spherical components are not allowed
         (their values are a rotation vector, not additive coordinates).
         """
-        variable = self._scalar_variable(pair, f"pair spring on {pair!r}")
-        where = f"pair spring on {pair!r}"
+        where = f"pair spring on {check_arg.shown(pair)}"
+        variable = self._scalar_variable(pair, where)
         self._pair_springs.append(PairSpringSpec(
             variable,
             check_arg.number(stiffness, f"{where}: stiffness", minimum=0.0),
-            check_arg.number(free_value, f"{where}: free_value"),
+            check_arg.number(free_value, f"{where}: free_value", is_length=not self._is_angle(variable)),
             check_arg.number(damping, f"{where}: damping", minimum=0.0),
         ))
         self._changed()
 
     def add_pair_force(self, pair, force):
         """Generalized force (N m or N) in a pair variable: a number, ``f(t)`` or ``(times, values)``."""
-        variable = self._scalar_variable(pair, f"pair force on {pair!r}")
-        self._pair_forces.append(PairForceSpec(variable, _load_value(force, f"pair force on {pair!r}: force")))
+        where = f"pair force on {check_arg.shown(pair)}"
+        variable = self._scalar_variable(pair, where)
+        self._pair_forces.append(PairForceSpec(variable, _load_value(force, f"{where}: force", ())))
         self._changed()
 
     def add_spring_damper(self, name, link_a, at_a, link_b, at_b, stiffness, free_length=None, damping=0.0):
@@ -289,12 +308,11 @@ class Mechanism:
         if name in self._spring_dampers:
             raise ModelError(where, "a spring-damper of that name exists already")
         for key, link in (("link_a", link_a), ("link_b", link_b)):
-            if link not in self._links:
-                raise ModelError(f"{where}: {key}", f"unknown link {link!r}")
+            check_arg.known(link, self._links, f"{where}: {key}", "link")
         if link_a == link_b:
             raise ModelError(where, f"joins link {link_a!r} to itself")
-        a = check_arg.vector(at_a, f"{where}: at_a")
-        b = check_arg.vector(at_b, f"{where}: at_b")
+        a = check_arg.vector(at_a, f"{where}: at_a", is_length=True)
+        b = check_arg.vector(at_b, f"{where}: at_b", is_length=True)
         if np.linalg.norm(a - b) < 1e-12:
             raise ModelError(where, "attachment points coincide")
         if free_length is None:
@@ -302,7 +320,7 @@ class Mechanism:
         self._spring_dampers[name] = SpringDamperSpec(
             name, link_a, a, link_b, b,
             check_arg.number(stiffness, f"{where}: stiffness", minimum=0.0),
-            check_arg.number(free_length, f"{where}: free_length", minimum=0.0),
+            check_arg.number(free_length, f"{where}: free_length", minimum=0.0, is_length=True),
             check_arg.number(damping, f"{where}: damping", minimum=0.0),
         )
         self._changed()
@@ -316,12 +334,10 @@ class Mechanism:
         where = f"point force {name!r}"
         if name in self._point_forces:
             raise ModelError(where, "a point force of that name exists already")
-        if link not in self._links:
-            raise ModelError(f"{where}: link", f"unknown link {link!r}")
-        value = _load_value(force, f"{where}: force")
-        if isinstance(value, np.ndarray) and value.shape != (3,):
-            raise ModelError(f"{where}: force", f"expected 3 numbers, got shape {value.shape}")
-        self._point_forces[name] = PointForceSpec(name, link, check_arg.vector(at, f"{where}: at"), value)
+        check_arg.known(link, self._links, f"{where}: link", "link")
+        value = _load_value(force, f"{where}: force", (3,))
+        self._point_forces[name] = PointForceSpec(name, link, check_arg.vector(at, f"{where}: at", is_length=True),
+                                                  value)
         self._changed()
 
     # -------------------------------------------------------------- queries
@@ -344,6 +360,16 @@ class Mechanism:
         return dict(self._point_drivers)
 
     @property
+    def units(self) -> Units:
+        """The model's own units (see the class docstring); assign a ``Units`` or ``("mm", "deg")``."""
+        return self._units
+
+    @units.setter
+    def units(self, value):
+        self._units = Units.of(value)
+        self._changed()
+
+    @property
     def gravity(self):
         return self._gravity.copy()
 
@@ -352,7 +378,15 @@ class Mechanism:
         names = [v for p in self._pairs.values() for v in p.variable_names()]
         return names + list(self._point_drivers)
 
+    def _is_angle(self, variable):
+        for pair in self._pairs.values():
+            if variable in pair.variable_names():
+                return pair.pair_type.rotational[pair.variable_names().index(variable)]
+        return False
+
     def _scalar_variable(self, variable, where):
+        if not isinstance(variable, str):
+            raise ModelError(where, f"expected a pair variable name, got {check_arg.shown(variable)}")
         for pair in self._pairs.values():
             if variable in pair.variable_names():
                 if pair.kind == "spherical":
@@ -386,6 +420,7 @@ class Mechanism:
                 point_forces=tuple(self._point_forces.values()),
                 gravity=_read_only(self._gravity),
                 reference=reference,
+                units=self._units,
             )
         return self._snapshot
 

@@ -14,8 +14,11 @@ Units
 -----
 ``[units]`` declares ``length = "m" | "mm"`` and ``angle = "rad" | "deg"`` (default m and
 rad). Values are converted to SI and radians when the file is read and back when it is
-written, and nowhere else: in memory everything is SI. Mass is always kg, time s and force
-N. With ``L`` the file's length unit and ``A`` its angle unit, the derived units are
+written, and nowhere else: in memory everything is SI. The loaded mechanism remembers the
+file's units (``Mechanism.units``, kept in its snapshot): they are the default units of
+:func:`save_model` and of every file written from its results (:mod:`mechanism.units`
+states the rule). Mass is always kg, time s and force N. With ``L`` the file's length unit
+and ``A`` its angle unit, the derived units are
 
 ==========================================  =================  ==================
 quantity (keys)                             file unit          with mm and deg
@@ -74,159 +77,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check_arg
-from .atomic import write_text_atomically
+from .atomic import target_path, write_text_atomically
 from .errors import KinematrixError, ModelError
+from .limits import MAX_FILE_BYTES, MAX_NESTING
 from .model import Mechanism
 from .specs import GROUND
+from .units import ANGLE_UNITS, LENGTH_UNITS, QUANTITIES, Units
 
-__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units"]
+__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units", "QUANTITIES", "CLOSED"]
+
+#: Closure defect (dimensionless) up to which a loaded model counts as closed.
+CLOSED = 1e-8
 
 
 # --------------------------------------------------------------------------- units
-_LENGTH_UNITS = ("m", "mm")
-_ANGLE_UNITS = ("rad", "deg")
-
-#: quantity -> (power of length, power of angle); mass, time and force stay kg, s, N.
-QUANTITIES = {
-    "length": (1, 0),
-    "angle": (0, 1),
-    "inertia": (2, 0),
-    "acceleration": (1, 0),
-    "pitch": (1, 0),
-    "linear_stiffness": (-1, 0),
-    "linear_damping": (-1, 0),
-    "angular_stiffness": (1, -1),
-    "angular_damping": (1, -1),
-    "torque": (1, 0),
-    "force": (0, 0),
-    "mass": (0, 0),
-    "time": (0, 0),
-    "none": (0, 0),
-}
-
-
-@dataclass(frozen=True)
-class Units:
-    """The units of a model file: ``length`` in {"m", "mm"}, ``angle`` in {"rad", "deg"}.
-
-    :meth:`to_si` converts file values to SI and radians, :meth:`from_si` back (for
-    writing files, choosing the shortest number that converts back exactly), and
-    :meth:`factor` gives the plain SI -> file multiplier for tabulated output.
-    """
-
-    length: str = "m"
-    angle: str = "rad"
-
-    def __post_init__(self):
-        if self.length not in _LENGTH_UNITS:
-            raise ModelError("units: length", f"unknown unit {self.length!r} (expected m or mm)")
-        if self.angle not in _ANGLE_UNITS:
-            raise ModelError("units: angle", f"unknown unit {self.angle!r} (expected rad or deg)")
-
-    @classmethod
-    def of(cls, units) -> "Units":
-        """``None`` (SI), a :class:`Units`, a ``(length, angle)`` pair or a dict."""
-        if units is None:
-            return cls()
-        if isinstance(units, Units):
-            return units
-        if isinstance(units, dict):
-            extra = set(units) - {"length", "angle"}
-            if extra:
-                raise ModelError("units", f"unknown key {sorted(extra)[0]!r} (expected length, angle)")
-            return cls(**units)
-        if isinstance(units, (tuple, list)) and len(units) == 2:
-            return cls(*units)
-        raise ModelError("units", f"expected (length, angle) such as ('mm', 'deg'), got {units!r}")
-
-    @property
-    def is_si(self) -> bool:
-        return self.length == "m" and self.angle == "rad"
-
-    def _steps(self, quantity):
-        """SI = ((x * angle_multiplier) [/ or *] length_step): at most two roundings, monotone."""
-        p, a = QUANTITIES[quantity]
-        angle_mult = 1.0
-        if self.angle == "deg" and a:
-            angle_mult = math.pi / 180.0 if a > 0 else 180.0 / math.pi
-        length_div = length_mul = 1.0
-        if self.length == "mm" and p:
-            if p > 0:
-                length_div = 1000.0 ** p
-            else:
-                length_mul = 1000.0 ** (-p)
-        return angle_mult, length_div, length_mul
-
-    def to_si(self, value, quantity):
-        """File value(s) -> SI; ``value`` a number or an array (returned as float / ndarray)."""
-        angle_mult, length_div, length_mul = self._steps(quantity)
-        x = np.asarray(value, dtype=float)
-        if angle_mult != 1.0:
-            x = x * angle_mult
-        if length_div != 1.0:
-            x = x / length_div
-        if length_mul != 1.0:
-            x = x * length_mul
-        return float(x) if x.ndim == 0 else x
-
-    def factor(self, quantity) -> float:
-        """SI -> file multiplier (for tables and CSV output, where exactness is not needed)."""
-        angle_mult, length_div, length_mul = self._steps(quantity)
-        return length_div / (angle_mult * length_mul)
-
-    def from_si(self, value, quantity):
-        """SI value(s) -> file units, each the shortest number that :meth:`to_si` maps back.
-
-        For a value that no file number maps to exactly (possible only for values that did
-        not come from a file), the value reached through the nearest file number is used,
-        so that writing, reading and writing again gives the same text.
-        """
-        arr = np.asarray(value, dtype=float)
-        if self.is_si or self.factor(quantity) == 1.0:
-            out = arr.copy()
-        else:
-            out = self._preimages(arr.ravel(), quantity).reshape(arr.shape)
-        return float(out) if out.ndim == 0 else out
-
-    def _preimages(self, si, quantity, spread=4, depth=0):
-        """Per element of ``si`` (1-D): the shortest float near ``si * factor`` that
-        :meth:`to_si` maps to it exactly; elements without one go through the value that the
-        nearest estimate reaches."""
-        estimate = si * self.factor(quantity)
-        out = si.copy()  # zeros and non-finite values stay as they are
-        best = np.full(si.shape, np.inf)
-        todo = np.isfinite(si) & (si != 0.0) & np.isfinite(estimate)
-        candidates = [estimate]
-        up = down = estimate
-        for _ in range(spread):  # in order of distance, so ties in length keep the closest
-            up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
-            candidates += [up, down]
-        for candidate in candidates:
-            hit = todo & (self.to_si(candidate, quantity) == si)
-            if not hit.any():
-                continue
-            lengths = np.full(si.shape, np.inf)
-            lengths[hit] = [len(repr(y)) for y in candidate[hit].tolist()]
-            better = lengths < best
-            out[better], best[better] = candidate[better], lengths[better]
-        missing = todo & np.isinf(best)
-        if missing.any():
-            if depth >= 3:  # pragma: no cover - the nearest estimate always has a preimage
-                out[missing] = estimate[missing]
-            else:
-                reached = np.atleast_1d(self.to_si(estimate[missing], quantity))
-                out[missing] = self._preimages(reached, quantity, spread, depth + 1)
-        return out
-
-    def label(self, quantity) -> str:
-        """Unit of ``quantity`` in this file, for messages and plot labels."""
-        L, A = self.length, self.angle
-        return {
-            "length": L, "angle": A, "inertia": f"kg {L}^2", "acceleration": f"{L}/s^2",
-            "pitch": f"{L}/rev", "linear_stiffness": f"N/{L}", "linear_damping": f"N s/{L}",
-            "angular_stiffness": f"N {L}/{A}", "angular_damping": f"N {L} s/{A}",
-            "torque": f"N {L}", "force": "N", "mass": "kg", "time": "s", "none": "",
-        }[quantity]
+# Units, QUANTITIES: mechanism/units.py (one rule for every file kinematrix writes).
 
 
 def _neighbours(x, count):
@@ -356,15 +221,54 @@ def _first_bad_leaf(value):
     return None
 
 
+def _huge_integer(value):
+    """The first integer of a (nested) list that no float holds, shortened for a message."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _huge_integer(v)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 1.7e308:
+        text = str(value)
+        return text if len(text) <= 40 else text[:41] + " ..."
+    return None
+
+
 def _as_lists(arr):
     return np.asarray(arr, dtype=float).tolist()
 
 
+#: Strings and comments of a TOML text (their brackets do not nest anything).
+_STRINGS_AND_COMMENTS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+def _first_too_deep(text):
+    """Line number where arrays and inline tables first nest deeper than MAX_NESTING, or None."""
+    blanked = _STRINGS_AND_COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    codes = np.frombuffer(blanked.encode("utf-8"), dtype=np.uint8)
+    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int64) \
+        - ((codes == ord("]")) | (codes == ord("}"))).astype(np.int64)
+    deep = np.flatnonzero(np.cumsum(steps) > MAX_NESTING)
+    if not len(deep):
+        return None
+    return int(np.count_nonzero(codes[:deep[0]] == ord("\n"))) + 1
+
+
 class _Reader:
     def __init__(self, path):
-        self.path = os.fspath(path)
+        try:
+            self.path = os.fspath(path)
+        except TypeError:
+            raise ModelError("path", f"expected a model file name (str or path-like), got "
+                             f"{type(path).__name__}") from None
+        if isinstance(self.path, bytes):
+            self.path = os.fsdecode(self.path)
+        if not self.path:
+            raise ModelError("path", "expected a model file name, got an empty string")
         self.file = os.path.basename(self.path) or self.path
         self.units = Units()
+        self.entries = {}  # builder location prefix -> (table, index, name), for relocating
 
     # ---------------------------------------------------------------- errors
     def fail(self, place, key, problem):
@@ -384,13 +288,22 @@ class _Reader:
     def read(self) -> Mechanism:
         try:
             with open(self.path, "rb") as handle:
-                raw = handle.read()
+                raw = handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             self.fail(None, None, f"cannot read the model file ({exc.strerror or exc})")
+        if len(raw) > MAX_FILE_BYTES:
+            self.fail(None, None, f"larger than {MAX_FILE_BYTES} bytes ({MAX_FILE_BYTES / 2**20:g} MiB), "
+                      "the most a model file may hold")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             self.fail(None, None, f"not UTF-8 text (byte {exc.start})")
+        line = _first_too_deep(text)
+        if line is not None:
+            self.fail(f"line {line}", None, f"arrays or tables nested more than {MAX_NESTING} deep, "
+                      "the most a model file may hold")
+        try:
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             message = str(exc)
             found = re.search(r"\(at line (\d+), column (\d+)\)", message)
@@ -411,7 +324,7 @@ class _Reader:
         self.read_units(data.get("units", {}))
         name = data.get("name", os.path.splitext(self.file)[0] or "mechanism")
         try:
-            mechanism = Mechanism(name)
+            mechanism = Mechanism(name, units=self.units)
         except ModelError as exc:
             self.fail(None, "name", exc.problem)
         for table in ("links", "pairs", "points", "point_drivers"):
@@ -419,9 +332,41 @@ class _Reader:
         self.read_gravity(mechanism, data.get("gravity"))
         for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces"):
             self.read_table(mechanism, data, table)
+        if not mechanism.pairs:
+            self.fail(None, "pairs", "the model has no pairs: a mechanism needs at least one [[pairs]] table")
         if "assemble" in data:
             self.read_assembly(mechanism, data["assemble"])
+        self.check_closed(mechanism, "assemble" in data)
         return mechanism
+
+    def check_closed(self, mechanism, guessed):
+        """The model compiles (links connected, sizes within mechanism/limits.py) and its loops
+        close at the reference assembly: what is loaded is closed, or refused here."""
+        from loops.compiled import compile_model  # noqa: PLC0415 (loops imports mechanism)
+        from loops.configuration import evaluate  # noqa: PLC0415
+        from loops.newton import worst_loop  # noqa: PLC0415
+
+        try:
+            system = compile_model(mechanism.snapshot())
+        except ModelError as exc:
+            self.relocate(exc)
+        config = evaluate(system, system.reference_q())
+        defect = config.closure_error()
+        if not defect <= CLOSED:
+            where = "assemble.guess" if guessed else None
+            self.fail(where, None if guessed else "assemble.guess",
+                      f"the loops do not close ({worst_loop(system, config)}, defect {defect:.3g})"
+                      + ("" if guessed else " at zero pair values: a model declared by link-local frames needs "
+                         "[assemble.guess] with rough pair values"))
+
+    def relocate(self, exc):
+        """Raise ``exc`` (a builder's or the compiled system's ModelError) at its file location."""
+        where = exc.where
+        for prefix, (table, index, name) in self.entries.items():
+            if where == prefix or where.startswith(prefix + ": "):
+                key = where[len(prefix) + 2:] if where != prefix else None
+                self.fail(self.place(table, index, name), _BUILDER_KEYS.get(key, key), exc.problem)
+        self.fail(None, None, str(exc))
 
     @staticmethod
     def suggest(key, choices):
@@ -436,9 +381,9 @@ class _Reader:
                 self.fail("units", key, "unknown key (expected length, angle)")
         length = table.get("length", "m")
         angle = table.get("angle", "rad")
-        if length not in _LENGTH_UNITS:
+        if not isinstance(length, str) or length not in LENGTH_UNITS:
             self.fail("units", "length", f"unknown unit {length!r} (expected m or mm)")
-        if angle not in _ANGLE_UNITS:
+        if not isinstance(angle, str) or angle not in ANGLE_UNITS:
             self.fail("units", "angle", f"unknown unit {angle!r} (expected rad or deg)")
         self.units = Units(length, angle)
 
@@ -468,19 +413,26 @@ class _Reader:
                       f"got {bad!r} ({type(bad).__name__})")
         if _numeric_shape(raw) != shape:
             return raw
-        converted = self.units.to_si(raw, quantity)
+        converted = self.to_si(place, key, raw, quantity)
         return converted if shape == () else _as_lists(converted)
+
+    def to_si(self, place, key, raw, quantity):
+        """File numbers -> SI; an integer beyond the range of a float is a located error."""
+        try:
+            return self.units.to_si(raw, quantity)
+        except OverflowError:
+            self.fail(place, key, f"{_huge_integer(raw)} is beyond the range of a float")
 
     @staticmethod
     def file_units_problem(problem, raw, converted):
         """Show the builder's complaint with the file's numbers, not the converted ones."""
         if raw is converted or isinstance(converted, tuple):
             return problem
-        return problem.replace(repr(converted), repr(raw))
+        return problem.replace(check_arg.shown(converted), check_arg.shown(raw)).replace(repr(converted), repr(raw))
 
     def name_of(self, place, key, value):
         if not isinstance(value, str):
-            self.fail(place, key, f"expected a name (a string), got {value!r}")
+            self.fail(place, key, f"expected a name (a string), got {check_arg.shown(value)}")
         return value
 
     def variable_quantity(self, mechanism, variable, angle, length):
@@ -508,19 +460,20 @@ class _Reader:
             for key, value in (("times", times), ("values", values)):
                 bad = _first_bad_leaf(value)
                 if bad is not None or not isinstance(value, list):
-                    self.fail(place, f"force.{key}", f"expected a list of numbers, got {value!r}")
+                    self.fail(place, f"force.{key}", f"expected a list of numbers, got {check_arg.shown(value)}")
             shape = _numeric_shape(values)
             if shape is None:
                 self.fail(place, "force.values", "rows of unequal length")
             if quantity is not None and len(shape) >= 1:
-                values = _as_lists(self.units.to_si(values, quantity))
+                values = _as_lists(self.to_si(place, "force.values", values, quantity))
+            self.to_si(place, "force.times", times, "time")
             return (times, values)
         bad = _first_bad_leaf(raw)
-        if bad is not None:
+        if bad is not None or _numeric_shape(raw) != ((3,) if vector else ()):
             self.fail(place, "force", f"expected {'3 numbers' if vector else 'a number'} or a table "
-                      f"{{times = [...], values = [...]}}, got {raw!r}")
+                      f"{{times = [...], values = [...]}}, got {check_arg.shown(raw)}")
         if quantity is not None and _numeric_shape(raw) is not None:
-            converted = self.units.to_si(raw, quantity)
+            converted = self.to_si(place, "force", raw, quantity)
             return converted if isinstance(converted, float) else _as_lists(converted)
         return raw
 
@@ -534,6 +487,8 @@ class _Reader:
         for index, entry in enumerate(entries):
             name = entry.get("name", entry.get("pair"))
             place = self.place(table, index, name)
+            if isinstance(name, str):
+                self.entries.setdefault(_BUILDER_PREFIX[table].format(name), (table, index, name))
             for key in entry:
                 if key not in allowed:
                     self.fail(place, key, f"unknown key{self.suggest(key, allowed)} "
@@ -578,7 +533,7 @@ class _Reader:
             return None
         if where.startswith(prefix + ": "):
             key = where[len(prefix) + 2:]
-            return _BUILDER_KEYS.get(key, key)
+            return _BUILDER_KEYS.get(key, key).replace(": ", ".")
         if where.endswith(" name"):
             return "name"
         return where
@@ -599,7 +554,7 @@ class _Reader:
         links = entry["links"]
         if (not isinstance(links, list) or len(links) != 2
                 or not all(isinstance(link, str) for link in links)):
-            self.fail(place, "links", f"expected [first, second] link names, got {links!r}")
+            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
         kwargs, passed = {}, {}
         for key in ("at", "pitch"):
             if key in entry:
@@ -634,7 +589,7 @@ class _Reader:
         at = self.numbers(place, "at", entry["at"], "length", (3,))
         local = entry.get("local", False)
         if not isinstance(local, bool):
-            self.fail(place, "local", f"expected true or false, got {local!r}")
+            self.fail(place, "local", f"expected true or false, got {check_arg.shown(local)}")
         self.call(table, place, name, {"at": (entry["at"], at)},
                   mechanism.add_point, name, link, at, local=local)
 
@@ -714,8 +669,9 @@ class _Reader:
             shape = () if pair.size == 1 else (pair.size,)
             if _numeric_shape(raw) != shape:
                 self.fail("assemble.guess", name,
-                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, got {raw!r}")
-            values = np.atleast_1d(np.array(raw, dtype=float))
+                          f"expected {'a number' if pair.size == 1 else f'{pair.size} numbers'}, "
+                          f"got {check_arg.shown(raw)}")
+            values = np.atleast_1d(self.to_si("assemble.guess", name, raw, "none"))
             guess[name] = np.array([
                 self.units.to_si(v, "angle" if rotational else "length")
                 for v, rotational in zip(values, pair.pair_type.rotational)])
@@ -723,6 +679,8 @@ class _Reader:
                 guess[name] = float(guess[name][0])
         try:
             mechanism.assemble(guess)
+        except ModelError as exc:
+            self.relocate(exc)
         except KinematrixError as exc:
             self.fail("assemble", None, f"the loops cannot close from this guess: {exc}")
 
@@ -926,8 +884,9 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
     mechanism : Mechanism
     path : str or path-like
     units : None, ("mm", "deg"), {"length": ..., "angle": ...} or Units
-        Units of the file (default SI: m and rad). See the module docstring for the
-        derived units.
+        Units of the file; default the model's own (``mechanism.units``: its file's units,
+        SI for a model built in Python). See the module docstring for the derived units.
+        Each number is the shortest that reads back as exactly the value in memory.
 
     Raises
     ------
@@ -935,6 +894,7 @@ def save_model(mechanism: Mechanism, path, units=None) -> None:
         When a load is a function of time (a file holds numbers and tables only), or the
         units are unknown.
     """
-    units = Units.of(units)
+    target_path(path)  # a located error for what is not a file name
+    units = mechanism.units if units is None else Units.of(units)
     text = _Writer(path, units).write(mechanism)
     write_text_atomically(path, text)

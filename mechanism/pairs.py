@@ -1,10 +1,10 @@
-"""Kinematic pairs: variable matrices ``A(q)`` and their ``Q`` operators (METHOD.md, table).
+"""Kinematic pairs: variable matrices ``A(q)`` and their ``Q`` operators (mechanism/METHOD.md, table).
 
 A pair joins two links. Frame ``j`` is fixed in the first link, frame ``k`` in the second,
 and the pair matrix ``A = T_j_k(q)`` maps coordinates in frame k to frame j (eq. 1).
 The derivative convention, kept for every type, is the *left* one:
 
-    dA = sum_k Q_k(q) A dq_k,     Q_k = hat(S_k(q))                       (METHOD.md, "Q operators")
+    dA = sum_k Q_k(q) A dq_k,     Q_k = hat(S_k(q))                       (mechanism/METHOD.md, "Q operators")
 
 with ``S_k`` the unit twist of parameter k expressed in frame j. For revolute, prismatic,
 cylindrical and helical pairs ``Q A = A Q`` and ``S`` is constant (Pavlov's ``Q_rev``,

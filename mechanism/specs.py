@@ -17,6 +17,7 @@ from typing import Any, Callable, Union
 import numpy as np
 
 from .pairs import PairType
+from .units import SI, Units
 
 __all__ = [
     "GROUND",
@@ -160,6 +161,9 @@ class Model:
 
     ``reference`` maps pair names to their values at the reference assembly (zeros at the
     design pose; what :meth:`~mechanism.Mechanism.assemble` found for link-local models).
+    ``units`` are the model's own units (its file's ``[units]``; SI for a model built in
+    Python): the default units of every file written from it and of the values in its
+    messages. Values in the model are SI whatever ``units`` says.
     """
 
     name: str
@@ -173,6 +177,7 @@ class Model:
     point_forces: tuple
     gravity: np.ndarray
     reference: tuple  # ((pair name, values ndarray), ...)
+    units: Units = SI
 
     def link(self, name: str) -> LinkSpec:
         return next(link for link in self.links if link.name == name)

@@ -12,7 +12,7 @@ the same operators with rows and columns permuted: ``T_pavlov = P T P^T`` with
 
 Names and conventions
 ---------------------
-* ``T_a_b`` is the pose of frame b in frame a: ``r_a = T_a_b r_b`` (METHOD.md eq. 1).
+* ``T_a_b`` is the pose of frame b in frame a: ``r_a = T_a_b r_b`` (mechanism/METHOD.md eq. 1).
 * A twist is the 6-vector ``xi = (omega, v)``: angular velocity, then the velocity
   of the body point that is momentarily at the origin of the frame the twist is
   expressed in. Its 4x4 form ``hat(xi) = [[hat(omega), v], [0, 0]]`` is Pavlov's
@@ -317,7 +317,7 @@ def log_so3(R):
 
 
 def frame_from_points(origin, on_x, on_z):
-    """Pavlov's frame from three global points (METHOD.md, "Frames from points").
+    """Pavlov's frame from three global points (mechanism/METHOD.md, "Frames from points").
 
     ``e_x = (x - o)/|x - o|``, ``e_z = (z - o)/|z - o|``, ``e_y = e_z x e_x``; ``e_x`` is made
     exactly orthogonal to ``e_z`` (Gram-Schmidt) so drawings with small errors still give a

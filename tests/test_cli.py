@@ -5,6 +5,7 @@ import csv
 import importlib.util
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -86,11 +87,13 @@ def run(*args, cwd):
                           capture_output=True, text=True, timeout=300)
 
 
-def read_table(path):
+def read_table(path, units="length=mm angle=deg time=s"):
+    """Columns by name and the header of a CSV file whose first line names ``units``."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
-    header = rows[0]
-    data = np.array([[float(v) for v in row] for row in rows[1:]]).reshape(len(rows) - 1, len(header))
+    assert rows[0] == [f"# units: {units}"]
+    header = rows[1]
+    data = np.array([[float(v) for v in row] for row in rows[2:]]).reshape(len(rows) - 2, len(header))
     return {name: data[:, i] for i, name in enumerate(header)}, header
 
 
@@ -184,14 +187,19 @@ def test_sweep_in_mm_and_deg_matches_freudenstein(model, tmp_path):
     np.testing.assert_array_equal(table["A_dot"], speed)
 
 
-def test_sweep_in_si_writes_what_to_csv_writes(tmp_path):
+@pytest.mark.parametrize("units, drive, speed, values, rate", [
+    ('length = "m"\nangle = "rad"', "A=0:1:0.25", "A=2", [0.0, 0.25, 0.5, 0.75, 1.0], 2.0),
+    ('length = "mm"\nangle = "deg"', "A=0:60:15", "A=90", np.radians([0, 15, 30, 45, 60]), np.radians(90)),
+])
+def test_sweep_writes_what_to_csv_writes(tmp_path, units, drive, speed, values, rate):
+    """The command line and ``SweepResult.to_csv`` (default: the file's units) write the same bytes."""
     from mechanism import load_model
 
-    path = tmp_path / "si.toml"
-    path.write_text(crank_rocker_toml(units='length = "m"\nangle = "rad"'))
-    proc = run("sweep", path, "--drive", "A=0:1:0.25", "--speed", "A=2", "--out", "cli.csv", cwd=tmp_path)
+    path = tmp_path / "model.toml"
+    path.write_text(crank_rocker_toml(units=units))
+    proc = run("sweep", path, "--drive", drive, "--speed", speed, "--out", "cli.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = load_model(path).sweep({"A": [0.0, 0.25, 0.5, 0.75, 1.0]}, speeds={"A": 2.0})
+    result = load_model(path).sweep({"A": values}, speeds={"A": rate})
     result.to_csv(tmp_path / "api.csv")
     assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "api.csv").read_bytes()
 
@@ -200,8 +208,9 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
-    assert len(lines) == 4 and lines[3].startswith("20.0,")
+    assert lines[0] == "# units: length=mm angle=deg time=s"
+    assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
+    assert len(lines) == 5 and lines[4].startswith("20.0,")
 
 
 def test_sweep_plot_is_a_real_png(model, tmp_path):
@@ -285,6 +294,10 @@ def test_toml_syntax_error_exits_2(tmp_path):
     ([], None),
     (["plot", "missing.csv", "--x", "A", "--y", "C"], None),
     (["simulate", "{model}", "--t-end", "-1"], None),
+    (["simulate", "{model}", "--t-end", "1e300"],
+     "t_end: 1e+300 s is longer than the 1e+06 s a simulation may last (its smallest step is 1e-14 t_end)"),
+    (["simulate", "{model}", "--t-end", "1", "--samples", "100000000000"],
+     "--samples: 100000000000 times would take 9.24e+04 GiB of samples, more than the 2 GiB a simulation may hold"),
 ])
 def test_user_errors_exit_2_with_one_line(model, tmp_path, args, expected):
     args = [str(model) if a == "{model}" else a for a in args]
@@ -312,7 +325,8 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
     proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
                "--plot", "sim.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units == "# units: length=mm angle=deg time=s"
     columns = header.split(",")
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
     mechanism = load_model(model)
@@ -332,45 +346,36 @@ def test_main_returns_the_status_in_process(model, tmp_path, capsys):
     assert err.count("\n") == 1 and "--drive Z" in err
 
 
-class FakeSimulation:
-    """Stands in for dynamics.simulate's result: the API of DESIGN.md (t, q, q_dot, point)."""
-
-    def __init__(self, t_end, q0, qd0):
-        self.t = np.linspace(0.0, t_end, 5)
-        self.q0, self.qd0 = q0, qd0
-
-    def q(self, name):
-        return self.q0.get(name, 0.0) + self.qd0.get(name, 0.0) * self.t
-
-    def q_dot(self, name):
-        return np.full_like(self.t, self.qd0.get(name, 0.0))
-
-    def point(self, name):
-        return np.column_stack([self.t * 0.001, self.t * 0.0, self.t * 0.0])
-
-
 def test_simulate_passes_si_values_and_writes_file_units(model, tmp_path, monkeypatch, capsys):
+    """The command converts --q0/--qd0 from the file's units to SI, and writes what the API's
+    ``to_csv`` writes in the file's units (the same bytes)."""
     import dynamics
+    from mechanism import Mechanism
 
     calls = []
+    real_simulate = dynamics.simulate
 
-    def fake_simulate(mechanism, t_end, q0, qd0, **options):
+    def spy(mechanism, t_end, q0, qd0, **options):
         calls.append((t_end, q0, qd0, options))
-        return FakeSimulation(t_end, q0, qd0)
+        result = real_simulate(mechanism, t_end=t_end, q0=q0, qd0=qd0, **options)
+        calls.append(result)
+        return result
 
-    monkeypatch.setattr(dynamics, "simulate", fake_simulate, raising=False)
+    massive = tmp_path / "massive.toml"
+    massive.write_text(model.read_text().replace('name = "crank"', 'name = "crank"\nmass = 1.0\ncom = [20, 0, 0]'))
+    monkeypatch.setattr(dynamics, "simulate", spy, raising=False)
     out = tmp_path / "sim.csv"
-    status = main(["simulate", str(model), "--t-end", "2", "--q0", "A=90", "--qd0", "A=180", "--out", str(out),
-                   "--plot", str(tmp_path / "sim.png")])
+    status = main(["simulate", str(massive), "--t-end", "0.01", "--q0", "A=90", "--qd0", "A=180", "--samples", "3",
+                   "--out", str(out), "--plot", str(tmp_path / "sim.png")])
     assert status == 0, capsys.readouterr().err
-    (t_end, q0, qd0, options), = calls
-    assert t_end == 2.0 and options == {}
+    (t_end, q0, qd0, options), result = calls
+    assert t_end == 0.01 and list(options) == ["t_eval"]
     np.testing.assert_allclose([q0["A"], qd0["A"]], [np.pi / 2, np.pi], rtol=1e-15, atol=0)  # deg -> rad
+    assert out.read_text() == result.to_csv(None, units=("mm", "deg"))
     table, header = read_table(out)
     assert header[:6] == ["t", "A", "B", "C", "D", "P.x"]
-    np.testing.assert_allclose(table["A"], 90 + 180 * table["t"], rtol=1e-14, atol=0)  # rad -> deg
-    np.testing.assert_allclose(table["P.x"], table["t"], rtol=1e-14, atol=0)  # m -> mm
-    np.testing.assert_allclose(table["A_dot"], 180.0, rtol=1e-14, atol=0)
+    assert table["A"][0] == 90.0 and table["A_dot"][0] == 180.0  # rad -> deg, shortest numbers
+    np.testing.assert_allclose(table["P.x"], result.point("P")[:, 0] * 1e3, rtol=1e-15, atol=0)  # m -> mm
     assert (tmp_path / "sim.png").stat().st_size > 5_000
 
 
@@ -382,3 +387,184 @@ def test_simulate_rejects_unknown_coordinates(model, tmp_path, monkeypatch, caps
     assert "--q0 Z: not a pair variable or point driver" in capsys.readouterr().err
     assert main(["simulate", str(model), "--t-end", "0"]) == 2
     assert "--t-end: must be positive" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ files written
+def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
+    target = tmp_path / "results" / "res.csv"
+    target.parent.mkdir()
+    target.write_text("previous\n")
+    (tmp_path / "link.csv").symlink_to(target)
+    (tmp_path / "plot.png").symlink_to(tmp_path / "results" / "plot.png")
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
+    assert target.read_text().startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot", "--animate"])
+def test_a_full_disk_is_one_line_and_leaves_no_file(model, tmp_path, monkeypatch, capsys, option):
+    """ENOSPC while writing (simulated): exit 2, one line naming the file, nothing left behind."""
+    import errno
+
+    from mechanism import atomic
+
+    def no_space(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic, "_write_all", no_space)
+    name = {"--out": "res.csv", "--plot": "plot.png", "--animate": "sweep.gif"}[option]
+    args = ["sweep", str(model), "--drive", "A=0:20:10", option, str(tmp_path / name)]
+    if option != "--out":
+        args += ["--out", os.devnull]
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"kinematrix: error: cannot write {tmp_path / name}: No space left on device\n"
+    assert not (tmp_path / name).exists() and [p.name for p in tmp_path.iterdir()] == ["four_bar.toml"]
+
+
+@pytest.mark.parametrize("command", [["sweep", "--drive", "A=0:20:10"], ["simulate", "--t-end", "0.1"]])
+def test_an_image_format_matplotlib_cannot_write_is_refused_before_the_run(model, tmp_path, command):
+    proc = run(command[0], model, *command[1:], "--out", "res.csv", "--plot", "traj.xyz", cwd=tmp_path)
+    assert_user_error(proc)
+    assert "--plot traj.xyz: cannot write a 'xyz' image (formats: " in proc.stderr
+    assert not (tmp_path / "res.csv").exists()
+
+
+# ------------------------------------------------------------------ issue 12
+INTERRUPT_SWEEP = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+import loops.continuation as continuation
+from dynamics.cli import main
+continuation.STEPS_PER_CALL = 10
+real, calls = continuation.Walk.positions, []
+def positions(self, *args):
+    out = real(self, *args)
+    calls.append(out)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the walk
+    return out
+continuation.Walk.positions = positions
+sys.exit(main({args!r}))
+"""
+
+INTERRUPT_SIMULATION = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+from dynamics.kernels import integrate
+from dynamics.cli import main
+real, calls = integrate.integrate, []
+def stepping(*args):
+    status = real(*args)
+    calls.append(status)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGINT)
+    return status
+integrate.integrate = stepping
+sys.exit(main({args!r}))
+"""
+
+
+def run_interrupted(script, args, cwd):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    code = script.format(repo=str(REPO), args=[str(a) for a in args])
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_ctrl_c_on_a_sweep_writes_the_positions_reached_and_exits_130(model, tmp_path):
+    proc = run_interrupted(INTERRUPT_SWEEP, ["sweep", model, "--drive", "A=0:3600:1", "--out", "part.csv",
+                                            "--plot", "part.png"], tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr
+    table, header = read_table(tmp_path / "part.csv")
+    reached = len(table["A"])
+    assert 10 < reached < 3601
+    np.testing.assert_array_equal(table["A"], np.arange(reached, dtype=float))  # deg, each one closed and written
+    assert proc.stderr == (f"kinematrix: interrupted (Ctrl-C) after {reached} of 3601 positions; last position reached: "
+                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n")
+    assert (tmp_path / "part.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["four_bar.toml", "part.csv", "part.png"]
+
+
+def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_path):
+    model = REPO / "examples" / "four_bar.toml"
+    proc = run_interrupted(INTERRUPT_SIMULATION, ["simulate", model, "--t-end", "100", "--q0", "A=0", "--out", "sim.csv"],
+                           tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units == "# units: length=mm angle=deg time=s" and header.startswith("t,")
+    last = float(rows[-1].split(",")[0])
+    assert 0 < last < 100 and len(rows) > 100
+    assert re.fullmatch(rf"kinematrix: interrupted \(Ctrl-C\) at t = {last:.6g} s after \d+ steps; {len(rows)} samples "
+                        r"written to sim.csv\n", proc.stderr), proc.stderr
+
+
+def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path):
+    """It used to write a CSV holding only a header, as if that were a result."""
+    (tmp_path / "old.csv").write_text("previous\n")
+    proc = run("sweep", model, "--drive", "D=170:180:1", "--out", "old.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert re.fullmatch(r"kinematrix: sweep stopped after 0 of 11 positions: dead point at D = -?[\d.]+ deg: .* so "
+                        r"D = 170 deg cannot be reached on this branch; nothing written\n", proc.stderr), proc.stderr
+    assert (tmp_path / "old.csv").read_text() == "previous\n"
+
+
+def test_a_stopped_sweep_reports_in_the_file_units(model, tmp_path):
+    """The file is in mm and deg: the dead point is reported in deg (it used to say rad)."""
+    proc = run("sweep", model, "--drive", "D=0:180:1", "--out", "part.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert " rad" not in proc.stderr and re.search(r"dead point at D = [\d.]+ deg", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "# a comment\n", 'name = "x"\n'])
+def test_an_empty_model_file_is_one_line(tmp_path, text, capsys):
+    path = tmp_path / "empty.toml"
+    path.write_text(text)
+    expected = "kinematrix: error: empty.toml: pairs: the model has no pairs: a mechanism needs at least one [[pairs]] table\n"
+    for args in (["check", path], ["sweep", path, "--drive", "A=0:10:1"], ["simulate", path, "--t-end", "1"]):
+        assert main([str(a) for a in args]) == 2
+        assert capsys.readouterr().err == expected
+    if not text:  # and as a command: no traceback
+        assert_user_error(run("check", path, cwd=tmp_path), expected[len("kinematrix: error: "):-1])
+
+
+def test_a_deeply_nested_file_is_one_line(model, tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text(model.read_text().replace("at = [0, 0, 0]", "at = " + "[" * 3000 + "]" * 3000))
+    proc = run("check", path, cwd=tmp_path)
+    assert_user_error(proc)
+    assert "deep.toml: line " in proc.stderr and "nested more than 16 deep" in proc.stderr
+
+
+def test_version():
+    proc = run("--version", cwd=REPO)
+    assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
+
+
+def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
+    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced."""
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert received and received[0].startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert fifo.is_fifo()
+
+
+@pytest.mark.parametrize("text, expected", [("0:10:3", [0, 3, 6, 10]), ("0:10:4", [0, 4, 8, 10]),
+                                            ("0:0.2:1", [0, 0.2]), ("0:10:4.1", [0, 4.1, 10])])
+def test_the_readme_states_the_stop_rule_as_implemented(text, expected):
+    """README.md's examples of START:STOP:STEP are what parse_range gives."""
+    readme = (REPO / "README.md").read_text()
+    shown = f"`{text}` gives {', '.join(f'{v:g}' for v in expected)}"
+    if text != "0:10:4.1":
+        assert shown in readme
+    np.testing.assert_array_equal(parse_range(text), expected)

@@ -32,13 +32,14 @@ from scipy.spatial.transform import Rotation
 from mechanism import load_model, save_model
 from mechanism.pairs import PairType
 from reference import closed_forms as cf
+from reference import dynamics_references as dr
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 TOL = 1e-9
 MM = 1e-3
 SCRIPTS = ("four_bar", "slider_crank", "hooke_joint", "rssr", "bennett", "mower_wobble_drive",
-           "double_wishbone", "macpherson", "landing_gear")
+           "double_wishbone", "macpherson", "landing_gear", "solar_array", "spring_pendulum", "governor")
 
 
 def run_example(name, tmp_path, *options):
@@ -381,6 +382,47 @@ def test_landing_gear_retracts_fully(tmp_path):
     assert_allclose(r["knee_pair"], r["knee_angle"][0] - r["knee_angle"], rtol=0, atol=TOL)
     assert_allclose(np.linalg.norm(r["axle"], axis=1), 1.8, rtol=0, atol=TOL * 1.8)
     assert np.degrees(r["knee_angle"][0]) > 170 and np.degrees(r["knee_angle"][-1]) < 25
+
+
+# =============================================================================
+# dynamics: the textbook cases, against tests/reference/dynamics_references.py
+# =============================================================================
+def test_solar_array_deploys_as_the_published_equations_say(tmp_path):
+    """Two panels on torsion springs: the published equations of motion (checked there against
+    SymPy), integrated independently, to 1e-8 rad over 6 s; energy conserved."""
+    r = run_example("solar_array", tmp_path)
+    reference = dr.solar_array_trajectory(dr.SolarArray(), r["t"])
+    # Both integrations at rtol ~1e-10 over a few oscillations: 1e-8 rad.
+    assert_allclose(r["panel1_angle"], reference.q[:, 0], rtol=0, atol=1e-8)
+    assert_allclose(r["hinge_angle"], reference.q[:, 1], rtol=0, atol=1e-8)
+    stored = 0.5 * 1.0 * np.pi**2  # the hinge spring, half a turn from its free angle; the root at rest
+    assert_allclose(r["kinetic"][0] + r["potential"][0], stored, rtol=1e-12, atol=0)
+    assert r["energy_drift"] < 1e-7 * stored
+    assert np.degrees(r["widest_opening"]) > 350  # no stops: nearly folded the other way
+
+
+def test_spring_pendulum_swings_as_its_closed_form(tmp_path):
+    """Elastic pendulum against the closed-form equations (Lagrange, tests/reference), 10 s."""
+    r = run_example("spring_pendulum", tmp_path)
+    reference = dr.spring_pendulum_trajectory(dr.SpringPendulum(), r["t"], (1.2, 0.4), (0.0, 0.3))
+    assert_allclose(r["theta"], reference.q[:, 1], rtol=0, atol=1e-8)
+    assert_allclose(r["length"], reference.q[:, 0], rtol=0, atol=1e-8)
+    # The bob is where the spring says: r (sin theta, -cos theta).
+    assert_allclose(r["bob"][:, :2], np.column_stack([r["length"] * np.sin(r["theta"]),
+                                                      -r["length"] * np.cos(r["theta"])]), rtol=0, atol=1e-12)
+    assert r["energy_drift"] < 1e-8
+
+
+def test_governor_settles_at_the_virtual_work_angle(tmp_path):
+    """Spun up to 9 rad/s, the damped governor settles where virtual work puts it; the
+    script's statics (a root of the equations of motion) agrees."""
+    r = run_example("governor", tmp_path)
+    steady = dr.governor_steady_arm_angle(dr.WattGovernor(), 9.0)
+    assert_allclose(r["steady_arm_angle"], steady, rtol=0, atol=1e-10)
+    # Damped for 10 s with a time constant near 0.7 s: within 1e-6 rad of steady.
+    assert abs(r["final_arm_angle"] - steady) < 1e-6
+    assert_allclose(r["other_arm_angle"], r["arm_angle"], rtol=0, atol=1e-8)  # the arms move together
+    assert r["energy_balance_drift"] < 1e-6 and r["driver_work"][-1] > 0
 
 
 # =============================================================================

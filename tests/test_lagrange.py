@@ -137,7 +137,8 @@ def test_unreachable_value_is_a_stopped_walk_with_the_position_reached():
         equations_of_motion(crank_rocker(), q={"D": 3.0})
     stop = caught.value
     assert not isinstance(stop, ModelError)
-    assert stop.reason.startswith("q: cannot reach D = 3 from the design pose: a dead point at D = 0.1011")
+    # Values in the model's own units (SI for a model built in Python), with the unit.
+    assert stop.reason.startswith("q: cannot reach D = 3 rad from the design pose: a dead point at D = 0.1011")
     assert len(stop.partial) == 1 and stop.partial.stop_reason == stop.reason
     assert abs(stop.partial.q("D")[0] - four_bar_rocker_limits()[1]) < 1e-6
 

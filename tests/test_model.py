@@ -125,6 +125,70 @@ BUILDER_MISTAKES = [
     ("spring on an unknown variable",
      lambda m: m.add_pair_spring("E", stiffness=1.0),
      "pair spring on 'E'", r"unknown pair variable 'E'"),
+    # issue 12: names that are not strings (unhashable ones used to raise TypeError)
+    ("a list as the first link",
+     lambda m: m.add_pair("X", "revolute", ["ground"], "rocker", at=(0, 0, 0), axis=(0, 0, 1)),
+     "pair 'X': first link", r"unknown link \['ground'\]"),
+    ("a list as a point's link",
+     lambda m: m.add_point("Q", ["crank"], at=(0, 0, 0)),
+     "point 'Q': link", r"unknown link \['crank'\]"),
+    ("a list as a spring's pair",
+     lambda m: m.add_pair_spring(["A"], stiffness=1.0),
+     "pair spring on ['A']", r"expected a pair variable name, got \['A'\]"),
+    ("a dict as a force's pair",
+     lambda m: m.add_pair_force({"A": 1}, 1.0),
+     "pair force on {'A': 1}", r"expected a pair variable name"),
+    ("a set as a spring-damper's link",
+     lambda m: m.add_spring_damper("sd", {"crank"}, (0, 0, 0), "ground", (1, 0, 0), stiffness=1.0),
+     "spring-damper 'sd': link_a", r"unknown link \{'crank'\}"),
+    ("a list as a point force's link",
+     lambda m: m.add_point_force("f", ["crank"], (0, 0, 0), (0, 0, 1)),
+     "point force 'f': link", r"unknown link \['crank'\]"),
+    ("a list as a point driver's point",
+     lambda m: m.add_point_driver("travel", point=["P"], direction=(0, 0, 1)),
+     "point driver 'travel': point", r"unknown point \['P'\]"),
+    # loads of the wrong shape (check passed, simulate raised a reshape error)
+    ("a vector force on a revolute pair",
+     lambda m: m.add_pair_force("A", [1.0, 2.0, 3.0]),
+     "pair force on 'A': force", r"expected a number, f\(t\) or a \(times, values\) table, got shape \(3,\)"),
+    ("a table of vectors on a revolute pair",
+     lambda m: m.add_pair_force("A", ([0.0, 1.0], [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])),
+     "pair force on 'A': force: values", r"expected a number per time, got shape \(3,\) per time"),
+    ("a number as a point force",
+     lambda m: m.add_point_force("f", "crank", (0, 0, 0), 5.0),
+     "point force 'f': force", r"expected 3 numbers, f\(t\) or a \(times, values\) table, got the number 5.0"),
+    ("a table of numbers as a point force",
+     lambda m: m.add_point_force("f", "crank", (0, 0, 0), ([0.0, 1.0], [5.0, 6.0])),
+     "point force 'f': force: values", r"expected 3 numbers per time, got shape \(\) per time"),
+    # magnitudes (mechanism/limits.py)
+    ("a coordinate of 1e200",
+     lambda m: m.add_pair("X", "revolute", "crank", "rocker", at=(1e200, 0, 0), axis=(0, 0, 1)),
+     "pair 'X': at", r"holds a length beyond 1e\+06 m, the largest a model may hold"),
+    ("a point at 2000 km",
+     lambda m: m.add_point("Q", "crank", at=(0, 2e6, 0)),
+     "point 'Q': at", r"length beyond 1e\+06 m"),
+    ("a mass of 1e13 kg",
+     lambda m: m.add_link("heavy", mass=1e13),
+     "link 'heavy': mass", r"number beyond 1e\+12 in SI units"),
+    ("an inertia of 1e300",
+     lambda m: m.add_link("heavy", mass=1.0, inertia=np.eye(3) * 1e300),
+     "link 'heavy': inertia", r"number beyond 1e\+12"),
+    ("a stiffness of 1e20",
+     lambda m: m.add_pair_spring("A", stiffness=1e20),
+     "pair spring on 'A': stiffness", r"number beyond 1e\+12"),
+    ("a free length of 1e10 m",
+     lambda m: m.add_spring_damper("sd", "crank", (0, 0, 0), "ground", (1, 0, 0), stiffness=1.0, free_length=1e10),
+     "spring-damper 'sd': free_length", r"length beyond 1e\+06 m"),
+    ("gravity of 1e300",
+     lambda m: m.set_gravity((0, 0, -1e300)),
+     "gravity", r"number beyond 1e\+12"),
+    ("a force of 1e300",
+     lambda m: m.add_point_force("f", "crank", (0, 0, 0), (0, 0, 1e300)),
+     "point force 'f': force", r"number beyond 1e\+12"),
+    ("a link-local frame 1e9 m away",
+     lambda m: m.add_pair("X", "revolute", "crank", "rocker", frame_on_first=np.eye(4) + np.diag([0, 0, 0, 0]) +
+                          np.pad([[1e9], [0], [0]], ((0, 1), (3, 0))), frame_on_second=np.eye(4)),
+     "pair 'X': frame_on_first", r"length beyond 1e\+06 m"),
 ]
 
 
@@ -291,3 +355,44 @@ def test_snapshot_arrays_are_read_only():
     m.set_gravity((0.0, 0.0, -9.81))
     snapshot = m.snapshot()
     assert _writable_arrays(snapshot, "model") == []
+
+
+def test_a_message_is_one_short_line_however_long_the_value():
+    """ModelError keeps its message on one line and within mechanism.limits.MAX_MESSAGE characters."""
+    error = ModelError("pair 'B': at", "expected 3 numbers, got " + "1, " * 100_000 + "\nand more")
+    assert "\n" not in str(error) and len(str(error)) <= 400 and str(error).endswith(" ...")
+    assert str(error).startswith("pair 'B': at: expected 3 numbers, got 1, 1, ")
+
+
+@pytest.mark.parametrize("analysis", [lambda m: m.check(), lambda m: m.sweep({"A": [0.0]}),
+                                      lambda m: m.assemble({})])
+def test_a_mechanism_without_pairs_cannot_be_analysed(analysis):
+    from mechanism import Mechanism
+
+    m = Mechanism("empty")
+    m.add_link("lonely")
+    with pytest.raises(ModelError) as caught:
+        analysis(m)
+    assert_located(caught, "mechanism 'empty'", r"has no pairs: add at least one pair \(add_pair\) to analyse it")
+
+
+def test_a_mechanism_smaller_than_a_micrometre_is_refused():
+    """Pair centres spanning 1e-7 m: a closure tolerance relative to 1 m would accept open
+    loops, one relative to the size would be below round-off (mechanism/limits.py MIN_SIZE)."""
+    from mechanism import Mechanism
+
+    tiny = Mechanism("tiny")
+    for link in ("crank", "coupler", "rocker"):
+        tiny.add_link(link)
+    scale = 2.5e-8
+    for name, first, second, at in (("A", "ground", "crank", (0, 0, 0)), ("B", "crank", "coupler", (1, 0, 0)),
+                                    ("C", "coupler", "rocker", (3, 2, 0)), ("D", "rocker", "ground", (4, 0, 0))):
+        tiny.add_pair(name, "revolute", first, second, at=np.array(at) * scale, axis=(0, 0, 1))
+    with pytest.raises(ModelError) as caught:
+        tiny.check()
+    assert_located(caught, "mechanism 'tiny'", r"its pair centres span 1.12e-07 m; a mechanism must span at least "
+                   r"1e-06 m, or have all its pairs meet at one point")
+    pendulum = Mechanism("pendulum")  # one pair: its centres meet at one point
+    pendulum.add_link("rod", mass=1.0, com=(0.5, 0, 0))
+    pendulum.add_pair("O", "revolute", "ground", "rod", at=(0, 0, 0), axis=(0, 0, 1))
+    assert pendulum.check().dof == 1

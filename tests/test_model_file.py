@@ -18,27 +18,31 @@ from mechanism.pairs import PairType
 
 
 # ----------------------------------------------------------------------------- helpers
-def assert_same(a, b, path="model"):
-    """Exact, recursive equality of snapshot records (arrays bit for bit, shapes too)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+def assert_same(a, b, path="model", ulps=0):
+    """Recursive equality of snapshot records: arrays and numbers bit for bit (or within
+    ``ulps`` units in the last place), shapes, types and everything else exactly."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or (ulps and isinstance(a, float)):
         a_arr, b_arr = np.asarray(a), np.asarray(b)
         assert a_arr.shape == b_arr.shape, f"{path}: shape {a_arr.shape} != {b_arr.shape}"
-        assert np.array_equal(a_arr, b_arr), f"{path}: {a_arr!r} != {b_arr!r}"
+        if ulps:
+            assert np.all(np.abs(a_arr - b_arr) <= ulps * np.spacing(np.abs(a_arr))), f"{path}: {a_arr!r} != {b_arr!r}"
+        else:
+            assert np.array_equal(a_arr, b_arr), f"{path}: {a_arr!r} != {b_arr!r}"
     elif dataclasses.is_dataclass(a):
         assert type(a) is type(b), f"{path}: {type(a)} != {type(b)}"
         for f in dataclasses.fields(a):
-            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", ulps)
     elif isinstance(a, PairType):
         assert type(a) is type(b), f"{path}: {type(a)} != {type(b)}"
-        assert_same(vars(a), vars(b), path)
+        assert_same(vars(a), vars(b), path, ulps)
     elif isinstance(a, dict):
         assert a.keys() == b.keys(), f"{path}: keys {a.keys()} != {b.keys()}"
         for key in a:
-            assert_same(a[key], b[key], f"{path}[{key!r}]")
+            assert_same(a[key], b[key], f"{path}[{key!r}]", ulps)
     elif isinstance(a, (tuple, list)):
         assert type(a) is type(b) and len(a) == len(b), f"{path}: {a!r} != {b!r}"
         for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{path}[{i}]")
+            assert_same(x, y, f"{path}[{i}]", ulps)
     else:
         assert type(a) is type(b) and a == b, f"{path}: {a!r} != {b!r}"
 
@@ -172,6 +176,11 @@ link = "rocker"
 at = [160, 50, 0]
 force = [0, -1, 0]
 """
+
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+RSSR = EXAMPLES_DIR / "rssr.toml"
+BENNETT = EXAMPLES_DIR / "bennett.toml"
 
 
 def write(tmp_path, text, name="four_bar.toml"):
@@ -448,8 +457,8 @@ BAD_FILES = {
                                               "four_bar.toml: pair_forces[0] ('A'): force: table times must "
                                               "increase strictly"),
     "point force of wrong length": (edit("force = [0, -1, 0]", "force = [0, -1]"),
-                                    "four_bar.toml: point_forces[0] ('push'): force: expected 3 numbers, "
-                                    "got shape (2,)"),
+                                    "four_bar.toml: point_forces[0] ('push'): force: expected 3 numbers or a "
+                                    "table {times = [...], values = [...]}, got [0, -1]"),
     "spring-damper on one link": (edit('link_b = "ground"', 'link_b = "coupler"'),
                                   "four_bar.toml: spring_dampers[0] ('strut'): link_b: joins link 'coupler' "
                                   "to itself"),
@@ -464,7 +473,131 @@ BAD_FILES = {
     "hooke pins parallel": (lambda t: t + '\n[[links]]\nname = "yoke"\n\n[[pairs]]\nname = "U"\ntype = "hooke"\n'
                             'links = ["rocker", "yoke"]\nat = [1, 2, 3]\naxes = [[0, 0, 1], [0, 0, 2]]\n',
                             "four_bar.toml: pairs[4] ('U'): axes: the two pins are parallel"),
+    # issue 12: what used to be a traceback, or accepted, or misleading
+    "coordinates of 1e200": (edit("at = [40, 0, 0]", "at = [1e200, 0, 0]"),
+                             "four_bar.toml: pairs[1] ('B'): at: [1e+200, 0, 0] holds a length beyond 1e+06 m, "
+                             "the largest a model may hold"),
+    "mass of 1e300": (edit("mass = 0.1", "mass = 1e300"),
+                      "four_bar.toml: links[0] ('crank'): mass: [1e+300] holds a number beyond 1e+12 in SI units, "
+                      "the largest a model may hold"),
+    "a huge integer": (edit("mass = 0.1", "mass = " + "9" * 400),
+                       "four_bar.toml: links[0] ('crank'): mass: 99999999999999999999999999999999999999999 ... is "
+                       "beyond the range of a float"),
+    "pair force vector on a revolute pair": (edit("force = {times = [0, 1], values = [100, 200]}",
+                                                  "force = [1, 2, 3]"),
+                                             "four_bar.toml: pair_forces[0] ('A'): force: expected a number or a "
+                                             "table {times = [...], values = [...]}, got [1, 2, 3]"),
+    "table of vectors for a pair force": (edit("values = [100, 200]", "values = [[1, 2, 3], [4, 5, 6]]"),
+                                          "four_bar.toml: pair_forces[0] ('A'): force.values: expected a number "
+                                          "per time, got shape (3,) per time"),
+    "point force as a number": (edit("force = [0, -1, 0]", "force = 5"),
+                                "four_bar.toml: point_forces[0] ('push'): force: expected 3 numbers or a table "
+                                "{times = [...], values = [...]}, got 5"),
+    "link connected to nothing": (lambda t: t + '\n[[links]]\nname = "lonely"\n',
+                                  "four_bar.toml: links[3] ('lonely'): is not connected to 'ground' through any pair"),
 }
+
+
+def test_an_axis_of_1e308_is_a_direction(tmp_path):
+    """An axis need not be unit length, however long: no overflow warning, no 'zero-length'."""
+    path = write(tmp_path, FOUR_BAR.replace("at = [120, 80, 0]\naxis = [0, 0, 1]", "at = [120, 80, 0]\naxis = [0, 0, 1e308]"))
+    assert np.array_equal(load_model(path).pairs["C"].axis, [0.0, 0.0, 1.0])
+    path = write(tmp_path, FOUR_BAR.replace("at = [120, 80, 0]\naxis = [0, 0, 1]",
+                                            "at = [120, 80, 0]\naxis = [1e308, 1e308, 1e308]"))
+    assert np.allclose(load_model(path).pairs["C"].axis, np.full(3, 3 ** -0.5), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t\n", "# only a comment\n", 'name = "x"\n',
+                                  '[units]\nlength = "mm"\n', '[[links]]\nname = "a"\n'])
+def test_a_model_without_pairs_is_refused(tmp_path, text):
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, text))
+    assert str(info.value) == ("four_bar.toml: pairs: the model has no pairs: a mechanism needs at least one "
+                               "[[pairs]] table")
+
+
+def test_pair_centres_far_from_the_origin_are_refused(tmp_path):
+    """An RSSR 1e5 m from the origin (1e8 mm, 3e5 of its sizes) cannot be closed to its tolerance."""
+    text = RSSR.read_text()
+    far = text.replace("at = [280, -50, 74]", "at = [100000280, -50, 74]").replace(
+        "at = [0, 0, 0]", "at = [100000000, 0, 0]").replace("at = [40, 0, 0]", "at = [100000040, 0, 0]").replace(
+        "at = [280, 30, 50]", "at = [100000280, 30, 50]")
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, far, "rssr.toml"))
+    assert str(info.value).startswith("rssr.toml: pairs[2] ('rocker_ball'): at: its centre lies 1e+05 m from the "
+                                      "origin, 3.33e+05 times the mechanism's size (0.3 m); pair centres must lie "
+                                      "within 10000 sizes of the origin")
+    near = text.replace("at = [280, -50, 74]", "at = [1280, -50, 74]").replace(
+        "at = [0, 0, 0]", "at = [1000, 0, 0]").replace("at = [40, 0, 0]", "at = [1040, 0, 0]").replace(
+        "at = [280, 30, 50]", "at = [1280, 30, 50]")
+    assert load_model(write(tmp_path, near, "rssr.toml")).check().dof == 1  # 1 m away is fine
+
+
+def test_an_rssr_at_1e300_is_refused_not_reported_as_dof_5(tmp_path):
+    text = RSSR.read_text().replace("at = [0, 0, 0]", "at = [1e300, 0, 0]")
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, text, "rssr.toml"))
+    assert str(info.value) == ("rssr.toml: pairs[0] ('crank_angle'): at: [1e+300, 0, 0] holds a length beyond "
+                               "1e+06 m, the largest a model may hold")
+
+
+def test_a_link_local_model_that_does_not_close_needs_a_guess(tmp_path):
+    text = BENNETT.read_text()
+    text = text[:text.rindex("[assemble.guess]")]
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, text, "bennett.toml"))
+    assert str(info.value) == ("bennett.toml: assemble.guess: the loops do not close (loop 1 (J3): J1-J2-J3-J4, "
+                               "defect 2.74) at zero pair values: a model declared by link-local frames needs "
+                               "[assemble.guess] with rough pair values")
+
+
+def test_a_file_larger_than_the_limit_is_refused_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(model_file, "MAX_FILE_BYTES", 1000)
+    path = write(tmp_path, FOUR_BAR + "# padding " * 200)
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert str(info.value) == ("four_bar.toml: larger than 1000 bytes (0.000953674 MiB), the most a model file "
+                               "may hold")
+
+
+def test_the_file_size_limit_is_16_mib():
+    from mechanism.limits import MAX_FILE_BYTES
+
+    assert model_file.MAX_FILE_BYTES == MAX_FILE_BYTES == 16 * 2**20
+
+
+@pytest.mark.parametrize("depth, line", [(17, 6), (5000, 6)])
+def test_arrays_nested_too_deep_are_refused(tmp_path, depth, line):
+    text = FOUR_BAR.replace("vector = [0, -9810, 0]", "vector = " + "[" * depth + "]" * depth)
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, text))
+    assert str(info.value) == (f"four_bar.toml: line {line}: arrays or tables nested more than 16 deep, the most a "
+                               "model file may hold")
+
+
+def test_brackets_in_strings_and_comments_do_not_nest(tmp_path):
+    text = FOUR_BAR.replace('name = "P"', 'name = "' + "[" * 40 + '"  # ' + "{" * 40)
+    assert "[" * 40 in load_model(write(tmp_path, text)).points
+
+
+def test_a_huge_value_is_quoted_short(tmp_path):
+    """A 100,000-number vector is one line of a few hundred characters, not a megabyte."""
+    text = FOUR_BAR.replace("at = [40, 0, 0]", "at = [" + ", ".join(["1"] * 100_000) + "]")
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, text))
+    message = str(info.value)
+    assert message.startswith("four_bar.toml: pairs[1] ('B'): at: expected 3 numbers, got shape (100000,) ([1, 1, 1, ")
+    assert len(message) <= 400 and "\n" not in message
+
+
+@pytest.mark.parametrize("path", [None, 3, ""])
+def test_what_is_not_a_file_name_is_a_located_error(path):
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert info.value.where == "path"
+    with pytest.raises(ModelError) as info:
+        save_model(Mechanism("m"), path)
+    assert info.value.where == "path"
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
@@ -542,7 +675,8 @@ def test_assembled_reference_round_trips(tmp_path, units):
         # An assembly computed in SI need not be a float that any decimal number of degrees
         # converts back to exactly; the writer then uses the nearest (mechanism.model_file,
         # from_si), so the reload may sit a few ulp away, still closed. Everything else is exact.
-        assert_same(dataclasses.replace(m.snapshot(), reference=()),
+        assert loaded.units == Units(*units)  # the file's units, remembered
+        assert_same(dataclasses.replace(m.snapshot(), reference=(), units=loaded.units),
                     dataclasses.replace(loaded.snapshot(), reference=()))
         for (name, before), (again, after) in zip(m.snapshot().reference, loaded.snapshot().reference):
             assert name == again
@@ -587,6 +721,14 @@ def test_example_files_round_trip(tmp_path, example, units):
     first, second = tmp_path / "first.toml", tmp_path / "second.toml"
     model_file.save_model(loaded, first, units=units)
     again = load_model(first)
-    assert_same(loaded.snapshot(), again.snapshot())
+    # The default is the model's own units (its file's); other units are remembered too.
+    assert again.units == (loaded.units if units is None else Units(*units))
+    if again.units == loaded.units:
+        assert_same(loaded.snapshot(), again.snapshot())
+    else:
+        # In other units a value may have no file number that converts back to it exactly
+        # (two roundings, mechanism/units.py from_si: 0.5 N m/rad has none in N mm/deg); the
+        # writer then uses the nearest, so the reload may sit an ulp or two away.
+        assert_same(dataclasses.replace(loaded.snapshot(), units=again.units), again.snapshot(), ulps=4)
     model_file.save_model(again, second, units=units)
     assert first.read_bytes() == second.read_bytes()

@@ -151,6 +151,12 @@ def test_csv_columns(tmp_path):
     csv_path.write_text("A,C\n0.0,1.0\n1.0\n")
     with pytest.raises(ValueError, match="line 3: 1 values for 2 columns"):
         plotting.read_csv(csv_path)
+    # The units line a kinematrix CSV opens with is skipped; line numbers still count it.
+    csv_path.write_text("# units: length=mm angle=deg time=s\nA,C\n0.0,1.0\n1.0,x\n")
+    with pytest.raises(ValueError, match="line 4: not a number"):
+        plotting.read_csv(csv_path)
+    csv_path.write_text("# units: length=mm angle=deg time=s\nA,C\n0.0,1.0\n")
+    assert plotting.read_csv(csv_path)[0] == ["A", "C"]
 
 
 def test_matplotlib_is_imported_only_when_plotting():

@@ -36,9 +36,11 @@ def expected_header(variables, points):
 
 
 def read_csv(path):
+    """Header and values of a CSV file, after its first line (the units comment)."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
-    return rows[0], np.array(rows[1:], dtype=float)
+    assert rows[0] == ["# units: length=m angle=rad time=s"]  # a model built in Python: SI
+    return rows[1], np.array(rows[2:], dtype=float)
 
 
 def test_csv_columns_and_order(spatial_result, tmp_path):
@@ -98,7 +100,7 @@ def test_csv_write_is_atomic(spatial_result, tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.csv"]
     spatial_result.to_csv(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.csv"]
-    assert path.read_text().startswith("P,A,S.0")
+    assert path.read_text().startswith("# units: length=m angle=rad time=s\nP,A,S.0")
 
 
 def test_pose_is_the_identity_at_the_design_pose():

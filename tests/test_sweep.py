@@ -347,6 +347,104 @@ def test_driving_away_from_a_turning_point_reports_a_dead_point():
     assert "dead point" in caught.value.reason
 
 
+# ------------------------------------------------------------------ issue 12: limits
+@pytest.mark.parametrize("tolerance, problem", [
+    (0.5, r"0.5 is looser than 1e-06, which would return positions whose loops are open: it must lie in "
+          r"\[1e-14, 1e-06\]"),
+    (1e-5, r"1e-05 is looser than 1e-06"),
+    (0, r"must be positive, got 0.0: it must lie in \[1e-14, 1e-06\]"),
+    (-1, r"must be positive, got -1.0"),
+    (1e-20, r"1e-20 is tighter than 1e-14, below the round-off of the closure equations"),
+    (float("nan"), r"must be a number in \[1e-14, 1e-06\]"),
+    ("x", r"expected a number, got 'x'"),
+    (True, r"expected a number, got True"),
+])
+def test_a_closure_tolerance_outside_the_promise_is_refused(tolerance, problem):
+    """Nothing returned is open: a tolerance looser than 1e-6 is refused, not honoured; each
+    refusal gives its own reason."""
+    for call in (lambda: four_bar().sweep({"A": [0.0, 0.5]}, tolerance=tolerance),
+                 lambda: four_bar().assemble({"A": 0.1}, tolerance=tolerance)):
+        with pytest.raises(ModelError) as caught:
+            call()
+        assert caught.value.where == "tolerance"
+        assert re.search(problem, str(caught.value)), str(caught.value)
+
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, 10**9, "many"])
+def test_assemble_iterations_are_bounded(count):
+    with pytest.raises(ModelError) as caught:
+        four_bar().assemble({"A": 0.1}, max_iterations=count)
+    assert str(caught.value).startswith("max_iterations: expected a whole number in [1, 10000], got ")
+
+
+@pytest.mark.parametrize("values", [[0.0, 1e6], [0.0, 1e20], np.linspace(0.0, 4e5, 3)])
+def test_drivers_that_travel_farther_than_a_walk_goes_are_refused_at_once(values):
+    """A sweep to 1e6 rad or 1e20 used to walk for a long time; now it is refused before walking."""
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep({"A": values})
+    assert caught.value.where == "driver 'A'"
+    assert re.search(r"the sweep moves it [\d.e+]+ rad in all, farther than one sweep walks \(1000000 steps of at "
+                     r"most 0.3 rad, or 0.3 times the mechanism's size for a slide: 300000 rad\); sweep a shorter "
+                     r"range", str(caught.value)), str(caught.value)
+
+
+def test_a_sweep_whose_results_would_not_fit_in_memory_is_refused(monkeypatch):
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("loops.sweep"), "MAX_RECORD_BYTES", 100_000)
+    with pytest.raises(ModelError) as caught:
+        four_bar().sweep({"A": np.linspace(0.0, 1.0, 1000)})
+    assert str(caught.value).startswith("drivers: 1000 positions would take ")
+    assert str(caught.value).endswith("GiB of results, more than the 9.31323e-05 GiB a sweep may hold: sweep fewer "
+                                      "positions")
+    assert len(four_bar().sweep({"A": np.linspace(0.0, 1.0, 50)})) == 50
+
+
+def test_a_stop_reason_is_in_the_model_units():
+    """A model from a file in mm and deg reports its dead point in deg (it used to say rad)."""
+    from pathlib import Path
+
+    from mechanism import load_model
+
+    m = load_model(Path(__file__).resolve().parents[1] / "examples" / "four_bar.toml")
+    with pytest.raises(SweepStopped) as caught:
+        m.sweep({"D": np.radians(np.arange(0.0, 181.0, 1.0))})
+    reason = caught.value.reason
+    assert re.search(r"^dead point at D = 10\.\d+ deg: .* so D = 11 deg cannot be reached on this branch$", reason), \
+        reason
+    assert " rad" not in reason
+
+
+def test_ctrl_c_raises_the_stop_exception_with_the_positions_reached(monkeypatch):
+    """In Python the interrupt is a SweepInterrupted: a SweepStopped with ``.partial`` (every
+    position reached, closed) and a KeyboardInterrupt."""
+    import importlib
+
+    from mechanism import SweepInterrupted
+
+    continuation = importlib.import_module("loops.continuation")
+    monkeypatch.setattr(continuation, "STEPS_PER_CALL", 5)
+    real, calls = continuation.Walk.positions, []
+
+    def interrupted(self, *args):
+        calls.append(real(self, *args))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return calls[-1]
+
+    monkeypatch.setattr(continuation.Walk, "positions", interrupted)
+    values = np.linspace(0.0, 20 * np.pi, 2001)
+    with pytest.raises(SweepInterrupted) as caught:
+        four_bar().sweep({"A": values})
+    stop = caught.value
+    assert isinstance(stop, SweepStopped) and isinstance(stop, KeyboardInterrupt)
+    reached = len(stop.partial)
+    assert 0 < reached < len(values)
+    assert_allclose(stop.partial.q("A"), values[:reached], rtol=0, atol=0)
+    assert_pairs_coincide(stop.partial, SIZE)
+    assert re.fullmatch(rf"interrupted \(Ctrl-C\) after {reached} of 2001 positions, at A = [\d.]+ rad", stop.reason)
+
+
 def test_spherical_values_are_continuous_rotation_vectors_over_two_crank_turns():
     """RSSR over two crank turns: each ball's value is its relative rotation vector, unwrapped (no 2 pi jumps)."""
     # DESIGN.md: a spherical pair's value is the rotation vector of its second link relative to the first, in global
