@@ -31,6 +31,8 @@ import numpy as np
 
 __all__ = [
     "figure_path",
+    "new_figure",
+    "save_figure",
     "plot_trajectories",
     "plot_curves",
     "plot_csv",
@@ -66,15 +68,32 @@ def figure_path(out, filename):
     return out
 
 
-def _new_figure(figsize):
+def new_figure(figsize):
+    """A matplotlib Figure (object API, constrained layout), never pyplot's global state."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize, layout="constrained")
 
 
+_new_figure = new_figure
+
+
+def save_figure(fig, path, dpi=120):
+    """Save ``fig`` to ``path`` atomically (a reader never sees half a picture); the format
+    comes from the suffix (PNG without one)."""
+    import io  # noqa: PLC0415
+
+    from mechanism.atomic import write_bytes_atomically  # noqa: PLC0415
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=Path(path).suffix.lstrip(".").lower() or "png", dpi=dpi)
+    write_bytes_atomically(path, buffer.getvalue())
+    return path
+
+
 def _save(fig, path, dpi=120):
     if path is not None:
-        fig.savefig(path, dpi=dpi)
+        save_figure(fig, path, dpi=dpi)
     return fig
 
 

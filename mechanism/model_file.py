@@ -102,6 +102,13 @@ QUANTITIES = {
     "mass": (0, 0),
     "time": (0, 0),
     "none": (0, 0),
+    # metric columns (loops.suspension): rates per length or angle, ratios, percentages
+    "angle/length": (-1, 1),
+    "length/angle": (1, -1),
+    "angle/angle": (0, 0),
+    "dimensionless": (0, 0),
+    "percent": (0, 0),
+    "force/length": (-1, 0),
 }
 
 
@@ -226,6 +233,8 @@ class Units:
             "pitch": f"{L}/rev", "linear_stiffness": f"N/{L}", "linear_damping": f"N s/{L}",
             "angular_stiffness": f"N {L}/{A}", "angular_damping": f"N {L} s/{A}",
             "torque": f"N {L}", "force": "N", "mass": "kg", "time": "s", "none": "",
+            "angle/length": f"{A}/{L}", "length/angle": f"{L}/{A}", "angle/angle": f"{A}/{A}",
+            "dimensionless": "", "percent": "%", "force/length": f"N/{L}",
         }[quantity]
 
 
@@ -287,7 +296,8 @@ _TABLES = {
                        ("free_length", "damping")),
     "point_forces": (("name", "link", "at", "force"), ()),
 }
-_TOP_LEVEL = ("name", "units", "gravity", *_TABLES, "assemble")
+_TOP_LEVEL = ("name", "units", "gravity", *_TABLES, "assemble",
+              "corner", "vehicle", "axle")  # the last three: read by loops.suspension.files
 
 #: builder's object prefix in its error locations, per table
 _BUILDER_PREFIX = {
