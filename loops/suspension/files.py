@@ -44,7 +44,7 @@ def _file(path):
 def _located(exc, path):
     """``exc`` located under the file ``path`` (its ``corner.``/``vehicle.`` key kept)."""
     where = exc.where
-    if where.startswith(("corner", "vehicle", "axle")):
+    if where.startswith(("corner.", "vehicle.", "axle.")) or where in ("corner", "vehicle", "axle"):
         return ModelError(f"{_file(path)}: {where}", exc.problem)
     return exc
 

@@ -140,7 +140,7 @@ def apply_hardpoints(model_path, table_path, out_path=None):
 
     Returns
     -------
-    list of str, the hardpoints moved
+    list of str, the hardpoints moved (rows whose numbers equal the file's are left alone)
 
     Raises
     ------
@@ -162,7 +162,9 @@ def apply_hardpoints(model_path, table_path, out_path=None):
         if name not in entries:
             raise ModelError(f"{table_file}: line {number}", f"{name!r} is not a hardpoint of {model_file} "
                              f"(hardpoints: {', '.join(entries)})")
-        targets[entries[name]] = xyz
+        table, index, key = entries[name]
+        if not np.array_equal(np.array(data[table][index][key], dtype=float), xyz):
+            targets[entries[name]] = xyz  # unchanged rows leave their lines as they are
     lines = text.split("\n")
     counters, current = {}, None
     done = set()
@@ -204,7 +206,8 @@ def apply_hardpoints(model_path, table_path, out_path=None):
     finally:
         os.unlink(probe)
     write_text_atomically(out_path, new_text)
-    return [name for name in wanted]
+    moved = {entry: name for name, entry in entries.items()}
+    return [moved[entry] for entry in targets]
 
 
 def _closes(path, shown):

@@ -29,9 +29,9 @@ __all__ = ["plot_sheet", "PANELS"]
 
 #: Metric panels of each analysis, in order (those a result lacks are skipped; at most 12).
 PANELS = {
-    "parallel travel": ["camber", "toe", "castor", "kingpin_inclination", "scrub_radius", "castor_trail",
-                        "track_change", "wheel_recession", "roll_centre_height", "camber_gain", "bump_steer",
-                        "motion_ratio", "wheel_rate", "anti_dive", "anti_squat", "fvsa_length"],
+    "parallel travel": ["camber", "toe", "camber_gain", "bump_steer", "castor", "kingpin_inclination",
+                        "scrub_radius", "track_change", "roll_centre_height", "motion_ratio", "wheel_rate",
+                        "anti_dive", "anti_squat", "castor_trail", "wheel_recession", "fvsa_length"],
     "opposite travel": ["camber", "toe", "roll_centre_height", "roll_centre_lateral", "track", "track_change",
                         "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
                         "motion_ratio"],
