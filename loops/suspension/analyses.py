@@ -316,13 +316,26 @@ def _suffix(susp, side):
     return f"_{side}" if susp.is_axle else ""
 
 
+def _along(record):
+    """``driver -> Motion`` along each driver of ``record``, each solved once."""
+    cache = {}
+
+    def get(driver):
+        if driver not in cache:
+            cache[driver] = Motion.of(record.along(driver))
+        return cache[driver]
+
+    return get
+
+
 def _body_metrics(susp, record, travel_at, steered=False):
     """Columns of every metric (per wheel, then the axle's) of a record in the body frame."""
     columns, wheels = [], {}
+    along = _along(record)
     for side, corner in susp.corners.items():
         resolved = susp.resolved[side]
-        motion = Motion.of(record.along(resolved.travel))
-        steer = Motion.of(record.along(corner.steering)) if corner.steering in record.drivers else None
+        motion = along(resolved.travel)
+        steer = along(corner.steering) if corner.steering in record.drivers else None
         frame = Frame.body(corner)
         values, named, extra = corner_metrics(resolved, corner, susp.design[side], motion, frame,
                                               travel_at=travel_at, vehicle=susp.vehicle, steer_motion=steer)

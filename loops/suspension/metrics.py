@@ -296,7 +296,7 @@ class Motion:
                 if V is None:
                     return None
                 omega = np.einsum("nij,nj->ni", R, V[:, :3])
-                v = np.einsum("nij,nj->ni", R, V[:, 3:]) - np.cross(omega, t)
+                v = np.einsum("nij,nj->ni", R, V[:, 3:]) - jets.cross_product(omega, t)
                 return np.concatenate([omega, v], axis=1)
             return get
 
@@ -403,7 +403,7 @@ def _kingpin(resolved, motion, steer_motion, corner, frame):
             raise ModelError("corner.steering", f"moving {corner.steering!r} does not turn the upright: it does not "
                              "steer the wheel")
         nan = np.full_like(omega, np.nan)
-        lower = jets.Jet(np.cross(omega, v) / size[:, None], nan, nan)
+        lower = jets.Jet(jets.cross_product(omega, v) / size[:, None], nan, nan)
         axis = jets.Jet(omega / np.sqrt(size)[:, None], nan, nan)
     sign = np.where(jets.dot(axis, frame.up).value < 0, -1.0, 1.0)[:, None]
     return lower, axis * sign
@@ -501,13 +501,13 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
     def along(a, b):
         return np.einsum("ni,ni->n", a, np.broadcast_to(b, a.shape))
 
-    fv_height = _safe(-along(v_patch, outboard), along(np.cross(omega, up), outboard))
-    fv_out = _safe(-along(v_patch, up), along(np.cross(omega, outboard), up))
-    sv_height = _safe(-along(v_patch, forward), along(np.cross(omega, up), forward))
-    sv_ahead = _safe(-along(v_patch, up), along(np.cross(omega, forward), up))
+    fv_height = _safe(-along(v_patch, outboard), along(jets.cross_product(omega, up), outboard))
+    fv_out = _safe(-along(v_patch, up), along(jets.cross_product(omega, outboard), up))
+    sv_height = _safe(-along(v_patch, forward), along(jets.cross_product(omega, up), forward))
+    sv_ahead = _safe(-along(v_patch, up), along(jets.cross_product(omega, forward), up))
     out["fvic_height"], out["fvsa_length"] = fv_height, -fv_out
     out["svic_height"], out["svsa_length"] = sv_height, sv_ahead
-    line = np.cross(np.broadcast_to(forward, v_patch.shape), v_patch)  # in the front view, normal to v_patch
+    line = jets.cross_product(np.broadcast_to(forward, v_patch.shape), v_patch)  # in the front view, normal to v_patch
     reach = _safe(-along(patch - frame.centre, frame.left), along(line, frame.left))
     out["roll_centre_height"] = reach * along(line, up)
     out["roll_centre_z"] = along(patch, up) + out["roll_centre_height"]
@@ -679,10 +679,10 @@ def axle_metrics(patches, patch_velocities, frame, steer=None, steer_rates=None,
     vehicle : Vehicle or None; design_track : float, m; design_steer : dict side -> float
     """
     f, u = frame.forward, frame.up
-    lateral = np.cross(u, f)  # horizontal left in the frame
+    lateral = jets.cross_product(u, f)  # horizontal left in the frame
     P_L, P_R = patches["left"], patches["right"]
-    w_L = np.cross(np.broadcast_to(f, P_L.shape), patch_velocities["left"])
-    w_R = np.cross(np.broadcast_to(f, P_R.shape), patch_velocities["right"])
+    w_L = jets.cross_product(np.broadcast_to(f, P_L.shape), patch_velocities["left"])
+    w_R = jets.cross_product(np.broadcast_to(f, P_R.shape), patch_velocities["right"])
     # P_L + a w_L = P_R + b w_R in the front view (lateral, up components)
     gap = P_R - P_L
     a11, a12 = w_L @ lateral, -(w_R @ lateral)
