@@ -266,7 +266,9 @@ def _roll_reference(corner, phi, axis):
 
 def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
     """Body roll of +-2.5 deg: the wheel travels that keep both patches on the road (least squares
-    on the reference), camber to the road, and roll camber by differences in the roll angle."""
+    on the reference), camber to the road, the axle's roll centre (its lateral migration in the
+    body, its height above the road: the line through the two patches), and roll camber by
+    differences in the roll angle."""
     corner, suspension, _ = front
     P0 = corner.patch(0.0)
     v = velocity(corner, P0, 0.0)
@@ -286,6 +288,26 @@ def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
                                         mirrored(right_frame(corner.move(corner.inner, right))))["camber"]
         assert result.metric("camber_left")[k] == pytest.approx(camber_left, abs=POSITION)
         assert result.metric("camber_right")[k] == pytest.approx(camber_right, abs=POSITION)
+        # the axle's roll centre in the road's front view: the lines from each contact patch
+        # (the wheel's lowest point above the road) perpendicular to the velocity, in its own
+        # travel, of the upright's point there; the right wheel is the mirror of a left one
+        c, s_ = np.cos(phi), np.sin(phi)
+        rotation = np.array([[1, 0, 0], [0, c, -s_], [0, s_, c]])
+        A = np.array([0.0, *roll_centre])
+        lines = []
+        for travel, mirror, to_road in ((left, 1.0, frame), (right, -1.0, right_frame)):
+            P = corner.patch(travel, frame=to_road)                        # road frame
+            body = A + rotation.T @ (P - A)                                # where it is in the body
+            local = body * np.array([1.0, mirror, 1.0])                    # as a point of the left corner
+            v = rotation @ (velocity(corner, local, travel) * np.array([1.0, mirror, 1.0]))
+            lines.append((P[1:], np.array([-v[2], v[1]])))                 # point, direction in (y, z)
+        (a, u), (b, w) = lines
+        span = np.linalg.solve(np.column_stack([u, -w]), b - a)
+        centre = a + span[0] * u                                           # road frame (y, z)
+        in_body = A + rotation.T @ (np.array([0.0, *centre]) - A)
+        assert result.metric("roll_centre_lateral")[k] == pytest.approx(in_body[1], abs=POSITION)
+        assert result.metric("roll_centre_height")[k] == pytest.approx(centre[1] - P0[2], abs=POSITION)
+
         def camber_at(angle):
             (t_left, _), f, _ = _roll_reference(corner, angle, roll_centre)
             return ref.spin_metrics(f(corner.move(corner.centre, t_left)), f(corner.move(corner.inner, t_left)))["camber"]

@@ -199,7 +199,7 @@ class SuspensionResult(SweepResult):
             else:
                 scaled = values * units.factor(column.dimension)
             names.append(column.name)
-            data.append(np.asarray(scaled, dtype=float).reshape(len(self)))
+            data.append(np.asarray(scaled, dtype=float).reshape(len(self)) + 0.0)  # no -0.0 in files
         return names, data
 
     def units_line(self, units=None):

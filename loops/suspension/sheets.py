@@ -133,7 +133,7 @@ def _curves(ax, results, labels, colors, metric, units):
     dimension = None
     for result, label, color in zip(results, labels, colors):
         inputs = _inputs(result)
-        x_name = inputs[-1]
+        x_name = inputs[1] if result.analysis.startswith("combined") else inputs[0]  # what was typed
         x_column = result.metrics[x_name]
         x = np.asarray(x_column.values) * units.factor(x_column.dimension)
         groups = [np.arange(len(result))]
