@@ -479,3 +479,15 @@ def test_suspension_hardpoints_out_and_back_in(tmp_path):
     _, _, metrics = metric_table(tmp_path / "m.csv")
     # the lower ball 5 mm outboard: kingpin inclination atan((725 - 680) / 340) by hand
     assert metrics["kingpin_inclination_left"][0] == pytest.approx(np.degrees(np.arctan2(45, 340)), abs=1e-10)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["{dw}", "{dw}", "--analysis", "parallel", "--travel", "0"],
+     "several designs: name --out (one CSV each) or --plot (one sheet)"),
+    (["{dw}", "--apply-hardpoints", "hp.csv"], "--apply-hardpoints: give one model file and --save NEW.toml"),
+    (["{dw}", "{dw}", "--export-hardpoints", "hp.csv"], "--export-hardpoints: give one model file"),
+])
+def test_suspension_option_mistakes_exit_2(tmp_path, capsys, args, expected):
+    args = [str(EXAMPLES / "double_wishbone.toml") if a == "{dw}" else a for a in args]
+    assert main(["suspension", *args]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"kinematrix: error: {expected}"]

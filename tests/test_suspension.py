@@ -519,3 +519,19 @@ def test_sweep_by_another_driver_without_speeds_warns_and_gives_nan_rates():
         if name in got:
             assert np.all(np.isnan(got[name])), name
     assert np.all(np.isfinite(got["camber"]))
+
+
+@pytest.mark.parametrize("change, where", [
+    ({"shared": "rack"}, "corner.shared"),
+    ({"steering": 3}, "corner.steering"),
+    ({"travel": ""}, "corner.travel"),
+    ({"damper": ("a",)}, "corner.damper"),
+    ({"kingpin": None}, "corner.kingpin"),
+])
+def test_corner_rejects_more_bad_values(change, where):
+    values = dict(upright="upright", wheel_centre="wheel_centre", spin_axis_point="hub_inner",
+                  kingpin=("lower_ball", "upper_ball"), wheel_radius=0.3, side="left")
+    values.update(change)
+    with pytest.raises(ModelError) as info:
+        Corner(**values)
+    assert info.value.where == where

@@ -209,3 +209,26 @@ def test_two_corners_must_share_the_same_rack(tmp_path):
     with pytest.raises(ModelError, match="shared pair 'rack_travel' differs") as info:
         axle_from_corners((load_model(FRONT), left), (load_model(path), right))
     assert info.value.where == "corner.shared"
+
+
+@pytest.mark.parametrize("kind, at, axis, problem", [
+    ("spherical", (-0.2, 0.1, 0.25), None, "its centre is not on the centre plane"),
+    ("prismatic", (-0.2, 0.0, 0.25), (1.0, 1.0, 0.0), "its slide is not parallel to its mirror image"),
+    ("helical", (-0.2, 0.0, 0.25), (0.0, 1.0, 0.0), "a helical pair changes hand in a mirror"),
+])
+def test_shared_pairs_that_cannot_serve_both_corners(kind, at, axis, problem):
+    m = load_model(FRONT)
+    m.add_link("stub")
+    m.add_pair("stub_mount", kind, "ground", "stub", at=at, axis=axis, pitch=0.01 if kind == "helical" else None)
+    with pytest.raises(ModelError, match=problem) as info:
+        mirror_corner(m, Corner(**{**_plain(), "shared": ("rack", "stub")}))
+    assert info.value.where == "corner.shared"
+
+
+def test_link_local_pairs_are_not_mirrored():
+    m = load_model(FRONT)
+    m.add_link("flap")
+    m.add_pair("flap_hinge", "revolute", "upright", "flap", frame_on_first=np.eye(4), frame_on_second=np.eye(4))
+    with pytest.raises(ModelError, match="link-local frames cannot be mirrored") as info:
+        mirror_corner(m, Corner(**_plain()))
+    assert info.value.where == "corner"

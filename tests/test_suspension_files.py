@@ -149,3 +149,53 @@ def test_wheel_radius_check_is_what_stops_a_1000x_scrub():
     with pytest.raises(ModelError, match="wheel_radius 300 m is 585 times") as info:
         Suspension.of_corner(m, corner)
     assert info.value.where == "corner.wheel_radius"
+
+
+# ----------------------------------------------------------------- more guards, each once
+DW = (EXAMPLES / "double_wishbone.toml").read_text()
+CORNER_BLOCK = DW[DW.index("[corner]"):DW.index('travel = "travel"\n') + len('travel = "travel"\n')]
+
+
+@pytest.mark.parametrize("text, where, problem", [
+    (DW.replace(CORNER_BLOCK, ""), "dw.toml: corner", "missing table [corner]"),
+    ("axle = 3\n" + DW, "dw.toml: axle", "expected a table [axle]"),
+    (DW + "\n[axle]\nmirrors = true\n", "dw.toml: axle.mirrors", "unknown key"),
+    (DW + "\n[axle]\nleft = 3\nright = 'dw.toml'\n", "dw.toml: axle.left", "path of a corner file"),
+    (DW.replace('length = "mm"', 'length = "m"') + "\n[axle]\nleft = 'other.toml'\nright = 'other.toml'\n",
+     "dw.toml: axle.left", "give both in the same units"),
+    (DW.replace('side = "left"', 'side = "left"\nspring = ["wheel_centre", "hub_inner"]'), "dw.toml: corner.spring",
+     "both ends are on link 'upright'"),
+    (DW.replace('kingpin = ["lower_ball", "upper_ball"]', 'kingpin = "lower_inner"'), "dw.toml: corner.kingpin",
+     "a pair between 'ground' and 'lower_arm', not on the upright"),
+    (DW.replace('travel = "travel"', 'travel = "hub"'), "dw.toml: corner.travel", "'hub' is not a point driver"),
+    (DW.replace('side = "left"', 'side = "left"\nshared = ["rack"]'), "dw.toml: corner.shared",
+     "'rack' is not a link"),
+    (DW.replace('side = "left"', 'side = "left"\nshared = "rack"'), "dw.toml: corner.shared",
+     "expected a list of link names"),
+    (DW.replace('kingpin = ["lower_ball", "upper_ball"]', 'steering = "travel"'), "dw.toml: corner.steering",
+     "'travel' is not a pair variable"),
+    (DW.replace("[corner]", '[vehicle]\naxle = "middle"\n[corner]'), "dw.toml: vehicle.axle", "'front' or 'rear'"),
+    (DW.replace("[corner]", '[vehicle]\nbrakes = "drum"\n[corner]'), "dw.toml: vehicle.brakes", "'outboard'"),
+    (DW.replace("[corner]", '[vehicle]\nwheelbase = -2700\n[corner]'), "dw.toml: vehicle.wheelbase",
+     "must be positive"),
+    (DW.replace("[corner]", '[vehicle]\nrack_travel_per_turn = 0\n[corner]'), "dw.toml: vehicle.rack_travel_per_turn",
+     "must not be zero"),
+], ids=lambda value: value if isinstance(value, str) and value.startswith("dw.toml") else "")
+def test_more_mistakes_are_located(tmp_path, text, where, problem):
+    (tmp_path / "other.toml").write_text(DW)
+    path = write(tmp_path, text, "dw.toml")
+    with pytest.raises(ModelError) as info:
+        load_suspension(path)
+    assert info.value.where == where, str(info.value)
+    assert problem in str(info.value)
+
+
+def test_two_corners_steering_by_different_variables(tmp_path):
+    """A rear axle mirrored from the five-link: each side's toe adjuster is its own."""
+    rear = load_suspension(EXAMPLES / "five_link_rear.toml").axle()
+    assert rear.steering == ["toe_adjust_left", "toe_adjust_right"]
+    from loops.suspension import steering
+
+    with pytest.raises(ModelError, match="steer by different variables") as info:
+        steering(rear, [0.0])
+    assert info.value.where == "corner.steering"

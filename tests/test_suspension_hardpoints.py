@@ -112,3 +112,17 @@ def test_an_array_over_several_lines_is_not_rewritten_blindly(tmp_path):
     with pytest.raises(ModelError, match="cannot rewrite this array in place") as info:
         apply_hardpoints(model, table)
     assert info.value.where == "front.toml: pairs[2]: at"
+
+
+@pytest.mark.parametrize("content, where, text", [
+    ("", "hp.csv", "empty table"),
+    ("x,y,z,name\n", "hp.csv: line 1", "expected the header name,x,y,z"),
+    ("name,x,y,z\nlower_ball,0,nan,0\n", "hp.csv: line 2", "non-finite coordinate"),
+    ("# units: length=in\nname,x,y,z\n", "hp.csv: line 1", "unknown length unit 'in'"),
+])
+def test_malformed_tables(tmp_path, content, where, text):
+    table = tmp_path / "hp.csv"
+    table.write_text(content)
+    with pytest.raises(ModelError) as info:
+        apply_hardpoints(EXAMPLES / "front_axle.toml", table, tmp_path / "out.toml")
+    assert info.value.where == where and text in str(info.value)
