@@ -535,3 +535,30 @@ def test_corner_rejects_more_bad_values(change, where):
     with pytest.raises(ModelError) as info:
         Corner(**values)
     assert info.value.where == where
+
+
+def test_a_radius_must_be_a_number_not_a_flag():
+    with pytest.raises(ModelError) as info:
+        dw_corner_values = dict(upright="upright", wheel_centre="wheel_centre", spin_axis_point="hub_inner",
+                                kingpin=("lower_ball", "upper_ball"), side="left")
+        Corner(wheel_radius=True, **dw_corner_values)
+    assert info.value.where == "corner.wheel_radius"
+
+
+def test_metric_options_are_checked(dw_metrics):
+    result, _ = dw_metrics
+    with pytest.raises(ModelError) as info:
+        suspension_metrics(result, dw_corner(), travel_at="hub")
+    assert info.value.where == "travel_at"
+
+
+def test_a_virtual_steering_axis_needs_its_steering_driven():
+    """The five-link without its toe adjuster among the drivers: no screw axis to take."""
+    model = load_model(EXAMPLE.parent / "five_link_rear.toml")
+    corner = Corner("upright", "wheel_centre", "hub_inner", None, 0.32, "left", steering="toe_adjust")
+    result = model.sweep({"travel": [0.0, 0.01]})
+    with pytest.raises(ModelError, match="needs the steering variable 'toe_adjust' driven") as info:
+        suspension_metrics(result, corner)
+    assert info.value.where == "corner.kingpin"
+    driven = model.sweep({"travel": [0.0, 0.01], "toe_adjust": 0.0})
+    assert np.all(np.isfinite(suspension_metrics(driven, corner)["castor"]))

@@ -51,6 +51,9 @@ def test_columns_start_with_the_input_and_carry_dimensions(front, corner):
     single = parallel_travel(corner, [0.0, 0.01])
     assert list(single.metrics)[:3] == ["wheel_travel", "camber", "camber_front_view"]
     assert "wheel_travel_left" not in single.metrics and list(single.metrics).count("wheel_travel") == 1
+    with pytest.raises(Exception, match="not a column of this analysis") as info:
+        single.metric("camber_left")
+    assert info.value.where == "metric 'camber_left'"
     # the analysis is the trajectory record: pair variables and points are there too
     assert single.q("travel").shape == (2,) and single.point("wheel_centre").shape == (2, 3)
 

@@ -98,7 +98,8 @@ def _right_file(tmp_path):
     for line in text.splitlines():
         if line.startswith("name = "):
             table = line
-        if re.match(r"\s*(at|com|at_a|at_b) = \[", line) and table != 'name = "rack_travel"    # the rack slides across the car; + toward the left wheel':
+        shared = table is not None and table.startswith('name = "rack_travel"')
+        if re.match(r"\s*(at|com|at_a|at_b) = \[", line) and not shared:
             line = re.sub(r"^(\s*(?:at|com|at_a|at_b) = )\[([^\]]*)\]", negate_y, line)
         out.append(line)
     path = tmp_path / "front_right.toml"
@@ -197,6 +198,32 @@ def test_two_corners_must_agree(change, where, text):
     with pytest.raises(ModelError) as info:
         axle_from_corners((m, left), (m, right))
     assert info.value.where == where and text in str(info.value)
+
+
+def test_two_corners_must_share_the_same_pairs():
+    m_right = load_model(FRONT)
+    m_right.add_pair("rack_guide", "prismatic", "ground", "rack", at=(-0.13, 0.0, 0.18), axis=(0, 1, 0))
+    left, right = Corner(**_plain()), Corner(**{**_plain(), "side": "right"})
+    with pytest.raises(ModelError, match="shared pairs differ") as info:
+        axle_from_corners((load_model(FRONT), left), (m_right, right))
+    assert info.value.where == "corner.shared"
+
+
+def test_an_axle_built_by_hand_is_checked():
+    m = load_model(FRONT)
+    left = Corner(**_plain())
+    with pytest.raises(ModelError, match="'left' and/or 'right'") as info:
+        Suspension(m, {"front": left})
+    assert info.value.where == "corners"
+    with pytest.raises(ModelError, match="listed as right but says side = 'left'") as info:
+        Suspension(m, {"right": left})
+    assert info.value.where == "corner.side"
+    # both corners given: no travel driver is added, each needs its own
+    no_driver = Corner(**{**_plain(), "side": "right", "travel": None, "wheel_centre": "hub_inner",
+                          "spin_axis_point": "wheel_centre"})
+    with pytest.raises(ModelError, match="the right corner has no wheel-travel driver") as info:
+        Suspension(m, {"left": left, "right": no_driver})
+    assert info.value.where == "corner.travel"
 
 
 def test_two_corners_must_share_the_same_rack(tmp_path):

@@ -86,7 +86,8 @@ MISTAKES = {
                            "between 0 and 1"),
     "unknown vehicle key": (edited("cg_height = 550", "cg_height = 550\ncog = 1"), "front.toml: vehicle.cog",
                             "unknown key"),
-    "axle mirror false": (edited("[axle]\nmirror = true", "[axle]\nmirror = false"), "front.toml: axle.mirror", "mirror = true"),
+    "axle mirror false": (edited("[axle]\nmirror = true", "[axle]\nmirror = false"), "front.toml: axle.mirror",
+                          "mirror = true"),
     "travel driver sideways": (edited("direction = [0, 0, 1]", "direction = [0, 1, 0]"), "front.toml: corner.travel",
                                "along +z"),
     "no corner table": (edited('[corner]\nupright = "upright"', '[cornr]\nupright = "upright"'),
@@ -178,8 +179,15 @@ CORNER_BLOCK = DW[DW.index("[corner]"):DW.index('travel = "travel"\n') + len('tr
     (DW.replace("[corner]", '[vehicle]\nbrakes = "drum"\n[corner]'), "dw.toml: vehicle.brakes", "'outboard'"),
     (DW.replace("[corner]", '[vehicle]\nwheelbase = -2700\n[corner]'), "dw.toml: vehicle.wheelbase",
      "must be positive"),
-    (DW.replace("[corner]", '[vehicle]\nrack_travel_per_turn = 0\n[corner]'), "dw.toml: vehicle.rack_travel_per_turn",
-     "must not be zero"),
+    (DW.replace("[corner]", '[vehicle]\nrack_travel_per_turn = 0\n[corner]'),
+     "dw.toml: vehicle.rack_travel_per_turn", "must not be zero"),
+    (DW.replace("[corner]", '[vehicle]\nwheelbase = "long"\n[corner]'), "dw.toml: vehicle.wheelbase",
+     "expected a number"),
+    (DW.replace("[corner]", '[vehicle]\ncg_height = inf\n[corner]'), "dw.toml: vehicle.cg_height",
+     "non-finite value"),
+    ("vehicle = 3\n" + DW, "dw.toml: vehicle", "expected a table [vehicle]"),
+    ("corner = 3\n" + DW.replace(CORNER_BLOCK, ""), "dw.toml: corner", "expected a table [corner]"),
+    (DW.replace("wheel_radius = 300", "wheel_radius = true"), "dw.toml: corner.wheel_radius", "expected a number"),
 ], ids=lambda value: value if isinstance(value, str) and value.startswith("dw.toml") else "")
 def test_more_mistakes_are_located(tmp_path, text, where, problem):
     (tmp_path / "other.toml").write_text(DW)

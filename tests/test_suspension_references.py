@@ -310,7 +310,8 @@ def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
 
         def camber_at(angle):
             (t_left, _), f, _ = _roll_reference(corner, angle, roll_centre)
-            return ref.spin_metrics(f(corner.move(corner.centre, t_left)), f(corner.move(corner.inner, t_left)))["camber"]
+            centre, inner = f(corner.move(corner.centre, t_left)), f(corner.move(corner.inner, t_left))
+            return ref.spin_metrics(centre, inner)["camber"]
 
         assert result.metric("roll_camber_left")[k] == pytest.approx(derivative(camber_at, phi, 1e-4), rel=RATE)
 

@@ -66,5 +66,7 @@ def test_designs_overlay_and_roll_and_steering_sheets(front):
     titles = {ax.get_title(): ax for ax in panels(rolled)}
     assert titles["roll camber"].get_ylabel() == "roll_camber [deg/deg]"
     assert titles["roll camber"].get_xlabel() == "roll_angle [deg]"
+    with pytest.raises(ModelError, match="nothing to draw"):
+        plot_sheet([])
     with pytest.raises(ModelError, match="different analyses"):
         plot_sheet([steering(front, racks), parallel_travel(front, [0.0])])

@@ -215,7 +215,8 @@ class SuspensionResult(SweepResult):
         names, data = self.table(units)
         buffer = io.StringIO()
         buffer.write(self.units_line(units) + "\n")
-        buffer.write(f"# analysis: {self.analysis} of {getattr(self, 'suspension', self.model).name!r}; wheel travel at the "
+        name = getattr(self, "suspension", self.model).name
+        buffer.write(f"# analysis: {self.analysis} of {name!r}; wheel travel at the "
                      f"{self.travel_at.replace('-', ' ')}\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(names)

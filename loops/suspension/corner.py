@@ -312,8 +312,6 @@ class Resolved:
             raise ModelError("corner.steering", f"{corner.steering!r} is not a pair variable of {model.name!r} "
                              f"that can steer (one-variable pairs and Hooke components: {', '.join(variables)})")
         self.travel = self._travel(model, corner)
-        if corner.kingpin is None and corner.steering == self.travel:
-            raise ModelError("corner.steering", "the steering variable is the wheel travel")
         for link in corner.shared:
             if link not in real_links or link == GROUND:
                 raise ModelError("corner.shared", f"{link!r} is not a link of {model.name!r}")

@@ -631,9 +631,8 @@ def rates(result, corner: Corner, driver, *, travel_at="wheel-centre", vehicle=N
     """Rates of the position metrics with respect to any driver of ``result``, at fixed other
     drivers (for example d toe / d rack): ``{name: d metric / d driver}`` (N,) each, for the
     angles and lengths of :data:`METRICS` (rad or m per unit of the driver), from the
-    velocity solution (:meth:`~loops.results.Trajectory.along`)."""
-    if driver not in result.drivers:
-        raise ModelError(f"driver {driver!r}", f"not a driver of this sweep (drivers: {', '.join(result.drivers)})")
+    velocity solution (:meth:`~loops.results.Trajectory.along`, which names a driver the
+    sweep does not have)."""
     resolved = resolve(result.model, corner)
     design = _Design(resolved, corner, reference_poses(result))
     motion = Motion.of(result.along(driver))
