@@ -230,17 +230,20 @@ def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=
 
 
 def read_csv(path):
-    """``(header list, (N, C) float array)`` of a kinematrix CSV file.
+    """``(header list, (N, C) float array)`` of a kinematrix CSV file (lines starting with
+    ``#`` are comments).
 
     Raises ValueError (one line) for a file that is not a numeric table with a header.
     """
     with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+        # comment lines (a first line naming the units, "# units: ...") are skipped
+        lines = [(number, line) for number, line in enumerate(handle, start=1) if not line.startswith("#")]
+    rows = list(csv.reader(line for _, line in lines))
     if not rows:
         raise ValueError("empty file, expected a header line of column names")
     header = [name.strip() for name in rows[0]]
     data = []
-    for number, row in enumerate(rows[1:], start=2):
+    for (number, _), row in zip(lines[1:], rows[1:]):
         if not row:
             continue
         if len(row) != len(header):

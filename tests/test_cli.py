@@ -491,3 +491,13 @@ def test_suspension_option_mistakes_exit_2(tmp_path, capsys, args, expected):
     args = [str(EXAMPLES / "double_wishbone.toml") if a == "{dw}" else a for a in args]
     assert main(["suspension", *args]) == 2
     assert capsys.readouterr().err.splitlines() == [f"kinematrix: error: {expected}"]
+
+
+def test_plot_reads_a_metric_csv(tmp_path, capsys):
+    """``kinematrix plot`` draws columns of the suspension command's CSV (its comment lines
+    are skipped)."""
+    out = tmp_path / "m.csv"
+    assert main(["suspension", str(EXAMPLES / "double_wishbone.toml"), "--analysis", "parallel", "--travel",
+                 "-40:40:20", "--out", str(out)]) == 0
+    assert main(["plot", str(out), "--x", "wheel_travel", "--y", "camber,toe", "--out", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 5000

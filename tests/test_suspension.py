@@ -562,3 +562,16 @@ def test_a_virtual_steering_axis_needs_its_steering_driven():
     assert info.value.where == "corner.kingpin"
     driven = model.sweep({"travel": [0.0, 0.01], "toe_adjust": 0.0})
     assert np.all(np.isfinite(suspension_metrics(driven, corner)["castor"]))
+
+
+def test_docstring_examples_run(monkeypatch):
+    """The Examples sections of the workbench's modules, as doctests, from the repository root."""
+    import doctest
+
+    import loops.suspension
+    import loops.suspension.metrics
+
+    monkeypatch.chdir(EXAMPLE.parents[1])
+    for module in (loops.suspension, loops.suspension.metrics):
+        failures, tried = doctest.testmod(module, raise_on_error=False, report=True)
+        assert tried > 0 and failures == 0, module.__name__

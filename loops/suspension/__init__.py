@@ -19,7 +19,7 @@ Examples
 >>> front = load_suspension("examples/front_axle.toml")
 >>> bump = parallel_travel(front, np.linspace(-0.08, 0.08, 17))
 >>> round(float(np.degrees(bump.metric("camber_left")[-1])), 3)
--1.824
+-2.149
 """
 
 from .analyses import (ANALYSES, Suspension, SuspensionResult, combined, opposite_travel, parallel_travel, roll,

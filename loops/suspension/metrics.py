@@ -612,7 +612,7 @@ def suspension_metrics(result, corner: Corner, *, travel_at="wheel-centre", vehi
     ...                 kingpin=("lower_ball", "upper_ball"), wheel_radius=0.3, side="left")
     >>> metrics = suspension_metrics(bump, corner)
     >>> round(float(np.degrees(metrics["camber_gain"][5])) * 1e-3, 4)  # deg per mm of bump
-    -0.0184
+    -0.0195
     """
     if travel_at not in TRAVEL_AT:
         raise ModelError("travel_at", f"expected one of {', '.join(TRAVEL_AT)}, got {travel_at!r}")
