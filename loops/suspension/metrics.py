@@ -95,6 +95,9 @@ Per-wheel metrics (:data:`METRICS`; an axle adds ``_left`` and ``_right``)
     Side-view instant centre: the same in the plane through ``P`` normal to ``o``;
     ``svsa_length = (X - P).f``, positive when ``X`` lies ahead of the contact patch (a
     front axle with anti-dive has it behind: negative).
+    The vehicle's pitch centre, where the front and the rear axle's lines from the contact
+    patches through their side-view instant centres meet, needs both axles: it is not
+    computed here (run each axle; the two lines follow from these two metrics).
 ``roll_centre_height``, ``roll_centre_z``
     This corner's kinematic roll centre: the line through ``P`` perpendicular (in the front
     view) to the velocity in wheel travel of the upright's point at ``P`` (the line from
@@ -121,6 +124,13 @@ Per-wheel metrics (:data:`METRICS`; an axle adds ``_left`` and ``_right``)
 ``damper_length``, ``damper_motion_ratio`` (with ``Corner.damper``)
     The same for the damper.
 
+``roll_camber``, ``roll_steer`` (roll analyses, :data:`ROLL_METRICS`)
+    ``d camber / d roll_angle`` and ``d steer_angle / d roll_angle`` along the roll motion
+    (the body turning about the fixed axis, the wheels travelling so that their contact
+    patches stay on the road), camber taken to the road; the roll angle is ISO 8855's
+    (positive right side down; SAE J670 likewise). Milliken's roll camber and roll steer
+    coefficients: per degree of roll in a file in degrees.
+
 Axle metrics (:data:`AXLE_METRICS`)
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``roll_centre_height``, ``roll_centre_lateral``
@@ -141,7 +151,20 @@ Axle metrics (:data:`AXLE_METRICS`)
     a_o*)`` (100: ideal; 0: parallel steer). NaN straight ahead.
 ``steering_ratio`` (with ``Vehicle.rack_travel_per_turn``)
     ``d (steering-wheel angle) / d (mean steer angle of the two wheels)``, the steering
-    wheel turning ``2 pi`` per ``rack_travel_per_turn`` of rack travel.
+    wheel turning ``2 pi`` per ``rack_travel_per_turn`` of rack travel: positive when a
+    left turn of the steering wheel steers the wheels left.
+
+Differences between standards and packages
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+SAE J670 puts z down and y right: its steer angle is positive for a right turn, its
+camber, toe-in, castor and kingpin inclination signs are ISO's. Adams/Car measures wheel
+travel at the wheel centre (the default here) and takes a multi-link's steering axis from
+the upright's instant axis, as here; Lotus SHARK measures travel at the contact patch
+(``travel_at="contact-patch"``), prints the front-view camber in its steering table
+(``camber_front_view``) and the roll centre height "to body" (``roll_centre_height`` plus
+``contact_patch_travel``). Scrub radius and castor trail are taken along the vehicle's
+horizontal axes; under large steer angles packages that take them in the wheel's own
+heading report other numbers.
 """
 
 from __future__ import annotations
