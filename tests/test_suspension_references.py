@@ -267,8 +267,8 @@ def _roll_reference(corner, phi, axis):
 def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
     """Body roll of +-2.5 deg: the wheel travels that keep both patches on the road (least squares
     on the reference), camber to the road, the axle's roll centre (its lateral migration in the
-    body, its height above the road: the line through the two patches), and roll camber by
-    differences in the roll angle."""
+    body, its height above the road: the line through the two patches) and track, and roll
+    camber and roll steer by differences in the roll angle."""
     corner, suspension, _ = front
     P0 = corner.patch(0.0)
     v = velocity(corner, P0, 0.0)
@@ -294,9 +294,10 @@ def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
         c, s_ = np.cos(phi), np.sin(phi)
         rotation = np.array([[1, 0, 0], [0, c, -s_], [0, s_, c]])
         A = np.array([0.0, *roll_centre])
-        lines = []
+        lines, patches = [], []
         for travel, mirror, to_road in ((left, 1.0, frame), (right, -1.0, right_frame)):
             P = corner.patch(travel, frame=to_road)                        # road frame
+            patches.append(P)
             body = A + rotation.T @ (P - A)                                # where it is in the body
             local = body * np.array([1.0, mirror, 1.0])                    # as a point of the left corner
             v = rotation @ (velocity(corner, local, travel) * np.array([1.0, mirror, 1.0]))
@@ -307,13 +308,17 @@ def test_roll_about_the_static_roll_centre_with_the_patches_on_the_road(front):
         in_body = A + rotation.T @ (np.array([0.0, *centre]) - A)
         assert result.metric("roll_centre_lateral")[k] == pytest.approx(in_body[1], abs=POSITION)
         assert result.metric("roll_centre_height")[k] == pytest.approx(centre[1] - P0[2], abs=POSITION)
+        assert result.metric("track")[k] == pytest.approx(patches[0][1] - patches[1][1], abs=POSITION)
 
-        def camber_at(angle):
+        def left_wheel_at(angle, metric):
             (t_left, _), f, _ = _roll_reference(corner, angle, roll_centre)
             centre, inner = f(corner.move(corner.centre, t_left)), f(corner.move(corner.inner, t_left))
-            return ref.spin_metrics(centre, inner)["camber"]
+            return ref.spin_metrics(centre, inner)[metric]
 
-        assert result.metric("roll_camber_left")[k] == pytest.approx(derivative(camber_at, phi, 1e-4), rel=RATE)
+        camber_rate = derivative(lambda a: left_wheel_at(a, "camber"), phi, 1e-4)
+        steer_rate = -derivative(lambda a: left_wheel_at(a, "toe"), phi, 1e-4)  # left wheel: steer = -toe
+        assert result.metric("roll_camber_left")[k] == pytest.approx(camber_rate, rel=RATE)
+        assert result.metric("roll_steer_left")[k] == pytest.approx(steer_rate, rel=RATE, abs=RATE)
 
 
 def test_steering_ackermann_and_steering_ratio(front):
