@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "figure_path",
+    "new_figure",
     "save_figure",
     "plot_trajectories",
     "plot_curves",
@@ -67,7 +68,8 @@ def figure_path(out, filename):
     return out
 
 
-def _new_figure(figsize):
+def new_figure(figsize):
+    """A matplotlib Figure (object API, constrained layout), never pyplot's global state."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize, layout="constrained")
@@ -162,7 +164,7 @@ def plot_trajectories(result, points=None, *, path=None, length_scale=1.0, lengt
     stacked = np.concatenate(list(tracks.values())) if tracks else np.zeros((0, 3))
     plane = _best_plane(stacked) if ax is None else None
     if ax is None:
-        fig = _new_figure((11, 5) if plane else (6.5, 5.5))
+        fig = new_figure((11, 5) if plane else (6.5, 5.5))
         ax3d = fig.add_subplot(1, 2 if plane else 1, 1, projection="3d")
     else:
         fig, ax3d = ax.figure, ax
@@ -207,7 +209,7 @@ def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=
     ``first_color`` skips that many colours of the cycle (a second, twin axis then gets
     colours of its own)."""
     if ax is None:
-        fig = _new_figure((7, 4.5))
+        fig = new_figure((7, 4.5))
         ax = fig.add_subplot(1, 1, 1)
     else:
         fig = ax.figure
@@ -225,7 +227,8 @@ def plot_curves(x, curves, *, path=None, x_label="", y_label="", title=None, ax=
 
 
 def read_csv(path):
-    """``(header list, (N, C) float array)`` of a kinematrix CSV file.
+    """``(header list, (N, C) float array)`` of a kinematrix CSV file (lines starting with
+    ``#`` are comments).
 
     Lines starting with ``#`` (the first line naming the file's units) are skipped.
     Raises ValueError (one line) for a file that is not a numeric table with a header.
@@ -395,7 +398,7 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
         raise IndexError(f"sweep position {index} out of range (the sweep has {count})")
     index %= count
     if ax is None:
-        fig = _new_figure((6.5, 5.5))
+        fig = new_figure((6.5, 5.5))
         ax = fig.add_subplot(1, 1, 1, projection="3d")
     else:
         fig = ax.figure
@@ -446,7 +449,7 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
         frames.append(count - 1)
 
     scene = _Scene(result, points, length_scale)
-    fig = _new_figure((6, 5))
+    fig = new_figure((6, 5))
     ax = fig.add_subplot(1, 1, 1, projection="3d")
     update = scene.draw(ax, frames[0])
     trail_lines = {}

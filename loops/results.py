@@ -258,12 +258,10 @@ class Trajectory:
         str or None
             The text when ``path`` is None.
         """
-        from mechanism.units import Units  # noqa: PLC0415
-
-        units = self.model.units if units is None else Units.of(units)
+        units = self._units(units)
         columns = self.columns(points)
         buffer = io.StringIO()
-        buffer.write(units.comment() + "\n")
+        buffer.write(units.comment([c.dimension for c in columns], self.csv_note) + "\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([c.name for c in columns])
         scaled = [units.from_si(np.asarray(c.values, dtype=float), c.dimension) for c in columns]
@@ -275,13 +273,28 @@ class Trajectory:
         write_text_atomically(path, buffer.getvalue())
         return None
 
-    def to_dataframe(self, points=None):
-        """The columns as a ``pandas.DataFrame`` (SI units); needs pandas (the ``pandas`` extra)."""
+    def to_dataframe(self, points=None, units=None):
+        """The columns (:meth:`columns`) as a ``pandas.DataFrame`` in ``units``, by the rule of
+        :meth:`to_csv` (default: the model's own units); needs pandas (the ``pandas`` extra)."""
         try:
             import pandas  # noqa: PLC0415 (optional dependency)
         except ImportError:
             raise ModelError("to_dataframe", "needs pandas: pip install 'kinematrix[pandas]'") from None
-        return pandas.DataFrame({c.name: np.asarray(c.values) for c in self.columns(points)})
+        units = self._units(units)
+        return pandas.DataFrame({c.name: units.from_si(np.asarray(c.values, dtype=float), c.dimension)
+                                 for c in self.columns(points)})
+
+    #: What a CSV file of this record says besides its units, in its first line (None: nothing).
+    csv_note = None
+
+    def default_units(self):
+        """The units files of this record are written in by default: the model's own."""
+        return self.model.units
+
+    def _units(self, units):
+        from mechanism.units import Units  # noqa: PLC0415
+
+        return self.default_units() if units is None else Units.of(units)
 
 
 class SweepResult(Trajectory):

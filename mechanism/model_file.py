@@ -152,7 +152,8 @@ _TABLES = {
                        ("free_length", "damping")),
     "point_forces": (("name", "link", "at", "force"), ()),
 }
-_TOP_LEVEL = ("name", "units", "gravity", *_TABLES, "assemble")
+_TOP_LEVEL = ("name", "units", "gravity", *_TABLES, "assemble",
+              "corner", "vehicle", "axle")  # the last three: read by loops.suspension.files
 
 #: builder's object prefix in its error locations, per table
 _BUILDER_PREFIX = {
@@ -188,9 +189,12 @@ def load_model(path) -> Mechanism:
     return read_model(path).mechanism
 
 
-def read_model(path) -> LoadedModel:
-    """Like :func:`load_model`, also returning the file's :class:`Units` (for the CLI)."""
-    reader = _Reader(path)
+def read_model(path, require_pairs=True) -> LoadedModel:
+    """Like :func:`load_model`, also returning the file's :class:`Units` (for the CLI).
+
+    ``require_pairs=False`` accepts a file without ``[[pairs]]`` (an axle made of two
+    corner files, :mod:`loops.suspension.files`); a model file must have pairs otherwise."""
+    reader = _Reader(path, require_pairs)
     return LoadedModel(reader.read(), reader.units, os.fspath(path))
 
 
@@ -256,7 +260,8 @@ def _first_too_deep(text):
 
 
 class _Reader:
-    def __init__(self, path):
+    def __init__(self, path, require_pairs=True):
+        self.require_pairs = require_pairs
         try:
             self.path = os.fspath(path)
         except TypeError:
@@ -332,11 +337,12 @@ class _Reader:
         self.read_gravity(mechanism, data.get("gravity"))
         for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces"):
             self.read_table(mechanism, data, table)
-        if not mechanism.pairs:
+        if self.require_pairs and not mechanism.pairs:
             self.fail(None, "pairs", "the model has no pairs: a mechanism needs at least one [[pairs]] table")
         if "assemble" in data:
             self.read_assembly(mechanism, data["assemble"])
-        self.check_closed(mechanism, "assemble" in data)
+        if mechanism.pairs:  # a file of no pairs (require_pairs=False) has nothing to close
+            self.check_closed(mechanism, "assemble" in data)
         return mechanism
 
     def check_closed(self, mechanism, guessed):

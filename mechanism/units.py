@@ -23,6 +23,7 @@ dimension              example                         with mm and deg
 ``mass*length^2``      an inertia                      kg mm^2
 ``length/time^2``      gravity                         mm/s^2
 ``dimensionless``      a ratio (also ``""``, ``none``)  (none)
+``percent``            anti-dive                       %
 =====================  ==============================  ================
 
 Rates of a column (``_dot``, ``_ddot``) are per second: time is always s, so they scale as
@@ -77,8 +78,9 @@ QUANTITIES = {
     "mass": "mass",
     "time": "time",
     "none": "dimensionless",
+    "percent": "dimensionless",  # a ratio in percent (anti-dive), labelled %
 }
-_LABEL_OVERRIDES = {"pitch": "{length}/rev"}
+_LABEL_OVERRIDES = {"pitch": "{length}/rev", "percent": "%", "angle/angle": "{angle}/{angle}"}
 _DIMENSIONLESS = ("", "1", "none", "dimensionless")
 _FACTOR = re.compile(r"^([A-Za-z_]+)(?:\^(-?\d+))?$")
 
@@ -261,7 +263,7 @@ class Units:
         """Unit of ``dimension`` in these units, per second ``order`` times (``"N mm/deg"``,
         ``"deg/s"``; ``""`` for a dimensionless value)."""
         if isinstance(dimension, str) and dimension in _LABEL_OVERRIDES and not order:
-            return _LABEL_OVERRIDES[dimension].format(length=self.length)
+            return _LABEL_OVERRIDES[dimension].format(length=self.length, angle=self.angle)
         powers = list(dimension_powers(dimension))
         powers[BASE_DIMENSIONS.index("time")] -= int(order)
         unit = {"force": "N", "mass": "kg", "length": self.length, "time": "s", "angle": self.angle}
@@ -284,9 +286,17 @@ class Units:
         number = f"{float(value) * self.factor(dimension):.6g}"
         return f"{number} {label}" if label else number
 
-    def comment(self) -> str:
-        """The first line of a CSV file in these units: ``# units: length=mm angle=deg time=s``."""
-        return f"# units: length={self.length} angle={self.angle} time=s"
+    def comment(self, dimensions=(), note=None) -> str:
+        """The first line of a CSV file in these units: ``# units: length=mm angle=deg time=s``,
+        with ``force=N`` and ``mass=kg`` added when one of the columns' ``dimensions`` holds a
+        force or a mass, and ``; note`` after them (what else the file must say, in the same
+        line: a CSV has one comment line)."""
+        line = f"# units: length={self.length} angle={self.angle} time=s"
+        powers = [dimension_powers(d) for d in dimensions]
+        for base, unit in (("force", "N"), ("mass", "kg")):
+            if any(p[BASE_DIMENSIONS.index(base)] for p in powers):
+                line += f" {base}={unit}"
+        return line + (f"; {note}" if note else "")
 
     def __str__(self):
         return f"{self.length}, {self.angle}"

@@ -568,3 +568,123 @@ def test_the_readme_states_the_stop_rule_as_implemented(text, expected):
     if text != "0:10:4.1":
         assert shown in readme
     np.testing.assert_array_equal(parse_range(text), expected)
+
+
+# ----------------------------------------------------------------- kinematrix suspension
+EXAMPLES = REPO / "examples"
+
+
+def metric_table(path):
+    """(comment line, {column: values}) of a metric CSV: one comment line, then the header."""
+    lines = Path(path).read_text().splitlines()
+    rows = list(csv.reader(lines[1:]))
+    data = np.array([[float(v) for v in row] for row in rows[1:]])
+    return lines[0], {name: data[:, i] for i, name in enumerate(rows[0])}
+
+
+def test_suspension_command_of_the_design_contract(tmp_path):
+    """DESIGN.md's line, with two designs compared: one CSV each (file units, units stated,
+    wheel_travel first, _left/_right for the axle) and one sheet."""
+    from loops.suspension import load_suspension, parallel_travel
+
+    proc = run("suspension", EXAMPLES / "front_axle.toml", EXAMPLES / "double_wishbone_steer.toml",
+               "--analysis", "parallel", "--travel", "-80:80:5", "--out", "metrics.csv", "--plot", "sheet.png",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    comment, table = metric_table(tmp_path / "metrics-front_axle.csv")
+    # DESIGN.md: one comment line naming the units; the analysis and where travel is measured in the same line
+    assert comment == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
+                       "wheel travel at the wheel centre")
+    names = list(table)
+    assert names[:2] == ["wheel_travel", "camber_left"] and "camber_right" in names and "track" in names
+    assert table["wheel_travel"].tolist() == list(np.arange(-80.0, 81.0, 5.0))
+    api = parallel_travel(load_suspension(EXAMPLES / "front_axle.toml"), np.arange(-80, 81, 5) / 1000.0)
+    assert_allclose(table["camber_left"], np.degrees(api.metric("camber_left")), rtol=1e-12, atol=1e-12)
+    assert_allclose(table["bump_steer_left"], np.degrees(api.metric("bump_steer_left")) / 1000, rtol=1e-12)
+    _, corner = metric_table(tmp_path / "metrics-double_wishbone_steer.csv")
+    assert list(corner)[:2] == ["wheel_travel", "camber"] and "camber_left" not in corner
+    png = (tmp_path / "sheet.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+    assert not list(tmp_path.glob(".*.tmp"))  # written atomically
+
+
+def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys):
+    assert main(["suspension", str(EXAMPLES / "double_wishbone.toml"), "--analysis", "parallel",
+                 "--travel", "-20:20:20", "--travel-at", "contact-patch", "--out", str(tmp_path / "m.csv")]) == 0
+    analysis, table = metric_table(tmp_path / "m.csv")
+    assert analysis.endswith("wheel travel at the contact patch")
+    assert table["wheel_travel"].tolist() == [-20.0, 0.0, 20.0] and "wheel_centre_travel" in table
+    assert main(["suspension", str(EXAMPLES / "macpherson.toml"), "--analysis", "roll", "--roll", "-2:2:2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("# units: length=mm") and out[1].startswith("roll_angle,camber_left,")
+    assert len(out) == 5
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--analysis", "parallel"], "--travel: required by --analysis parallel"),
+    (["--analysis", "steering"], "--analysis steering: give --rack or --steering-wheel"),
+    (["--analysis", "banana"], None),
+    ([], "--analysis: required (parallel, opposite, roll, steering or combined)"),
+    (["--analysis", "parallel", "--travel", "0", "--save", "x.toml"], "--save: only with --apply-hardpoints"),
+    (["--analysis", "steering", "--rack", "-10:10:10", "--travel", "-10:10:10"],
+     "--travel: a steering analysis takes one wheel travel (use --analysis combined for several)"),
+])
+def test_suspension_user_errors_exit_2(tmp_path, capsys, args, expected):
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), *args]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("kinematrix: error: ")
+    if expected is not None:
+        assert err[0] == f"kinematrix: error: {expected}"
+
+
+def test_suspension_input_mistake_is_one_located_line(tmp_path, capsys):
+    """The issue's case: a wheel radius in metres in a mm file."""
+    path = tmp_path / "front.toml"
+    path.write_text((EXAMPLES / "front_axle.toml").read_text().replace("wheel_radius = 300", "wheel_radius = 0.3"))
+    assert main(["suspension", str(path), "--analysis", "parallel", "--travel", "0"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("kinematrix: error: front.toml: corner.wheel_radius: wheel_radius ")
+
+
+def test_suspension_stopped_analysis_keeps_its_positions_and_exits_1(tmp_path, capsys):
+    out = tmp_path / "m.csv"
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--analysis", "parallel", "--travel", "0:600:100",
+                 "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "front_axle.toml: analysis stopped after" in err
+    _, table = metric_table(out)
+    assert 0 < len(table["wheel_travel"]) < 7
+
+
+def test_suspension_hardpoints_out_and_back_in(tmp_path):
+    table, moved = tmp_path / "hp.csv", tmp_path / "moved.toml"
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--export-hardpoints", str(table)]) == 0
+    table.write_text(table.read_text().replace("lower_ball,0,720,100", "lower_ball,0,725,100"))
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--apply-hardpoints", str(table), "--save",
+                 str(moved), "--analysis", "parallel", "--travel", "0", "--out", str(tmp_path / "m.csv")]) == 0
+    assert "at = [0, 725, 100]" in moved.read_text()
+    _, metrics = metric_table(tmp_path / "m.csv")
+    # the lower ball 5 mm outboard: kingpin inclination atan((725 - 680) / 340) by hand
+    assert metrics["kingpin_inclination_left"][0] == pytest.approx(np.degrees(np.arctan2(45, 340)), abs=1e-10)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["{dw}", "{dw}", "--analysis", "parallel", "--travel", "0"],
+     "several designs: name --out (one CSV each) or --plot (one sheet)"),
+    (["{dw}", "--apply-hardpoints", "hp.csv"], "--apply-hardpoints: give one model file and --save NEW.toml"),
+    (["{dw}", "{dw}", "--export-hardpoints", "hp.csv"], "--export-hardpoints: give one model file"),
+])
+def test_suspension_option_mistakes_exit_2(tmp_path, capsys, args, expected):
+    args = [str(EXAMPLES / "double_wishbone.toml") if a == "{dw}" else a for a in args]
+    assert main(["suspension", *args]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"kinematrix: error: {expected}"]
+
+
+def test_plot_reads_a_metric_csv(tmp_path, capsys):
+    """``kinematrix plot`` draws columns of the suspension command's CSV (its comment lines
+    are skipped)."""
+    out = tmp_path / "m.csv"
+    assert main(["suspension", str(EXAMPLES / "double_wishbone.toml"), "--analysis", "parallel", "--travel",
+                 "-40:40:20", "--out", str(out)]) == 0
+    assert main(["plot", str(out), "--x", "wheel_travel", "--y", "camber,toe", "--out", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 5000

@@ -10,23 +10,34 @@ README = (ROOT / "README.md").read_text()
 
 
 def test_python_examples_run_and_report_their_numbers(tmp_path, monkeypatch, capsys):
-    """The README's Python blocks execute as written: camber zero at the design pose and
-    negative (top inboard) in bump, as a double wishbone gains; the four-bar drop conserves
-    energy and lands on the benchmark's reference crank angle."""
+    """The README's Python blocks execute as written and print what the workbench computes:
+    the DataFrame in mm and deg (camber zero at the design pose, the travel exactly as
+    asked), roll camber, Ackermann and steering ratio of the front axle (held against hand
+    geometry in test_suspension_references.py), the wheel centre's path, and the four-bar
+    drop that conserves energy and lands on the benchmark's reference crank angle."""
     code = "\n".join(re.findall(r"```python\n(.*?)```", README, re.S))
     monkeypatch.chdir(ROOT)
-    code = code.replace('bump.to_csv("bump.csv")', f'bump.to_csv({str(tmp_path / "bump.csv")!r})')
     namespace = {}
     exec(compile(code, "README.md", "exec"), namespace)
-    camber = namespace["camber"]
-    assert abs(camber[80]) < 1e-9  # the axle is horizontal at the design pose
-    assert camber[-1] < -1.0 < 0.5 < camber[0]
+    table = namespace["table"]
+    assert table["wheel_travel"].tolist()[::8] == [-80.0, -40.0, 0.0, 40.0, 80.0]
+    assert abs(table["camber_left"][16]) < 1e-9  # deg: the wheel is upright at the design pose
     out = capsys.readouterr().out
-    assert "camber +1.00 deg at -80 mm, -2.16 deg at +80 mm" in out
+    assert "roll camber 0.734 deg/deg, Ackermann 15.9 %, steering ratio 17.32" in out
+    assert "wheel centre moves" in out
     assert abs(namespace["drift"]) < 1e-8  # conservative four-bar at rtol 1e-10
     assert "crank at 2 s: -3.21653" in out  # benchmarks/dynamics.py's reference: -3.216536572 rad
-    assert (tmp_path / "bump.csv").stat().st_size > 10_000
-    assert np.isfinite(camber).all()
+    assert np.isfinite(table.to_numpy()[:, :3]).all()
+
+
+def test_readme_leads_with_the_suspension_workbench():
+    """The set-up command runs the workbench on a shipped corner file, and the pictures it
+    shows are in the repository."""
+    blocks = re.findall(r"```\n(.*?)```", README, re.S)
+    assert "kinematrix suspension examples/front_axle.toml --analysis parallel --travel -80:80:5 --out " \
+           "metrics.csv --plot sheet.png" in blocks[0]
+    for image in re.findall(r"\]\((examples/images/[^)]+)\)", README):
+        assert (ROOT / image).stat().st_size > 10_000, image
 
 
 def test_ci_runs_the_readme_test_command():

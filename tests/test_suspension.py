@@ -49,6 +49,10 @@ AXES = {
     ("right", "-x"): ((-1, 0, 0), (0, 1, 0)),
 }
 UP = np.array([0.0, 0.0, 1.0])
+#: Metrics a corner without spring, damper, vehicle parameters or driven steering lacks; and
+#: the travel it does not measure (wheel travel is at the wheel centre by default).
+WITHOUT_PARTS = {"spring_length", "motion_ratio", "wheel_rate", "damper_length", "damper_motion_ratio",
+                 "steer_rate", "anti_dive", "anti_lift", "anti_squat", "wheel_centre_travel"}
 
 
 # =============================================================================
@@ -93,15 +97,19 @@ def test_sliding_pillar_static_metrics_by_hand(side, forward):
     slide = np.array([-0.04, 0.0, 0.03])
     result = m.sweep({"pillar": slide}, speeds={"pillar": 1.5})
     got = suspension_metrics(result, corner)
-    assert set(got) == set(METRICS) - {"spring_length", "motion_ratio"}
+    assert set(got) == set(METRICS) - WITHOUT_PARTS
     R, g, d = RADIUS, CAMBER, TOE
     expected = {
         "camber": CAMBER, "toe": TOE, "castor": CASTOR, "kingpin_inclination": KPI,
+        # the spin axis (sin d cos g, cos d cos g, -sin g) in (f, o, u), seen from ahead
+        "camber_front_view": np.arctan2(np.sin(g), np.cos(d) * np.cos(g)),
+        "steer_angle": -TOE if side == "left" else TOE,  # ISO 8855: + to the left; toe-in turns a left wheel right
         "scrub_radius": SCRUB, "castor_trail": TRAIL,
         # K_c = G + (C_z - P_z) (-tan(castor) f - tan(kpi) o + u), C - P = R (sin g sin d, sin g cos d, cos g)
         "kingpin_offset_wheel_centre": R * np.sin(g) * np.cos(d) + SCRUB + R * np.cos(g) * np.tan(KPI),
         "hub_trail": -R * np.sin(g) * np.sin(d) + TRAIL - R * np.cos(g) * np.tan(CASTOR),
-        "wheel_travel": slide, "wheel_recession": 0.0, "track_change": 0.0,
+        "wheel_travel": slide, "contact_patch_travel": slide, "wheel_recession": 0.0, "track_change": 0.0,
+        "wheelbase_change": 0.0,
         "half_track": 0.75 - R * np.sin(g) * np.cos(d),
         "camber_gain": 0.0, "bump_steer": 0.0,
         # a vertical slide: the contact patch moves straight up, the roll centre is on the ground
@@ -109,6 +117,10 @@ def test_sliding_pillar_static_metrics_by_hand(side, forward):
     }
     for name, value in expected.items():
         assert_allclose(got[name], np.broadcast_to(value, (3,)), rtol=0, atol=EXACT, err_msg=name)
+    # a pure translation has no instant centre
+    for name in ("fvic_height", "fvsa_length", "svic_height", "svsa_length"):
+        assert np.all(np.isnan(got[name])), name
+    assert set(expected) | {"fvic_height", "fvsa_length", "svic_height", "svsa_length"} == set(got)
     assert_allclose(contact_patch(result, corner), patch + slide[:, None] * UP, rtol=0, atol=EXACT)
 
 
@@ -385,12 +397,16 @@ def test_metrics_at_is_one_row_of_the_sweep(dw_metrics):
     (np.diag([-1.0, -1.0, 1.0]), "left", "-x"),    # the same corner in a model with x rearward
 ])
 def test_double_wishbone_mirrored_or_turned_gives_the_same_numbers(dw_metrics, transform, side, forward):
+    """Every metric as on the left; only the steer angle (ISO 8855: positive to the left,
+    not per wheel as toe) changes sign on the right."""
     _, expected = dw_metrics
     m = double_wishbone(transform)
     result = m.sweep({"travel": TRAVEL}, speeds={"travel": 1.0}, tolerance=CLOSURE)
     got = suspension_metrics(result, dw_corner(side, forward))
+    assert set(got) == set(expected)
     for name in expected:
-        assert_allclose(got[name], expected[name], rtol=0, atol=CLOSED, err_msg=name)
+        sign = -1.0 if name == "steer_angle" and side == "right" else 1.0
+        assert_allclose(got[name], sign * expected[name], rtol=0, atol=CLOSED, err_msg=name)
 
 
 def test_double_wishbone_rates_equal_finite_differences():
@@ -433,15 +449,15 @@ def test_flat_double_wishbone_roll_centre_is_the_textbook_construction():
 # mistakes
 # =============================================================================
 @pytest.mark.parametrize("change, where", [
-    ({"side": "front"}, "corner: side"),
-    ({"forward": "+y"}, "corner: forward"),
-    ({"wheel_radius": -0.3}, "corner: wheel_radius"),
-    ({"wheel_radius": "big"}, "corner: wheel_radius"),
-    ({"kingpin": ("a", "b", "c")}, "corner: kingpin"),
-    ({"kingpin": ("a", "a")}, "corner: kingpin"),
-    ({"spring": ("a",)}, "corner: spring"),
-    ({"centre_plane_y": float("nan")}, "corner: centre_plane_y"),
-    ({"upright": ""}, "corner: upright"),
+    ({"side": "front"}, "corner.side"),
+    ({"forward": "+y"}, "corner.forward"),
+    ({"wheel_radius": -0.3}, "corner.wheel_radius"),
+    ({"wheel_radius": "big"}, "corner.wheel_radius"),
+    ({"kingpin": ("a", "b", "c")}, "corner.kingpin"),
+    ({"kingpin": ("a", "a")}, "corner.kingpin"),
+    ({"spring": ("a",)}, "corner.spring"),
+    ({"centre_plane_y": float("nan")}, "corner.centre_plane_y"),
+    ({"upright": ""}, "corner.upright"),
 ])
 def test_corner_rejects_bad_values(change, where):
     values = dict(upright="upright", wheel_centre="wheel_centre", spin_axis_point="hub_inner",
@@ -453,14 +469,14 @@ def test_corner_rejects_bad_values(change, where):
 
 
 @pytest.mark.parametrize("change, where, text", [
-    ({"upright": "knuckle"}, "corner: upright", "'knuckle' is not a link"),
-    ({"wheel_centre": "hub"}, "corner: wheel_centre", "'hub' is not a point"),
-    ({"kingpin": ("lower_ball", "top_mount")}, "corner: kingpin", "'top_mount' is neither"),
-    ({"kingpin": "lower_ball"}, "corner: kingpin", "a spherical pair"),
-    ({"spring": "coil"}, "corner: spring", "not a spring-damper"),
-    ({"side": "right"}, "corner: spin_axis_point", "not inboard"),
-    ({"spin_axis_point": "wheel_centre", "wheel_centre": "hub_inner"}, "corner: spin_axis_point", "not inboard"),
-    ({"centre_plane_y": 1.0}, "corner: side", "not on the left"),
+    ({"upright": "knuckle"}, "corner.upright", "'knuckle' is not a link"),
+    ({"wheel_centre": "hub"}, "corner.wheel_centre", "'hub' is not a point"),
+    ({"kingpin": ("lower_ball", "top_mount")}, "corner.kingpin", "'top_mount' is neither"),
+    ({"kingpin": "lower_ball"}, "corner.kingpin", "a spherical pair"),
+    ({"spring": "coil"}, "corner.spring", "not a spring-damper"),
+    ({"side": "right"}, "corner.spin_axis_point", "not inboard"),
+    ({"spin_axis_point": "wheel_centre", "wheel_centre": "hub_inner"}, "corner.spin_axis_point", "not inboard"),
+    ({"centre_plane_y": 1.0}, "corner.side", "not on the left"),
 ])
 def test_metrics_name_the_mistake(dw_metrics, change, where, text):
     result, _ = dw_metrics
@@ -479,13 +495,83 @@ def test_metrics_at_rejects_an_index_out_of_range(dw_metrics):
         metrics_at(result, len(TRAVEL), dw_corner())
 
 
-def test_sweep_without_speeds_warns_and_gives_nan_rates():
-    result = double_wishbone().sweep({"travel": [0.0, 0.02]})
-    with pytest.warns(UserWarning, match="no velocities"):
-        got = suspension_metrics(result, dw_corner())
-    for name in ("camber_gain", "bump_steer", "motion_ratio", "roll_centre_height", "roll_centre_z"):
-        assert np.all(np.isnan(got[name])), name
-    assert np.all(np.isfinite(got["camber"]))
+def test_rates_need_no_speeds_when_the_travel_driver_is_driven():
+    """Rates are partial derivatives along the corner's travel driver (the velocity solution
+    for a unit travel rate), so a sweep without speeds gives the same numbers."""
+    with_speeds = suspension_metrics(double_wishbone().sweep({"travel": [0.0, 0.02]}, speeds={"travel": 0.3}),
+                                     dw_corner())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        suspension_metrics(double_wishbone().sweep({"travel": [0.0]}, speeds={"travel": 1.0}), dw_corner())
+        without = suspension_metrics(double_wishbone().sweep({"travel": [0.0, 0.02]}), dw_corner())
+    for name in with_speeds:
+        assert_allclose(without[name], with_speeds[name], rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+def test_sweep_by_another_driver_without_speeds_warns_and_gives_nan_rates():
+    """Driven by the lower arm's angle (not the travel driver) the rates come from the
+    sweep's own motion: without speeds there is none."""
+    m = double_wishbone()
+    result = m.sweep({"lower_inner": [0.0, 0.02]})
+    with pytest.warns(UserWarning, match="no velocities"):
+        got = suspension_metrics(result, dw_corner())
+    for name in ("camber_gain", "bump_steer", "motion_ratio", "roll_centre_height", "roll_centre_z",
+                 "fvic_height", "wheel_rate"):
+        if name in got:
+            assert np.all(np.isnan(got[name])), name
+    assert np.all(np.isfinite(got["camber"]))
+
+
+@pytest.mark.parametrize("change, where", [
+    ({"shared": "rack"}, "corner.shared"),
+    ({"steering": 3}, "corner.steering"),
+    ({"travel": ""}, "corner.travel"),
+    ({"damper": ("a",)}, "corner.damper"),
+    ({"kingpin": None}, "corner.kingpin"),
+])
+def test_corner_rejects_more_bad_values(change, where):
+    values = dict(upright="upright", wheel_centre="wheel_centre", spin_axis_point="hub_inner",
+                  kingpin=("lower_ball", "upper_ball"), wheel_radius=0.3, side="left")
+    values.update(change)
+    with pytest.raises(ModelError) as info:
+        Corner(**values)
+    assert info.value.where == where
+
+
+def test_a_radius_must_be_a_number_not_a_flag():
+    with pytest.raises(ModelError) as info:
+        dw_corner_values = dict(upright="upright", wheel_centre="wheel_centre", spin_axis_point="hub_inner",
+                                kingpin=("lower_ball", "upper_ball"), side="left")
+        Corner(wheel_radius=True, **dw_corner_values)
+    assert info.value.where == "corner.wheel_radius"
+
+
+def test_metric_options_are_checked(dw_metrics):
+    result, _ = dw_metrics
+    with pytest.raises(ModelError) as info:
+        suspension_metrics(result, dw_corner(), travel_at="hub")
+    assert info.value.where == "travel_at"
+
+
+def test_a_virtual_steering_axis_needs_its_steering_driven():
+    """The five-link without its toe adjuster among the drivers: no screw axis to take."""
+    model = load_model(EXAMPLE.parent / "five_link_rear.toml")
+    corner = Corner("upright", "wheel_centre", "hub_inner", None, 0.32, "left", steering="toe_adjust")
+    result = model.sweep({"travel": [0.0, 0.01]})
+    with pytest.raises(ModelError, match="needs the steering variable 'toe_adjust' driven") as info:
+        suspension_metrics(result, corner)
+    assert info.value.where == "corner.kingpin"
+    driven = model.sweep({"travel": [0.0, 0.01], "toe_adjust": 0.0})
+    assert np.all(np.isfinite(suspension_metrics(driven, corner)["castor"]))
+
+
+def test_docstring_examples_run(monkeypatch):
+    """The Examples sections of the workbench's modules, as doctests, from the repository root."""
+    import doctest
+
+    import loops.suspension
+    import loops.suspension.metrics
+
+    monkeypatch.chdir(EXAMPLE.parents[1])
+    for module in (loops.suspension, loops.suspension.metrics):
+        failures, tried = doctest.testmod(module, raise_on_error=False, report=True)
+        assert tried > 0 and failures == 0, module.__name__

@@ -1,0 +1,36 @@
+"""The suspension workbench: wheel corners, axles, standard analyses and their metrics.
+
+* :mod:`~loops.suspension.corner`: :class:`Corner`, what of a mechanism makes a wheel corner
+  (a model file's ``[corner]`` table).
+* :mod:`~loops.suspension.vehicle`: :class:`Vehicle`, wheelbase, centre-of-mass height, brake
+  and drive layout, steering ratio (``[vehicle]``).
+* :mod:`~loops.suspension.axle`: an axle by mirroring a corner about the centre plane, or
+  from two corner models, sharing the steering rack (``[axle]``).
+* :mod:`~loops.suspension.metrics`: every metric, its definition, sign and standard.
+* :mod:`~loops.suspension.analyses`: parallel and opposite travel, roll, steering, combined.
+* :mod:`~loops.suspension.files`: :func:`load_suspension` reads a corner or axle file.
+* :mod:`~loops.suspension.hardpoints`: hardpoint tables out to CSV and back into a model file.
+* :mod:`~loops.suspension.sheets`: the standard sheet of an analysis, and comparisons.
+
+Examples
+--------
+>>> import numpy as np
+>>> from loops.suspension import load_suspension, parallel_travel
+>>> front = load_suspension("examples/front_axle.toml")
+>>> bump = parallel_travel(front, np.linspace(-0.08, 0.08, 17))
+>>> round(float(np.degrees(bump.metric("camber_left")[-1])), 3)
+-2.149
+"""
+
+from .analyses import (ANALYSES, Suspension, SuspensionResult, combined, opposite_travel, parallel_travel, roll,
+                       steering)
+from .axle import Axle, axle_from_corners, mirror_corner
+from .corner import Corner, corner_from_table
+from .files import load_suspension
+from .metrics import AXLE_METRICS, METRICS, ROLL_METRICS, contact_patch, metrics_at, rates, suspension_metrics
+from .vehicle import Vehicle, vehicle_from_table
+
+__all__ = ["Corner", "Vehicle", "Axle", "Suspension", "SuspensionResult", "suspension_metrics", "metrics_at",
+           "rates", "contact_patch", "METRICS", "AXLE_METRICS", "ROLL_METRICS", "ANALYSES", "parallel_travel",
+           "opposite_travel", "roll", "steering", "combined", "mirror_corner", "axle_from_corners",
+           "corner_from_table", "vehicle_from_table", "load_suspension"]

@@ -1,0 +1,340 @@
+"""The standard sheet of a suspension analysis: metric curves and front and side views.
+
+:func:`plot_sheet` draws one analysis, or several designs' analyses of the same kind
+overlaid (one colour per design), as an engineer reads them: the analysis's metric curves
+against its input, in the model file's units with the unit on every axis (an axle's left
+wheel solid, its right wheel dashed), and the corner or axle drawn as links in the front
+view (y-z) and in the side view of the left wheel (x-z): at the design position and at the
+two extremes of the analysis (thin), with the ground, the contact patches, the front-view
+and side-view instant centres with the lines to them from the contact patches, and the
+roll centre (the axle's, or the corner's on the centre plane).
+
+Drawing goes through :mod:`loops.plotting` (figures by the object API, headless, atomic
+writes); this module imports no matplotlib itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mechanism.errors import ModelError
+from mechanism.units import Units
+from mechanism.specs import GROUND
+
+from .metrics import contact_patch
+
+__all__ = ["plot_sheet", "PANELS"]
+
+#: Metric panels of each analysis, in order (those a result lacks are skipped; at most 12).
+PANELS = {
+    "parallel travel": ["camber", "toe", "camber_gain", "bump_steer", "castor", "kingpin_inclination",
+                        "scrub_radius", "track_change", "roll_centre_height", "motion_ratio", "wheel_rate",
+                        "anti_dive", "anti_squat", "castor_trail", "wheel_recession", "fvsa_length"],
+    "opposite travel": ["camber", "toe", "roll_centre_height", "roll_centre_lateral", "track", "track_change",
+                        "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
+                        "motion_ratio"],
+    "roll": ["camber", "steer_angle", "roll_camber", "roll_steer", "roll_centre_height", "roll_centre_lateral",
+             "wheel_travel", "track", "toe", "camber_front_view", "half_track", "motion_ratio"],
+    "steering": ["steer_angle", "ackermann_percent", "ackermann_error", "steering_ratio", "steer_rate", "camber",
+                 "camber_front_view", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "toe"],
+    "combined travel and steering": ["steer_angle", "toe", "camber", "camber_front_view", "ackermann_percent",
+                                     "steering_ratio", "castor", "kingpin_inclination", "scrub_radius",
+                                     "castor_trail", "steer_rate", "bump_steer"],
+}
+_STYLES = ("-", "--", ":", "-.")
+
+
+def _label(units, dimension):
+    text = units.label(dimension)
+    return "-" if not text else text
+
+
+def _columns(result, metric):
+    """``[(column name, wheel)]`` holding ``metric`` in ``result``: the axle's or the corner's
+    own column, else the left and right wheels'."""
+    if metric in result.metrics:
+        return [(metric, "")]
+    return [(f"{metric}_{side}", side) for side in ("left", "right") if f"{metric}_{side}" in result.metrics]
+
+
+def _inputs(result):
+    names = list(result.metrics)
+    count = 2 if result.analysis.startswith("combined") else 1
+    if result.analysis in ("steering", "combined travel and steering") and "steering_wheel_angle" in names:
+        count += 1
+    return names[:count]
+
+
+def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
+    """The standard sheet of one analysis or of several designs' analyses of the same kind.
+
+    Parameters
+    ----------
+    results : SuspensionResult or list of them (one per design, the same analysis)
+    path : str or path-like, optional; the sheet is written there atomically (PNG, SVG, PDF)
+    labels : list of str, optional, the designs' names (default: their models' names)
+    units : Units or (length, angle), optional (default: the first result's file units)
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ..plotting import new_figure, save_figure  # noqa: PLC0415
+
+    results = [results] if not isinstance(results, (list, tuple)) else list(results)
+    if not results:
+        raise ModelError("results", "nothing to draw")
+    kinds = {r.analysis for r in results}
+    if len(kinds) != 1:
+        raise ModelError("results", f"the designs ran different analyses ({', '.join(sorted(kinds))})")
+    analysis = results[0].analysis
+    labels = list(labels) if labels is not None else [_name(r) for r in results]
+    units = results[0].units if units is None else Units.of(units)
+    panels = [m for m in PANELS[analysis] if any(_columns(r, m) for r in results)][:12]
+    fig = new_figure((19, 10.5))
+    grid = fig.add_gridspec(3, 6)
+    colors = _colors(len(results))
+    for k, metric in enumerate(panels):
+        ax = fig.add_subplot(grid[k // 4, k % 4])
+        _curves(ax, results, labels, colors, metric, units)
+    front = fig.add_subplot(grid[0:2, 4:6])
+    side = fig.add_subplot(grid[2, 4:6])
+    extents = {"front": [], "side": []}
+    for design, (result, label, color) in enumerate(zip(results, labels, colors)):
+        _views(front, side, result, label, color, units, extremes=design == 0, extents=extents)
+    for ax, key, (h, v) in ((front, "front", (1, 2)), (side, "side", (0, 2))):
+        _fit(ax, np.concatenate(extents[key]), h, v)
+    _summary(front, side, results[0], units)
+    front.set_title("front view (from ahead)")
+    side.set_title("side view of the left wheel")
+    for ax, horizontal in ((front, "y"), (side, "x")):
+        ax.set_xlabel(f"{horizontal} [{units.length}]")
+        ax.set_ylabel(f"z [{units.length}]")
+        ax.set_aspect("equal", adjustable="box")
+        ax.grid(True, alpha=0.3)
+    front.legend(fontsize="x-small", loc="upper right")
+    name = " vs ".join(labels)
+    fig.suptitle(title or f"{analysis}: {name} (wheel travel at the {results[0].travel_at.replace('-', ' ')})")
+    if path is not None:
+        save_figure(fig, path, dpi=90)
+    return fig
+
+
+def _colors(count):
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
+               "tab:olive", "tab:cyan", "tab:gray"]
+    return [palette[i % len(palette)] for i in range(count)]
+
+
+def _curves(ax, results, labels, colors, metric, units):
+    dimension = None
+    for result, label, color in zip(results, labels, colors):
+        inputs = _inputs(result)
+        x_name = inputs[1] if result.analysis.startswith("combined") else inputs[0]  # what was typed
+        x_column = result.metrics[x_name]
+        x = np.asarray(x_column.values) * units.factor(x_column.dimension)
+        groups = [np.arange(len(result))]
+        if result.analysis.startswith("combined"):
+            levels = np.asarray(result.metrics["wheel_travel"].values)
+            groups = [np.flatnonzero(levels == level) for level in dict.fromkeys(levels.tolist())]
+        for name, side in _columns(result, metric):
+            column = result.metrics[name]
+            dimension = column.dimension
+            y = np.asarray(column.values) * units.factor(column.dimension)
+            for g, rows in enumerate(groups):
+                style = "--" if side == "right" else _STYLES[g % len(_STYLES)]
+                if result.analysis.startswith("combined") and side == "right":
+                    continue  # the left wheel only: the level's line style is the distinction
+                text = label + (f" {side}" if side else "")
+                if len(groups) > 1:
+                    level = float(result.metrics["wheel_travel"].values[rows[0]]) * units.factor("length")
+                    text += f", travel {level:g} {units.length}"
+                ax.plot(x[rows], y[rows], color=color, linestyle=style, linewidth=1.4, label=text)
+        ax.set_xlabel(f"{x_name} [{_label(units, x_column.dimension)}]")
+    ax.set_ylabel(f"{metric} [{_label(units, dimension)}]")
+    ax.set_title(metric.replace("_", " "), fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    if len(ax.lines) > 1:
+        ax.legend(fontsize="xx-small")
+
+
+# ------------------------------------------------------------------ views
+def _link_lines(result, index):
+    """``{link: (k, 3)}`` polylines through each link's pair centres and points at a position
+    (closed for more than two nodes), and the ground's pivots (M, 3); global, m."""
+    model = result.model
+    nodes = {}
+    for pair in model.pairs:
+        if pair.virtual:
+            continue
+        nodes.setdefault(pair.first, []).append(np.asarray(pair.frame_on_first, float)[:3, 3])
+        nodes.setdefault(pair.second, []).append(np.asarray(pair.frame_on_second, float)[:3, 3])
+    for point in model.points:
+        nodes.setdefault(point.link, []).append(np.asarray(point.at, float))
+    lines, pivots = {}, np.zeros((0, 3))
+    for link, local in nodes.items():
+        local = np.array(local)
+        if link == GROUND:
+            pivots = local
+            continue
+        T = result.pose(link)[index]
+        xyz = local @ T[:3, :3].T + T[:3, 3]
+        if len(xyz) > 2:
+            xyz = np.vstack([xyz, xyz[:1]])
+        lines[link] = xyz
+    return lines, pivots
+
+
+def _design_index(result):
+    inputs = _inputs(result)
+    score = sum(np.abs(np.asarray(result.metrics[name].values, float)) for name in inputs)
+    return int(np.argmin(score))
+
+
+def _fit(ax, xyz, h, v):
+    """View limits around the drawn linkage (instant centres far away fall outside)."""
+    low, high = xyz.min(axis=0), xyz.max(axis=0)
+    span = max(high[h] - low[h], high[v] - low[v])
+    margin = 0.12 * span
+    ax.set_xlim(low[h] - margin, high[h] + margin)
+    ax.set_ylim(low[v] - margin, high[v] + margin)
+
+
+def _summary(front, side, result, units):
+    """The design position's instant centres and roll centre, written in the views."""
+    suspension = getattr(result, "suspension", None)
+    if suspension is None:
+        return
+    index = _design_index(result)
+    scale = units.factor("length")
+    side_name = "left" if len(suspension.corners) == 2 else None
+    unit = units.length
+
+    def value(name):
+        return _value(result, name, side_name, index) * scale
+
+    front_text = (f"FVIC: {value('fvic_height'):.0f} {unit} above ground, {value('fvsa_length'):.0f} {unit} "
+                  "inboard of the patch")
+    rc = "roll_centre_height" if "roll_centre_lateral" in result.metrics else None
+    if rc is not None:
+        front_text += (f"\naxle roll centre: {float(result.metrics[rc].values[index]) * scale:.1f} {unit} high, "
+                       f"{float(result.metrics['roll_centre_lateral'].values[index]) * scale:.1f} {unit} left")
+    else:
+        front_text += f"\nroll centre: {value('roll_centre_height'):.1f} {unit} high"
+    side_text = (f"SVIC: {value('svic_height'):.0f} {unit} above ground, {value('svsa_length'):.0f} {unit} ahead "
+                 "of the patch")
+    for ax, text in ((front, front_text), (side, side_text)):
+        ax.text(0.01, 0.01, text, transform=ax.transAxes, fontsize="x-small", va="bottom",
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "0.8"})
+
+
+def _views(front, side, result, label, color, units, extremes, extents):
+    scale = units.factor("length")
+    design = _design_index(result)
+    suspension = getattr(result, "suspension", None)
+    corners = {} if suspension is None else suspension.corners
+    left_links = None
+    if "left" in corners and len(corners) == 2:
+        left_links = {name for name in (link.name for link in result.model.links) if not name.endswith("_right")}
+    indices = [design] + ([0, len(result) - 1] if extremes and len(result) > 1 else [])
+    for k, index in enumerate(indices):
+        lines, pivots = _link_lines(result, index)
+        width, alpha = (1.8, 1.0) if k == 0 else (0.7, 0.45)
+        for link, xyz in lines.items():
+            xyz = xyz * scale
+            extents["front"].append(xyz)
+            if left_links is None or link in left_links:
+                extents["side"].append(xyz)
+            front.plot(xyz[:, 1], xyz[:, 2], color=color, linewidth=width, alpha=alpha,
+                       label=label if (k == 0 and link == next(iter(lines))) else None)
+            if left_links is None or link in left_links:
+                side.plot(xyz[:, 0], xyz[:, 2], color=color, linewidth=width, alpha=alpha)
+        if k == 0 and len(pivots):
+            front.plot(pivots[:, 1] * scale, pivots[:, 2] * scale, linestyle="", marker="s", markersize=3,
+                       color="0.3")
+        for side_name, corner in corners.items():
+            patch = contact_patch(result, corner)[index] * scale
+            centre = _point(result, corner.wheel_centre, index) * scale
+            top = 2 * centre - patch
+            extents["front"].append(np.array([patch, top]))
+            if side_name == "left" or len(corners) == 1:
+                reach = float(np.linalg.norm(centre - patch)) * np.array([1.0, 0.0, 0.0])
+                extents["side"].append(np.array([patch, top, centre + reach, centre - reach]))
+            front.plot([patch[1], top[1]], [patch[2], top[2]], color=color, linewidth=3 * width, alpha=0.35 * alpha,
+                       solid_capstyle="butt")
+            if side_name == "left" or len(corners) == 1:
+                radius = float(np.linalg.norm(centre - patch))
+                angle = np.linspace(0, 2 * math.pi, 73)
+                side.plot(centre[0] + radius * np.cos(angle), centre[2] + radius * np.sin(angle), color=color,
+                          linewidth=width, alpha=0.35 * alpha)
+            if k == 0:
+                _instant_centres(front, side, result, corner, side_name if len(corners) == 2 else None, design,
+                                 patch, color, units, draw_side=side_name == "left" or len(corners) == 1)
+    _roll_centre(front, result, design, color, units)
+
+
+def _point(result, name, index):
+    return result.point(name)[index]
+
+
+def _value(result, name, side, index):
+    """A per-wheel metric at a position: ``name_side`` on an axle (``side`` given), ``name``
+    on a corner; NaN when the analysis lacks it."""
+    key = name if side is None else f"{name}_{side}"
+    return float(result.metrics[key].values[index]) if key in result.metrics else float("nan")
+
+
+def _instant_centres(front, side, result, corner, side_name, index, patch, color, units, draw_side):
+    scale = units.factor("length")
+    forward, outboard, up = corner.axes
+    fvic_height = _value(result, "fvic_height", side_name, index) * scale
+    fvsa = _value(result, "fvsa_length", side_name, index) * scale
+    svic_height = _value(result, "svic_height", side_name, index) * scale
+    svsa = _value(result, "svsa_length", side_name, index) * scale
+    front.axhline(patch[2], color="0.5", linewidth=0.8)
+    if math.isfinite(fvic_height) and math.isfinite(fvsa):
+        ic = patch + fvic_height * up - fvsa * outboard
+        front.plot([patch[1], ic[1]], [patch[2], ic[2]], color=color, linewidth=0.8, linestyle=":")
+        front.plot([ic[1]], [ic[2]], marker="o", markersize=6, markerfacecolor="none", color=color)
+        front.annotate("FVIC", (ic[1], ic[2]), fontsize="x-small", color=color, xytext=(3, 3),
+                       textcoords="offset points", annotation_clip=True)
+    if draw_side:
+        side.axhline(patch[2], color="0.5", linewidth=0.8)
+        if math.isfinite(svic_height) and math.isfinite(svsa):
+            ic = patch + svsa * forward + svic_height * up
+            side.plot([patch[0], ic[0]], [patch[2], ic[2]], color=color, linewidth=0.8, linestyle=":")
+            side.plot([ic[0]], [ic[2]], marker="o", markersize=6, markerfacecolor="none", color=color)
+            side.annotate("SVIC", (ic[0], ic[2]), fontsize="x-small", color=color, xytext=(3, 3),
+                          textcoords="offset points", annotation_clip=True)
+
+
+def _roll_centre(front, result, index, color, units):
+    scale = units.factor("length")
+    suspension = getattr(result, "suspension", None)
+    if suspension is None:
+        return
+    corner = next(iter(suspension.corners.values()))
+    left = corner.left
+    if "roll_centre_lateral" in result.metrics:
+        height = float(result.metrics["roll_centre_height"].values[index])
+        lateral = float(result.metrics["roll_centre_lateral"].values[index])
+        patches = [contact_patch(result, c)[index] for c in suspension.corners.values()]
+        ground = float(np.mean([p[2] for p in patches]))
+        y = corner.centre_plane_y + lateral * left[1]
+        z = ground + height
+    elif "roll_centre_z" in result.metrics:
+        y, z = corner.centre_plane_y, float(result.metrics["roll_centre_z"].values[index])
+    else:
+        return
+    if math.isfinite(y) and math.isfinite(z):
+        front.plot([y * scale], [z * scale], marker="X", markersize=9, color=color, linestyle="")
+        front.annotate("RC", (y * scale, z * scale), fontsize="small", color=color, xytext=(4, -10),
+                       textcoords="offset points")
+
+
+def _name(result):
+    suspension = getattr(result, "suspension", None)
+    return suspension.name if suspension is not None else result.model.name
