@@ -573,9 +573,7 @@ class _Run:
 
         method = tableau(self.method)
         t_state = np.zeros(1)
-        h = k.initial_step(self.model, method, self.base, self.stage, 0.0, y, f, self.t_end, self.rtol, self.atol,
-                           self.max_step)
-        control = np.array([self.t_end, self.rtol, self.atol, self.max_step, h, STEPS_PER_CALL,
+        control = np.array([self.t_end, self.rtol, self.atol, self.max_step, 0.0, STEPS_PER_CALL,
                             self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
         while True:
             self._check_progress(t_state[0])

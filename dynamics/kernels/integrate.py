@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import kernel
+from loops.kernels._compile import inline_kernel, kernel
 from loops.kernels.newton import copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
@@ -88,7 +88,7 @@ def _rms(v, scale):
     return math.sqrt(s / max(v.shape[0], 1))
 
 
-@kernel
+@inline_kernel
 def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step):
     """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4)."""
     n = y.shape[0]
@@ -111,7 +111,7 @@ def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_st
     return min(100.0 * h0, h1, t_end - t, max_step)
 
 
-@kernel
+@inline_kernel
 def _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, counters):
     """One step of the tableau from ``(t, y, f)``; ``end`` holds the closed state at ``t + h``."""
     stages = tableau.stages
@@ -169,7 +169,7 @@ def _error_norm(tableau, K, y, y_new, h, rtol, atol):
     return math.sqrt(total / n)
 
 
-@kernel
+@inline_kernel
 def _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K, KX, F, counters):
     """Coefficients ``F`` of the dense output over the step just accepted (DOP853: three more
     stages; RK45: the ``P`` matrix). Returns the status of the extra stages."""
@@ -286,7 +286,8 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
 
     ``control``: ``[t_end, rtol, atol, max_step, h (in/out), step budget, switch ratio,
-    dead-point ratio, step rejected (in/out), minimum step]``. ``samples`` (S,) are the times
+    dead-point ratio, step rejected (in/out), minimum step]``; ``h = 0`` on the first call: the
+    first step is then chosen by :func:`initial_step`. ``samples`` (S,) are the times
     to store (empty: every accepted step) and ``counters`` ``[steps, rejected, rhs calls,
     next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
     (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
@@ -298,6 +299,8 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     t = t_state[0]
     t_end, rtol, atol, max_step = control[0], control[1], control[2], control[3]
     h = control[4]
+    if h <= 0.0:
+        h = initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step)
     budget = int(control[5])
     rejected = control[8] != 0.0
     n = y.shape[0]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import kernel
+from loops.kernels._compile import inline_kernel, kernel
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
@@ -90,7 +90,7 @@ def solve_dense(M, b, x):
     return True
 
 
-@kernel
+@inline_kernel
 def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G, curvature, target, stage,
                 stage_factor, params, result):
     """Close the loops with the driven columns at ``target`` (d,), predicted from the anchor.
@@ -131,7 +131,7 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
     # A fresh factorization at the prediction: Newton converges quadratically from there, in
     # one or two steps, where a chord from the base would take several evaluations.
     stage_factor.info[2] = 0.0
-    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], False,
+    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], bool(False),
                        result)
     if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, stage_factor.info[1]):
         return False
@@ -301,7 +301,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     return OK
 
 
-@kernel
+@inline_kernel
 def rhs(topology, geometry, block, inertia, loads, anchor_q, anchor_rotations, anchor_G, curvature, stage,
         stage_factor, kin, t, y, m, params, dy):
     """``dy = F(t, y)`` for ``y = (u (m), u' (m), three work integrals)``; ``stage``,
@@ -367,8 +367,9 @@ def efforts_at_positions(topology, geometry, block, inertia, loads, state, q, ro
         factorize_block(topology, geometry, block, work, factor)
         kin.G[:, :] = G[i]
         load_values(loads, times[i], kin.pair_values, kin.point_values, kin.prescribed)
+        # int(0), not 0: numba would compile dynamics_at once more for the literal.
         status = dynamics_at(topology, geometry, block, inertia, loads, work, factor, kin.G, speeds[i],
-                             accelerations[i], 0, kin, np.zeros((0, 0, 0)))
+                             accelerations[i], int(0), kin, np.zeros((0, 0, 0)))
         if status != OK:
             return i
         efforts[i] = kin.efforts

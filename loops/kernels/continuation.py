@@ -45,7 +45,7 @@ import numpy as np
 
 from ..continuation import TRUSTED_CONDITIONING
 from ..linear import SQUARE
-from ._compile import kernel
+from ._compile import inline_kernel, kernel
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
 from .linear import factorize_block, transmission
@@ -175,7 +175,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         for k in range(d):
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
-        status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, True,
+        status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, bool(True),
                            result)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
@@ -207,7 +207,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     return OK
 
 
-@kernel
+@inline_kernel
 def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, q_dot, q_ddot, V, A):
     """Velocities (eq. 4) and accelerations at the closed ``here`` for the driven rates.
 
@@ -267,7 +267,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     """Close ``here`` in place by Newton from where it is (the driven values held), then factorize
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
     factor.info[2] = 0.0
-    status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], False,
+    status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], bool(False),
                        result)
     if status == CONVERGED:
         previous = here.q.copy()

@@ -86,6 +86,9 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     start already within the tolerance is left as it is (a saved assembly reloads bit for
     bit).
     Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
+
+    Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare constant: numba
+    would compile the corrector once for each literal (and once more for Python's calls).
     """
     n = topology.n
     error = configure(topology, geometry, work)

@@ -1,0 +1,85 @@
+"""Compile kinematrix's kernels (or load them from numba's cache) before a test run, on both cores.
+
+numba compiles a kernel the first time it is called and keeps it on disk (``cache=True``), so
+only the first run on a machine pays. That first run is long (a few minutes of LLVM time,
+mostly in the few large kernels: the walk, the corrector, the dynamics stage and the
+integrator), and in one process it is serial. The kernels fall into two families that share
+little compiled code: the integrator with its dynamics stage, and the rest (the walk of
+sweeps, and the evaluations of dynamics at given positions). ``tests/conftest.py`` compiles
+them in two processes at once, one family each, before the tests start; the test processes
+then load everything from the cache.
+
+Run: ``python tests/compile_kernels.py kinematics|simulation`` (one family), or with no argument
+both families one after the other. Each family runs the public computations whose kernels the
+suite uses, on shipped examples, at a few positions: their results are not checked here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import pathlib
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FAMILIES = ("kinematics", "simulation")
+
+
+def _cli(*argv):
+    from dynamics.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        main([str(a) for a in argv])
+
+
+def kinematics():
+    """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
+    trajectories and the suspension analyses; then equations of motion in both forms and
+    inverse dynamics, which evaluate the dynamics at positions a sweep reaches."""
+    from dynamics import equations_of_motion, inverse_dynamics
+    from mechanism import load_model
+
+    wishbone = load_model(EXAMPLES / "double_wishbone.toml")
+    wishbone.sweep({"travel": np.linspace(-0.02, 0.02, 5)}, speeds={"travel": 0.5}, accelerations={"travel": 1.0})
+    four_bar = load_model(EXAMPLES / "four_bar.toml")
+    result = four_bar.sweep({"A": np.linspace(0.0, 1.0, 5)}, speeds={"A": 1.0})
+    for name in four_bar.points:
+        result.point(name), result.point_velocity(name), result.point_acceleration(name)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = pathlib.Path(scratch)
+        _cli("suspension", EXAMPLES / "front_axle.toml", "--analysis", "parallel", "--travel", "-20:20:10",
+             "--out", out / "axle.csv")
+        _cli("sweep", EXAMPLES / "rssr.toml", "--drive", "crank_angle=0:90:30", "--out", out / "rssr.csv")
+    for method in ("lagrange", "kane"):
+        equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
+        inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method)
+
+
+def simulation():
+    """Simulation: both integrators, loads, switching of the partition, energies."""
+    from dynamics import simulate
+    from mechanism import load_model
+
+    four_bar = load_model(EXAMPLES / "four_bar.toml")
+    for method in ("DOP853", "RK45"):
+        simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
+    simulate(load_model(EXAMPLES / "spring_pendulum.toml"), 0.05)
+    simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
+
+
+def main(argv):
+    families = argv or list(FAMILIES)
+    for family in families:
+        if family not in FAMILIES:
+            raise SystemExit(f"compile_kernels: unknown family {family!r} (one of {', '.join(FAMILIES)})")
+        globals()[family]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main(sys.argv[1:]))
