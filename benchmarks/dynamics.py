@@ -12,9 +12,11 @@
    hinged to the ground at unit spacing, unit squares, first rocker tip at 1 m/s, gravity)
    simulated 20 s through its flat singular positions: wall time, energy drift, how far
    the rockers stray from parallel (the branch), and the cost per step for 40 four-bars
-   against 2. Target: under 60 s, cost per step growing no faster than the loop count.
+   against 2, and the largest distance of the first rocker's tip from the exact one-freedom
+   reduction of the chain (:func:`one_freedom_reduction`). Target: under 60 s, cost per step
+   growing no faster than the loop count.
 
-Run: ``python benchmarks/dynamics.py [--repeats 3] [--chain 40]``
+Run: ``python benchmarks/dynamics.py [--repeats 3] [--chain 10,40,80,160] [--rtols 1e-9,1e-8] [--chain-only]``
 """
 
 from __future__ import annotations
@@ -135,6 +137,20 @@ def parallelogram_chain(count, gravity=9.81):
     return m
 
 
+def one_freedom_reduction(count, t_end, gravity=9.81):
+    """The chain on its parallelogram branch has one freedom, the common rocker angle ``theta``
+    (every rocker parallel, every coupler translating): ``M theta'' = K sin(theta)`` with
+    ``M = (count + 1) / 3 + count`` (rockers about their pivots, couplers as point masses at
+    the rocker tips' distance) and ``K = g ((count + 1) / 2 + count)``; returns ``theta(t)``
+    (dense, rtol 1e-13), from ``theta = 0``, ``theta' = -1 rad/s``."""
+    from scipy.integrate import solve_ivp
+
+    inertia = (count + 1) / 3.0 + count
+    stiffness = gravity * ((count + 1) / 2.0 + count)
+    return solve_ivp(lambda t, y: [y[1], stiffness * np.sin(y[0]) / inertia], (0.0, t_end), [0.0, -1.0],
+                     rtol=1e-13, atol=1e-13, dense_output=True).sol
+
+
 def chain_run(count, t_end=20.0, rtol=1e-9):
     m = parallelogram_chain(count)
     start = time.perf_counter()
@@ -145,31 +161,39 @@ def chain_run(count, t_end=20.0, rtol=1e-9):
     rockers = np.array([sim.q(f"G{i}") for i in range(count + 1)])
     stray = np.abs(rockers - rockers[0]).max()
     flats = int(np.abs(sim.q("G0")).max() // np.pi)
-    return wall, sim, drift, np.abs(energy.kinetic).max(), stray, flats
+    exact = one_freedom_reduction(count, t_end)(sim.t)[0]
+    theta = sim.q("G0")  # the first rocker's tip (1 m long) against the reduction's
+    tip_error = np.hypot(np.sin(theta) - np.sin(exact), np.cos(theta) - np.cos(exact)).max()
+    return wall, sim, drift, np.abs(energy.kinetic).max(), stray, flats, tip_error
 
 
-def chain_runs(count):
-    print()
-    print("Chain of parallelogram four-bars, 20 s, rtol 1e-9, first rocker tip at 1 m/s")
-    print(f"{'four-bars':>9} {'wall [s]':>9} {'steps':>6} {'RHS':>6} {'ms/step':>8} {'energy drift [J]':>17} "
-          f"{'relative':>9} {'off branch [rad]':>17} {'flat passes':>12}")
-    rows = {}
-    for n in (2, count):
-        wall, sim, drift, kinetic, stray, flats = chain_run(n)
-        rows[n] = wall / sim.steps
-        print(f"{n:9d} {wall:9.2f} {sim.steps:6d} {sim.evaluations:6d} {1e3 * wall / sim.steps:8.2f} "
-              f"{drift:17.2e} {drift / kinetic:9.1e} {stray:17.1e} {flats:12d}")
-    ratio = rows[count] / rows[2]
-    print(f"cost per step, {count} against 2 four-bars: x{ratio:.1f} for x{count / 2:.0f} loops")
+def chain_runs(counts, rtols):
+    for rtol in rtols:
+        print()
+        print(f"Chain of parallelogram four-bars, 20 s, rtol {rtol:g}, first rocker tip at 1 m/s")
+        print(f"{'four-bars':>9} {'wall [s]':>9} {'steps':>6} {'RHS':>6} {'ms/step':>8} {'energy drift [J]':>17} "
+              f"{'relative':>9} {'off branch [rad]':>17} {'tip error [m]':>14} {'flat passes':>12}")
+        rows = {}
+        for n in counts:
+            wall, sim, drift, kinetic, stray, flats, tip_error = chain_run(n, rtol=rtol)
+            rows[n] = wall / sim.steps
+            print(f"{n:9d} {wall:9.2f} {sim.steps:6d} {sim.evaluations:6d} {1e3 * wall / sim.steps:8.2f} "
+                  f"{drift:17.2e} {drift / kinetic:9.1e} {stray:17.1e} {tip_error:14.1e} {flats:12d}")
+        first = counts[0]
+        for n in counts[1:]:
+            print(f"cost per step, {n} against {first} four-bars: x{rows[n] / rows[first]:.1f} for x{n / first:.0f} loops")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--chain", type=int, default=40, help="four-bars in the long chain")
+    parser.add_argument("--chain", default="2,40", help="four-bars in the chains, comma-separated (e.g. 10,40,80,160)")
+    parser.add_argument("--rtols", default="1e-9", help="tolerances of the chain runs, comma-separated")
+    parser.add_argument("--chain-only", action="store_true", help="skip the four-bar runs")
     args = parser.parse_args(argv)
-    four_bar_runs(args.repeats)
-    chain_runs(args.chain)
+    if not args.chain_only:
+        four_bar_runs(args.repeats)
+    chain_runs([int(c) for c in args.chain.split(",")], [float(r) for r in args.rtols.split(",")])
     return 0
 
 
