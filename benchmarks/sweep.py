@@ -56,13 +56,14 @@ def _median_time(run, repeats):
     return statistics.median(times)
 
 
-def kinematrix_times(repeats):
-    """Median wall time (s) of each case's sweep, public API only (runs on any engine version)."""
+def kinematrix_times(repeats, examples=EXAMPLES):
+    """Median wall time (s) of each case's sweep, public API only (runs on any engine version;
+    ``examples``: the checkout's own model files, which its model reader accepts)."""
     from mechanism import load_model
 
     out = []
     for _, model_file, driver, values, speed in CASES:
-        mechanism = load_model(EXAMPLES / model_file)
+        mechanism = load_model(pathlib.Path(examples) / model_file)
         speeds = None if speed is None else {driver: speed}
         mechanism.sweep({driver: values[:3]}, speeds=speeds)  # compile (or load) and warm up
         out.append(_median_time(lambda: mechanism.sweep({driver: values}, speeds=speeds), repeats))
@@ -102,7 +103,7 @@ def baseline_sweep(model, driver, values, speed):
 def _other_engine(directory, repeats):
     """Times of the kinematrix cases with the package in ``directory`` (a subprocess)."""
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); "
-            "import sweep; print(json.dumps(sweep.kinematrix_times(int(sys.argv[3]))))")
+            "import sweep; print(json.dumps(sweep.kinematrix_times(int(sys.argv[3]), sys.argv[1] + '/examples')))")
     env = dict(os.environ, PYTHONPATH=str(directory))
     done = subprocess.run([sys.executable, "-c", code, str(directory), str(pathlib.Path(__file__).parent),
                            str(repeats)], capture_output=True, text=True, env=env, check=True)
