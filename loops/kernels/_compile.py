@@ -75,7 +75,8 @@ def _refresh_cache():
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (about a minute)", file=sys.stderr)
+    print("kinematrix: compiling kernels, first run only (a minute for sweeps, two more for simulation)",
+          file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
