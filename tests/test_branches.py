@@ -162,8 +162,8 @@ def test_rocker_driven_past_its_toggle_in_one_step_stops_at_the_dead_point(direc
 @pytest.mark.parametrize("direction", [1, -1], ids=["extended toggle", "folded toggle"])
 def test_rocker_driven_close_to_its_toggle_and_back_returns_to_its_start(direction):
     """Rocker to 99.9% of its toggle and back in single steps: the crank comes back to where it was."""
-    # Near a toggle both crank positions for one rocker angle are close; a corrector that hops across (the
-    # correction-ratio guard deleted) returns to the start on the other one, with a different crank angle.
+    # Near a toggle both crank positions for one rocker angle are close; a corrector that hops across (the walk's
+    # orientation check deleted) returns to the start on the other one, with a different crank angle.
     low, high = four_bar_rocker_limits()
     limit = high if direction > 0 else low
     res = four_bar().sweep({"D": [0.0, 0.999 * limit, 0.0]})
