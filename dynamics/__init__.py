@@ -9,10 +9,32 @@ simulation, inverse dynamics and pair reactions.
   motion over a sweep, with the pair reactions (:func:`pair_reactions`).
 """
 
-from .equations import EquationsOfMotion, equations_of_motion
-from .inverse_dynamics import InverseDynamicsResult, PairReactions, inverse_dynamics, pair_reactions
-from .pseudo_inertia import inertia_from_pseudo, kinetic_energy_trace, pseudo_inertia, transform_pseudo_inertia
-from .simulate import EnergyHistory, SimulationResult, simulate
+import importlib
+
+#: Where each public name lives. The submodules are imported on first use (PEP 562), so that
+#: ``import dynamics`` (the command line's package) costs nothing for a sweep.
+_EXPORTS = {
+    "simulate": ".simulate", "SimulationResult": ".simulate", "EnergyHistory": ".simulate",
+    "equations_of_motion": ".equations", "EquationsOfMotion": ".equations",
+    "inverse_dynamics": ".inverse_dynamics", "InverseDynamicsResult": ".inverse_dynamics",
+    "pair_reactions": ".inverse_dynamics", "PairReactions": ".inverse_dynamics",
+    "pseudo_inertia": ".pseudo_inertia", "inertia_from_pseudo": ".pseudo_inertia",
+    "transform_pseudo_inertia": ".pseudo_inertia", "kinetic_energy_trace": ".pseudo_inertia",
+}
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dynamics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "simulate",
