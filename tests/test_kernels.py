@@ -34,9 +34,19 @@ the pose, pair and point checks apply.
   with the link velocities of :func:`loops.kernels.velocity.link_velocities`: ``R = T r`` and
   ``R' = T' r`` with ``T' = sum_k dT/dq_k q_k'`` from the numpy derivatives above, for every
   point of the model and random rates; the link velocities ``V`` against ``vee(T' T^-1)``.
+* Accelerations (METHOD.md "Velocity (4) and acceleration", eq. 6): the pair matrices
+  differentiated twice along a path with random rates and accelerations (``A'' = (Q'' + Q'^2) A``;
+  Hooke ``phi'' Q A + theta'' A Q + phi'^2 Q Q A + 2 phi' theta' Q A Q + theta'^2 A Q Q``),
+  chained along the tree into ``T''``. :func:`loops.kernels.acceleration.link_accelerations`
+  (with the ``xi' q'`` terms of ``velocity_product_terms``) against ``hat(A) = T'' T^-1 - hat(V)^2``;
+  point accelerations against ``T'' r``; the loop rows of ``bias_rhs`` against the rate-only
+  (``q'' = 0``) second rate of eq. 2's two sides, ``sum +-(M'' M^-1 - (M' M^-1)^2)`` over reached
+  and target, referred to ``c``. (Its gauge rows, the rate of ``J_l(w)^-T u``, are not
+  written out here.)
 
 The references are the same matrix products in another order (no difference schemes):
-tolerance 1e-12, on lengths 1e-12 of the model's size.
+tolerance 1e-12 (they agree to 1e-14); lengths to 1e-12 of the model's size, rates to 1e-12
+of the largest rate of their configuration.
 """
 
 from __future__ import annotations
@@ -47,10 +57,10 @@ from numpy.testing import assert_allclose
 from scipy.spatial.transform import Rotation
 
 from core_models import EXAMPLES, loop_product, spatial_all_pairs
-from kinematics_helpers import link_velocities
+from kinematics_helpers import link_velocities, twist_rate_terms
 from loops.compiled import compile_model
-from loops.configuration import constraint_matrix, evaluate, rotations_of
-from loops.point_kinematics import point_positions, point_velocities
+from loops.configuration import constraint_matrix, evaluate, new_work, rotations_of
+from loops.point_kinematics import point_accelerations, point_positions, point_velocities
 from mechanism import Mechanism, load_model
 from mechanism.transforms import rotation_about_x, rotation_about_z, translation_along_z
 
@@ -172,10 +182,26 @@ def _dexp_inverse(w):
     return np.eye(3) - W / 2 + (1 / theta**2 - (1 + np.cos(theta)) / (2 * theta * np.sin(theta))) * W @ W
 
 
+def _vee(X):
+    """``(omega, v)`` (..., 6) of twist matrices (..., 4, 4)."""
+    return np.concatenate([np.stack([X[..., 2, 1], X[..., 0, 2], X[..., 1, 0]], axis=-1), X[..., :3, 3]], axis=-1)
+
+
 def _twists(M, dM):
     """``vee(dM M^-1)`` (n, 6), ``(omega, v_o)``, of matrices ``dM`` (n, 4, 4)."""
-    X = dM @ np.linalg.inv(M)
-    return np.concatenate([np.stack([X[:, 2, 1], X[:, 0, 2], X[:, 1, 0]], axis=-1), X[:, :3, 3]], axis=-1)
+    return _vee(dM @ np.linalg.inv(M))
+
+
+def _close(actual, expected, magnitude, message=""):
+    """Rates (velocities, accelerations) to TOL of ``magnitude``, the largest rate of this
+    configuration (its units and size follow the random rates)."""
+    assert_allclose(actual, expected, rtol=TOL, atol=TOL * magnitude, err_msg=message)
+
+
+def _point_magnitude(system, M):
+    """Bound on the entries of ``M r`` (M: (L, 4, 4) pose rates) over the model's points."""
+    reach = max([1.0] + [np.abs(point.at).max() for point in system.model.points])
+    return 4 * np.abs(M).max() * reach
 
 
 def _length_tol(system):
@@ -268,8 +294,7 @@ def test_constraint_matrix_is_the_q_operator_derivative_of_the_closure(case):
             d_target = dT[second] @ chord.frame_on_second
             X = d_reached @ np.linalg.inv(reached) - d_target @ np.linalg.inv(target)
             centre = np.r_[target[:3, 3], 1.0]
-            omega = np.stack([X[:, 2, 1], X[:, 0, 2], X[:, 1, 0]])
-            expected += [omega, (X @ centre)[:, :3].T]
+            expected += [_vee(X)[:, :3].T, (X @ centre)[:, :3].T]
         for g in range(topology.gauges):
             link = topology.gauge_link[g]
             w = _log(T[link, :3, :3] @ system.geometry.gauge_reference[g].T)
@@ -291,15 +316,108 @@ def test_points_and_link_velocities_are_the_pose_products_and_their_rates(case):
         q_dot = rng.normal(size=system.n)
         T_dot = np.einsum("lkij,k->lij", dT, q_dot)
         V = link_velocities(system, config, q_dot)
-        for i in range(len(system.links)):
-            expected = _twists(T[i], T_dot[i][None])[0]
-            assert_allclose(V[i], expected, rtol=TOL, atol=TOL * system.scale * np.abs(q_dot).sum(),
-                            err_msg=f"link {system.link_names[i]}")
+        expected = np.array([_twists(T[i], T_dot[i][None])[0] for i in range(len(system.links))])
+        _close(V, expected, np.abs(expected).max(), "link velocities")
         for point in points:
             i = system.link_index[point.link]
             r = np.r_[point.at, 1.0]
             position = point_positions(config.link_poses[i], point.at)
             assert_allclose(position, (T[i] @ r)[:3], **_length_tol(system), err_msg=point.name)
             velocity = point_velocities(position, V[i])
-            assert_allclose(velocity, (T_dot[i] @ r)[:3], rtol=TOL,
-                            atol=TOL * system.scale * np.abs(q_dot).sum(), err_msg=point.name)
+            _close(velocity, (T_dot[i] @ r)[:3], _point_magnitude(system, T_dot), point.name)
+
+
+def _pair_rates(pair_type, A, rate, acceleration):
+    """``A'`` and ``A''`` (4, 4) along a path with the pair's rates and accelerations, from the Q
+    operators: ``Q' A`` and ``(Q'' + Q' Q') A`` (screw, spherical: left increments about frame j's
+    axes), ``phi' Q A + theta' A Q`` and its derivative (Hooke)."""
+    if pair_type.kind == "hooke":
+        Q = _Q_TURN
+        first = rate[0] * Q @ A + rate[1] * A @ Q
+        second = (acceleration[0] * Q @ A + acceleration[1] * A @ Q + rate[0] ** 2 * Q @ Q @ A
+                  + 2 * rate[0] * rate[1] * Q @ A @ Q + rate[1] ** 2 * A @ Q @ Q)
+        return first, second
+    if pair_type.kind == "spherical":
+        Q_rate = sum(rate[k] * _q_rotation(k) for k in range(3))
+        Q_acceleration = sum(acceleration[k] * _q_rotation(k) for k in range(3))
+    else:
+        screw = np.array(_screw(pair_type))
+        (g1, s1), (g2, s2) = rate @ screw, acceleration @ screw
+        Q_rate, Q_acceleration = g1 * _Q_TURN + s1 * _Q_SLIDE, g2 * _Q_TURN + s2 * _Q_SLIDE
+    return Q_rate @ A, (Q_acceleration + Q_rate @ Q_rate) @ A
+
+
+def _numpy_path_rates(system, q, q_dot, q_ddot):
+    """Link poses T and their first and second time derivatives (L, 4, 4) along the path with
+    rates ``q_dot`` and accelerations ``q_ddot``: the tree products differentiated by the product rule."""
+    links = len(system.links)
+    T, T1, T2 = np.zeros((links, 4, 4)), np.zeros((links, 4, 4)), np.zeros((links, 4, 4))
+    T[system.topology.ground] = np.eye(4)
+    for edge in system.tree:
+        pair, columns = system.pairs[system.pair_index[edge.pair]], system.pair_slices[edge.pair]
+        A = _pair_matrix(pair.pair_type, q[columns])
+        A1, A2 = _pair_rates(pair.pair_type, A, q_dot[columns], q_ddot[columns])
+        F_j, F_k_inv = pair.frame_on_first, np.linalg.inv(pair.frame_on_second)
+        if not edge.forward:  # (A^-1)' = -A^-1 A' A^-1, (A^-1)'' = 2 A^-1 A' A^-1 A' A^-1 - A^-1 A'' A^-1
+            A_inv = np.linalg.inv(A)
+            A, A1, A2 = A_inv, -A_inv @ A1 @ A_inv, 2 * A_inv @ A1 @ A_inv @ A1 @ A_inv - A_inv @ A2 @ A_inv
+            F_j, F_k_inv = pair.frame_on_second, np.linalg.inv(pair.frame_on_first)
+        E, E1, E2 = (F_j @ M @ F_k_inv for M in (A, A1, A2))
+        parent, child = system.link_index[edge.parent], system.link_index[edge.child]
+        T[child] = T[parent] @ E
+        T1[child] = T1[parent] @ E + T[parent] @ E1
+        T2[child] = T2[parent] @ E + 2 * T1[parent] @ E1 + T[parent] @ E2
+    return T, T1, T2
+
+
+def test_accelerations_are_the_second_rates_of_the_tree_products(case):
+    """Link accelerations (hat(A) = T'' T^-1 - hat(V)^2), point accelerations R'' = T'' r (eq. 6) and
+    the loop rows of the acceleration bias (the rate-only second derivative of eq. 2's two sides)."""
+    from loops.kernels.acceleration import bias_rhs, link_accelerations
+    from loops.kernels.closure import configure, world_twists
+
+    system, rows = case
+    topology = system.topology
+    rng = np.random.default_rng(8)
+    for q, config, _ in rows:
+        q_dot, q_ddot = rng.normal(size=system.n), rng.normal(size=system.n)
+        T, T1, T2 = _numpy_path_rates(system, q, q_dot, q_ddot)
+        V = link_velocities(system, config, q_dot)
+        terms = twist_rate_terms(system, config, q_dot, V)
+        accelerations = np.zeros((topology.links, 6))
+        link_accelerations(topology, np.array(config.twists), q_ddot, terms, accelerations)
+        V_matrix = T1 @ np.linalg.inv(T)
+        expected = _vee(T2 @ np.linalg.inv(T) - V_matrix @ V_matrix)
+        _close(accelerations, expected, np.abs(expected).max(), "link accelerations")
+        for point in system.model.points:
+            i = system.link_index[point.link]
+            position = point_positions(config.link_poses[i], point.at)
+            velocity = point_velocities(position, V[i])
+            got = point_accelerations(position, velocity, V[i], accelerations[i])
+            _close(got, (T2[i] @ np.r_[point.at, 1.0])[:3], _point_magnitude(system, T2), point.name)
+        # Bias of eq. 2 differentiated twice (q'' = 0): the spatial accelerations of the two sides
+        # at the chord, reached and target, their difference referred to the chord's frame-k origin.
+        _, T1, T2 = _numpy_path_rates(system, q, q_dot, np.zeros(system.n))
+        expected = []
+        for loop in system.loops:
+            c = system.pair_index[loop.chord]
+            chord, columns = system.pairs[c], system.pair_slices[loop.chord]
+            first, second = system.link_index[chord.first], system.link_index[chord.second]
+            A = _pair_matrix(chord.pair_type, q[columns])
+            A1, A2 = _pair_rates(chord.pair_type, A, q_dot[columns], np.zeros(chord.size))
+            F_j, F_k = chord.frame_on_first, chord.frame_on_second
+            reached = (T[first] @ F_j @ A, T1[first] @ F_j @ A + T[first] @ F_j @ A1,
+                       T2[first] @ F_j @ A + 2 * T1[first] @ F_j @ A1 + T[first] @ F_j @ A2)
+            target = (T[second] @ F_k, T1[second] @ F_k, T2[second] @ F_k)
+            Y = np.zeros((4, 4))
+            for sign, (M, M1, M2) in ((1.0, reached), (-1.0, target)):
+                X = M1 @ np.linalg.inv(M)
+                Y += sign * (M2 @ np.linalg.inv(M) - X @ X)
+            expected += [_vee(Y)[:3], (Y @ np.r_[target[0][:3, 3], 1.0])[:3]]
+        work = new_work(system, q, config.rotations)
+        configure(topology, system.geometry, work)
+        world_twists(topology, work)
+        rhs = np.zeros(system.rows)
+        bias_rhs(topology, system.geometry, work, V, terms, rhs)
+        _rows_close(rhs[:6 * topology.loops], np.concatenate(expected) if expected else np.zeros(0), system,
+                    topology.loops, "bias")
