@@ -19,6 +19,7 @@ of held freedoms and of independent coordinates.
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -119,8 +120,8 @@ def _band_ordering(pattern):
     column_order = scipy.sparse.csgraph.reverse_cuthill_mckee(adjacency, symmetric_mode=True)
     column_position = np.empty(n, dtype=np.int64)
     column_position[column_order] = np.arange(n)
-    first = np.array([column_position[np.flatnonzero(row)].min() for row in pattern])
-    last = np.array([column_position[np.flatnonzero(row)].max() for row in pattern])
+    first = np.where(pattern, column_position, n).min(axis=1)
+    last = np.where(pattern, column_position, -1).max(axis=1)
     row_order = np.lexsort((last, first))
     row_position = np.empty(n, dtype=np.int64)
     row_position[row_order] = np.arange(n)
@@ -131,9 +132,24 @@ def _band_ordering(pattern):
     return row_position, column_position, kl, ku
 
 
+@functools.lru_cache(maxsize=256)
+def _ordering(system, rows, free):
+    """:func:`_band_ordering` of the block of ``system``'s structure with the chosen ``rows`` and
+    the ``free`` columns (int64 index arrays as bytes: the cache's key), read-only. A sweep
+    chooses its block afresh at every call, usually the same one for the same drivers."""
+    rows, free = np.frombuffer(rows, dtype=np.int64), np.frombuffer(free, dtype=np.int64)
+    if len(free) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0
+    row_order, column_order, kl, ku = _band_ordering(_structure(system)[np.ix_(rows, free)])
+    row_order.setflags(write=False)
+    column_order.setflags(write=False)
+    return row_order, column_order, kl, ku
+
+
+@functools.lru_cache(maxsize=64)
 def _structure(system):
     """Structural pattern of ``B`` (rows, n): a loop's rows involve its variables, a gauge row
-    the variables on its link's path."""
+    the variables on its link's path. Read-only, one per compiled system (they are frozen)."""
     topology = system.topology
     pattern = np.zeros((system.rows, system.n), dtype=bool)
     for i in range(topology.loops):
@@ -141,6 +157,7 @@ def _structure(system):
         pattern[6 * i:6 * i + 6, cols] = True
     for g, gauge in enumerate(system.gauges):
         pattern[6 * topology.loops + g] = system.link_incidence[gauge.link] != 0
+    pattern.setflags(write=False)
     return pattern
 
 
@@ -158,11 +175,7 @@ def square_block(system, B_scaled, driven):
     if rows is None:
         return None
     size = len(free)
-    pattern = _structure(system)[np.ix_(rows, free)] if size else np.zeros((0, 0), dtype=bool)
-    if size:
-        row_order, column_order, kl, ku = _band_ordering(pattern)
-    else:
-        row_order, column_order, kl, ku = np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0
+    row_order, column_order, kl, ku = _ordering(system, np.asarray(rows, np.int64).tobytes(), free.tobytes())
     column_position = np.full(n, -1, dtype=np.int64)
     column_position[free] = column_order
     driven_position = np.full(n, -1, dtype=np.int64)
