@@ -9,6 +9,9 @@ import sys
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 _COMPILE = pathlib.Path(__file__).resolve().parent / "compile_kernels.py"
+#: Seconds a compile process may take (about 150 on a 2-core machine) before the run goes on
+#: without it; its kernels are then compiled by the tests that need them.
+_COMPILE_BUDGET = 900
 
 
 def _jit_disabled() -> bool:
@@ -28,7 +31,13 @@ def pytest_configure(config):
     processes = [subprocess.Popen([sys.executable, str(_COMPILE), family], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True) for family in FAMILIES]
     for family, process in zip(FAMILIES, processes):
-        _, errors = process.communicate()
+        try:
+            _, errors = process.communicate(timeout=_COMPILE_BUDGET)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            print(f"tests/compile_kernels.py {family}: stopped after {_COMPILE_BUDGET} s", file=sys.stderr)
+            continue
         if process.returncode != 0:
             tail = errors.strip().splitlines()[-1:] or ["no message"]
             print(f"tests/compile_kernels.py {family} failed: {tail[0]}", file=sys.stderr)
