@@ -22,25 +22,15 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import statistics
-import time
 
 import numpy as np
 
 from loops.suspension import load_suspension, parallel_travel
+from timing import median_time  # benchmarks/timing.py (this script's folder is on the path)
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 TRAVEL = np.linspace(-0.080, 0.080, 161)
 STEP = 1e-5  # m, the baseline's finite differences
-
-
-def median_time(run, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def by_hand(mechanism, radius):

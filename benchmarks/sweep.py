@@ -29,12 +29,12 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+from timing import median_time  # benchmarks/timing.py (this script's folder is on the path)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -47,15 +47,6 @@ CASES = [
 ]
 
 
-def _median_time(run, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def kinematrix_times(repeats, examples=EXAMPLES):
     """Median wall time (s) of each case's sweep, public API only (runs on any engine version;
     ``examples``: the checkout's own model files, which its model reader accepts)."""
@@ -66,7 +57,7 @@ def kinematrix_times(repeats, examples=EXAMPLES):
         mechanism = load_model(pathlib.Path(examples) / model_file)
         speeds = None if speed is None else {driver: speed}
         mechanism.sweep({driver: values[:3]}, speeds=speeds)  # compile (or load) and warm up
-        out.append(_median_time(lambda: mechanism.sweep({driver: values}, speeds=speeds), repeats))
+        out.append(median_time(lambda: mechanism.sweep({driver: values}, speeds=speeds), repeats))
     return out
 
 
@@ -126,7 +117,7 @@ def main(argv=None):
     for k, (label, model_file, driver, values, speed) in enumerate(CASES):
         model = load_model(EXAMPLES / model_file).snapshot()
         count = len(values)
-        theirs = _median_time(lambda: baseline_sweep(model, driver, values, speed), max(1, args.repeats // 3))
+        theirs = median_time(lambda: baseline_sweep(model, driver, values, speed), max(1, args.repeats // 3))
         row = (f"{label:<44} {ours[k] / count * 1e6:9.2f} us {theirs / count * 1e6:11.1f} us "
                f"{theirs / ours[k]:6.0f}x")
         if other:

@@ -1,0 +1,17 @@
+"""The benchmarks' timer: the median wall time of repeated runs (these machines are shared
+and noisy; medians of runs in one process are what the benchmarks compare)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def median_time(run, repeats):
+    """Median wall time (s) of ``repeats`` calls of ``run()``."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
