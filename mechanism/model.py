@@ -459,6 +459,46 @@ class Mechanism:
         self._changed()
         return {name: np.array(v) for name, v in self._reference.items()}
 
+    def moved(self, hardpoints) -> "Mechanism":
+        """A copy of this mechanism with some hardpoints moved: a design variant.
+
+        ``hardpoints`` maps hardpoint names (:mod:`mechanism.hardpoints`: ``"PAIR"``,
+        ``"PAIR.axis"``, ``"POINT"``, ``"SPRING.at_a"``) to new global values at the design
+        pose (m; any non-zero length for an axis). Pair frames are derived anew from the new
+        centre and axis, exactly as :meth:`add_pair` derives them; links, loads and a
+        spring-damper's free length are kept. Raises a ModelError at ``hardpoint 'NAME'`` for a
+        name that is not a hardpoint and as :meth:`add_pair` for a bad value.
+        """
+        import copy  # noqa: PLC0415
+        from dataclasses import replace  # noqa: PLC0415
+
+        from .hardpoints import hardpoints_of  # noqa: PLC0415
+
+        known = hardpoints_of(self.snapshot())
+        out = copy.copy(self)
+        out._pairs, out._points = dict(self._pairs), dict(self._points)
+        out._spring_dampers, out._reference = dict(self._spring_dampers), dict(self._reference)
+        out._snapshot = None
+        for name, value in dict(hardpoints).items():
+            point = known.get(name) if isinstance(name, str) else None
+            if point is None:
+                raise ModelError(f"hardpoint {name!r}", f"not a hardpoint of {self.name!r} (hardpoints: "
+                                 f"{', '.join(known)})")
+            where = f"hardpoint {name!r}"
+            if point.table == "pairs":
+                pair = out._pairs[point.owner]
+                at = value if point.key == "at" else pair.at
+                axis = value if point.key == "axis" else pair.axis
+                out._pairs[point.owner] = out._global_pair(pair.name, pair.kind, pair.first, pair.second, at, axis,
+                                                           pair.axes, getattr(pair.pair_type, "pitch", None))
+            elif point.table == "points":
+                out._points[point.owner] = replace(out._points[point.owner],
+                                                   at=check_arg.vector(value, where, is_length=True))
+            else:
+                out._spring_dampers[point.owner] = replace(out._spring_dampers[point.owner], **{
+                    point.key: check_arg.vector(value, where, is_length=True)})
+        return out
+
     def __repr__(self):
         return (f"Mechanism({self.name!r}: {len(self._links)} links, {len(self._pairs)} pairs, "
                 f"{len(self._points)} points)")

@@ -321,30 +321,31 @@ def frame_from_points(origin, on_x, on_z):
 
     ``e_x = (x - o)/|x - o|``, ``e_z = (z - o)/|z - o|``, ``e_y = e_z x e_x``; ``e_x`` is made
     exactly orthogonal to ``e_z`` (Gram-Schmidt) so drawings with small errors still give a
-    rigid frame. Returns ``T_0k`` (4x4).
+    rigid frame. Points ``(..., 3)``; returns ``T_0k`` ``(..., 4, 4)``.
     """
     o = np.asarray(origin, dtype=float)
     ez = np.asarray(on_z, dtype=float) - o
-    ez = ez / np.linalg.norm(ez)
+    ez = ez / np.linalg.norm(ez, axis=-1, keepdims=True)
     ex = np.asarray(on_x, dtype=float) - o
-    ex = ex - ez * (ex @ ez)
-    ex = ex / np.linalg.norm(ex)
-    return homogeneous(np.column_stack([ex, cross(ez, ex), ez]), o)
+    ex = ex - ez * np.sum(ex * ez, axis=-1, keepdims=True)
+    ex = ex / np.linalg.norm(ex, axis=-1, keepdims=True)
+    return homogeneous(np.stack([ex, cross(ez, ex), ez], axis=-1), o)
 
 
 def frame_from_axis(origin, axis, x_hint=None):
     """Frame with origin ``origin`` and Z along ``axis`` (global, any length > 0).
 
     X is ``x_hint`` projected normal to Z when given; otherwise the deterministic choice is
-    the global axis (X, then Y, then Z) least parallel to Z, projected. Returns 4x4.
+    the global axis (X, then Y, then Z) least parallel to Z, projected. Vectors ``(..., 3)``;
+    returns ``(..., 4, 4)``.
     """
     ez = np.asarray(axis, dtype=float)
-    ez = ez / np.linalg.norm(ez)
+    ez = ez / np.linalg.norm(ez, axis=-1, keepdims=True)
     if x_hint is None:
-        x_hint = np.eye(3)[int(np.argmin(np.abs(ez)))]
+        x_hint = np.eye(3)[np.argmin(np.abs(ez), axis=-1)]
     hint = np.asarray(x_hint, dtype=float)
-    return frame_from_points(origin, np.asarray(origin, dtype=float) + hint,
-                             np.asarray(origin, dtype=float) + ez)
+    origin = np.asarray(origin, dtype=float)
+    return frame_from_points(origin, origin + hint, origin + ez)
 
 
 def dh_transform(a=0.0, alpha=0.0, d=0.0, theta=0.0):

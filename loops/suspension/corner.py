@@ -259,10 +259,12 @@ def check_scale(value, size, where, what, unit_hint=""):
 
 
 class Located:
-    """A point fixed in a link: ``link`` name and coordinates ``r`` (3,) in the link's frame."""
+    """A point fixed in a link: ``link`` name and coordinates ``r`` (3,) in the link's frame;
+    ``source`` is the name of the hardpoint it is (:mod:`mechanism.hardpoints`), if any (a
+    design study moves it with the hardpoint; ``r`` may then be (N, 3), one per row)."""
 
-    def __init__(self, link, r, what):
-        self.link, self.r, self.what = link, np.asarray(r, dtype=float), what
+    def __init__(self, link, r, what, source=None):
+        self.link, self.r, self.what, self.source = link, np.asarray(r, dtype=float), what, source
 
 
 class Resolved:
@@ -301,7 +303,7 @@ class Resolved:
                                  "a revolute or cylindrical pair of the upright (or give two point or pair names)")
             link, frame = ((pair.first, pair.frame_on_first) if pair.first == corner.upright
                            else (pair.second, pair.frame_on_second))
-            self.kingpin = (Located(link, frame[:3, 3], f"pair {pair.name!r}"), None)
+            self.kingpin = (Located(link, frame[:3, 3], f"pair {pair.name!r}", pair.name), None)
             self.kingpin_axis = frame[:3, 2].copy()
         elif corner.kingpin is not None:
             self.kingpin = tuple(self._kingpin_point(model, n) for n in corner.kingpin)
@@ -352,8 +354,8 @@ class Resolved:
                 known = ", ".join(s.name for s in model.spring_dampers) or "none"
                 raise ModelError(where, f"{value!r} is not a spring-damper of {model.name!r} (spring-dampers: "
                                  f"{known}); or give two point names")
-            return (Located(spec.link_a, spec.at_a, f"spring-damper {spec.name!r} end a"),
-                    Located(spec.link_b, spec.at_b, f"spring-damper {spec.name!r} end b")), spec
+            return (Located(spec.link_a, spec.at_a, f"spring-damper {spec.name!r} end a", f"{spec.name}.at_a"),
+                    Located(spec.link_b, spec.at_b, f"spring-damper {spec.name!r} end b", f"{spec.name}.at_b")), spec
         ends = tuple(_locate_point(model, n, where) for n in value)
         if ends[0].link == ends[1].link:
             raise ModelError(where, f"both ends are on link {ends[0].link!r}: the length would never change")
@@ -390,20 +392,28 @@ def _locate(model, name, upright, where):
     """A point or a pair centre by name (pairs on ``upright`` when they touch it)."""
     for point in model.points:
         if point.name == name:
-            return Located(point.link, point.at, f"point {name!r}")
+            return Located(point.link, point.at, f"point {name!r}", _point_source(model, point))
     for pair in model.pairs:
         if pair.name == name and not pair.virtual:
+            source = None if pair.local else pair.name
             if pair.second == upright or pair.first != upright:
-                return Located(pair.second, pair.frame_on_second[:3, 3], f"pair {name!r}")
-            return Located(pair.first, pair.frame_on_first[:3, 3], f"pair {name!r}")
+                return Located(pair.second, pair.frame_on_second[:3, 3], f"pair {name!r}", source)
+            return Located(pair.first, pair.frame_on_first[:3, 3], f"pair {name!r}", source)
     points = ", ".join(p.name for p in model.points) or "none"
     raise ModelError(where, f"{name!r} is neither a point nor a pair of {model.name!r} (points: {points})")
+
+
+def _point_source(model, point):
+    """The hardpoint name of a point (:mod:`mechanism.hardpoints`); None for a local point."""
+    if point.local:
+        return None
+    return f"points.{point.name}" if any(p.name == point.name for p in model.pairs) else point.name
 
 
 def _locate_point(model, name, where):
     for point in model.points:
         if point.name == name:
-            return Located(point.link, point.at, f"point {name!r}")
+            return Located(point.link, point.at, f"point {name!r}", _point_source(model, point))
     points = ", ".join(p.name for p in model.points) or "none"
     raise ModelError(where, f"{name!r} is not a point of {model.name!r} (points: {points})")
 

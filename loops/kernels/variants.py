@@ -1,0 +1,127 @@
+"""The walk of many design variants at once: one topology, a geometry per variant, compiled.
+
+A design study (:mod:`loops.study`) moves hardpoints: every variant has the topology of
+the nominal model and geometry of its own (pair frames, size, gauge axes). Its arrays are
+stacked along a leading variant axis, and :func:`walk_variants` runs the one walk of
+:mod:`.continuation` (predictor, Newton corrector, branch checks, step control; eqs. 3-4)
+for each variant, the variants in parallel (``prange``: every core). At every position it
+records the variables, the link poses and, for each driver in turn at unit rate with the
+others at rest, the link velocities and accelerations (eq. 4 and its derivative): the
+partial derivatives ``d/d(driver)`` that the suspension metrics' rates are made of.
+
+A variant that cannot go on stops on its own (status ``STOPPED``; or ``RECHOOSE`` when its
+square block would need new rows, a redundant loop, which the Python layer finishes with
+the single-model walk) and the others go on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compiled import Geometry
+from ..configuration import Scratch, Work
+from ..linear import Factor, SquareBlock
+from ._compile import inline_kernel, kernel
+from .continuation import BUDGET, OK, close_here, continue_to, rates_at
+from .newton import CONVERGED
+
+__all__ = ["walk_variants", "START_FAILED"]
+
+#: Status of a variant whose design pose could not be closed (the others: those of the walk).
+START_FAILED = 4
+
+
+@inline_kernel
+def _scratch_of(s, v):
+    return Scratch(s.m4[v], s.m3[v], s.v3[v], s.v6[v], s.variables[v], s.equations[v], s.links[v], s.rotations[v],
+                   s.terms[v])
+
+
+@inline_kernel
+def _work_of(w, v):
+    return Work(w.q[v], w.rotations[v], w.A[v], w.T[v], w.W[v], w.xi[v], w.defects[v], w.centres[v], w.swings[v],
+                w.loop_blocks[v], w.gauge_rows[v], _scratch_of(w.scratch, v))
+
+
+@inline_kernel
+def _factor_of(f, v):
+    return Factor(f.band[v], f.pivots[v], f.driven[v], f.info[v])
+
+
+@inline_kernel
+def _geometry_of(g, v):
+    return Geometry(g.frame_j[v], g.frame_k[v], g.scale[v], g.gauge_axis[v], g.gauge_reference[v])
+
+
+@inline_kernel
+def _block_of(b, v):
+    return SquareBlock(b.mode, b.size, b.kl, b.ku, b.free, b.driven, b.column_position, b.driven_position,
+                       b.row_position, b.row_scale[v], b.column_scale[v])
+
+
+@inline_kernel
+def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, q0, rotations0, targets,
+              unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A, out_G):
+    """One variant from its design pose through ``targets`` (N, d); returns (status, reached)."""
+    here.q[:] = q0
+    here.rotations[:, :, :] = rotations0
+    result = diagnostics[4:8]
+    if close_here(topology, geometry, block, here, factor, G, new_G, params, result) != CONVERGED:
+        diagnostics[0] = result[0]
+        diagnostics[1] = result[1]
+        return START_FAILED, 0
+    zeros = np.zeros(targets.shape[1])
+    for i in range(targets.shape[0]):
+        status = BUDGET
+        while status == BUDGET:
+            status = continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, targets[i],
+                                 params, counters, diagnostics)
+            if status == BUDGET and counters[0] >= counters[1]:
+                return BUDGET, i
+        if status != OK:
+            return status, i
+        out_q[i] = here.q
+        out_T[i] = here.T
+        out_G[i] = G
+        for k in range(unit_speeds.shape[0]):
+            rates_at(topology, geometry, block, here, factor, G, unit_speeds[k], zeros, trial.scratch.variables[0],
+                     trial.scratch.variables[1], out_V[i, k], out_A[i, k])
+    return OK, targets.shape[0]
+
+
+@kernel
+def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, q0, rotations0, targets,
+                  unit_speeds, params, counters, diagnostics, status, reached, out_q, out_T, out_V, out_A, out_G,
+                  first, last):
+    """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
+
+    Parameters
+    ----------
+    topology : Topology, shared
+    geometries : Geometry with a leading variant axis on every field (``scale`` (V,))
+    block : SquareBlock, the nominal's rows and band ordering, with ``row_scale`` (V, rows) and
+        ``column_scale`` (V, n) per variant
+    here, trial : Work, factor, trial_factor : Factor, G, new_G : (V, n, d)
+        Scratch with a leading variant axis.
+    q0 (n,), rotations0 (m, 3, 3) : the design pose (closed by Newton first, per variant)
+    targets : (V, N, d) driven values per position (drivers, then held columns)
+    unit_speeds : (D, d) the driver directions whose rates are recorded
+    params : the walk's parameters (:mod:`.continuation`); counters : (V, 2) steps taken, budget
+    diagnostics : (V, 8); status, reached : (V,) int out
+
+    first, last : the variants this call walks (the caller runs one call per core, in threads:
+        the kernel holds no GIL)
+
+    Outputs per variant v and position i: ``out_q[v, i]`` (n,), ``out_T[v, i]`` (L, 4, 4),
+    ``out_V[v, i, k]`` and ``out_A[v, i, k]`` (L, 6) along ``unit_speeds[k]``, ``out_G[v, i]``
+    (n, d). Rows past a variant's stop are left as they were.
+    """
+    for v in range(first, last):
+        geometry = _geometry_of(geometries, v)
+        s, r = _walk_one(topology, geometry, _block_of(block, v), _work_of(here, v), _factor_of(factor, v), G[v],
+                         _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], q0, rotations0, targets[v],
+                         unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v],
+                         out_G[v])
+        status[v] = s
+        reached[v] = r
+

@@ -1,0 +1,1 @@
+"""Design studies: many hardpoint variants of one model at once (see :mod:`loops.study.study`)."""

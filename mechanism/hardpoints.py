@@ -1,0 +1,67 @@
+"""Hardpoint names: how a design study and a hardpoint table address the points of a model.
+
+A hardpoint is a global design-pose location a model gives (:class:`~mechanism.specs.Model`):
+a pair's centre (``at``), a point (``at``) or a spring-damper's end (``at_a``, ``at_b``); a
+screw pair's axis (revolute, prismatic, cylindrical, helical) is a hardpoint direction.
+Names, as in the hardpoint tables of :mod:`loops.suspension.hardpoints`:
+
+* ``PAIR`` a pair's centre, ``PAIR.axis`` its axis;
+* ``POINT`` a point (``points.POINT`` when a pair has the same name);
+* ``SPRING.at_a`` and ``SPRING.at_b`` a spring-damper's ends.
+
+Pairs declared with link-local frames and local points have no hardpoints (their
+coordinates are not global at the design pose).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Hardpoint", "hardpoints_of", "AXIS_PAIRS"]
+
+#: Pair types whose axis is a hardpoint direction (one axis through the pair's centre).
+AXIS_PAIRS = ("revolute", "prismatic", "cylindrical", "helical")
+
+
+@dataclass(frozen=True)
+class Hardpoint:
+    """One hardpoint: its ``name``, the ``table`` (``"pairs"``, ``"points"``,
+    ``"spring_dampers"``), the ``owner``'s name and ``key`` (``"at"``, ``"axis"``, ``"at_a"``,
+    ``"at_b"``) of the record holding it, and its ``value`` (3,) (m, or a unit direction)."""
+
+    name: str
+    table: str
+    owner: str
+    key: str
+    value: np.ndarray
+
+    @property
+    def is_direction(self) -> bool:
+        return self.key == "axis"
+
+
+def hardpoints_of(model) -> dict[str, Hardpoint]:
+    """Every hardpoint of a model snapshot by name (see the module docstring), in the model's
+    order: pairs' centres and axes, points, spring-dampers' ends."""
+    out = {}
+    pair_names = {p.name for p in model.pairs}
+    for pair in model.pairs:
+        if pair.virtual or pair.local:
+            continue
+        out[pair.name] = Hardpoint(pair.name, "pairs", pair.name, "at", np.asarray(pair.at, dtype=float))
+        if pair.kind in AXIS_PAIRS:
+            axis = np.asarray(pair.axis, dtype=float)
+            out[f"{pair.name}.axis"] = Hardpoint(f"{pair.name}.axis", "pairs", pair.name, "axis",
+                                                 axis / np.linalg.norm(axis))
+    for point in model.points:
+        if point.local:
+            continue
+        name = f"points.{point.name}" if point.name in pair_names else point.name
+        out[name] = Hardpoint(name, "points", point.name, "at", np.asarray(point.at, dtype=float))
+    for spring in model.spring_dampers:
+        for key in ("at_a", "at_b"):
+            name = f"{spring.name}.{key}"
+            out[name] = Hardpoint(name, "spring_dampers", spring.name, key, np.asarray(getattr(spring, key), float))
+    return out
