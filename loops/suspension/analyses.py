@@ -141,6 +141,16 @@ class Suspension:
         centre = np.array([0.0, corner.centre_plane_y, 0.0])
         return 2.0 * abs(float((self.design[side].patch - centre) @ corner.left))
 
+    def finish(self, record, analysis, travel_at, inputs, metrics, stop):
+        """What an analysis returns: its record with the ``inputs`` and ``metrics`` columns as
+        a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped."""
+        result = SuspensionResult.of(record, analysis, travel_at, self.units, inputs + metrics)
+        result.suspension = self
+        if stop is not None:
+            raise SweepStopped(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
+                               iterations=stop.iterations)
+        return result
+
     def __repr__(self):
         kind = "axle" if self.is_axle else f"{next(iter(self.corners))} corner"
         return f"Suspension({self.name!r}, {kind})"
@@ -266,13 +276,19 @@ def _solve_travel(susp, plan: _Plan, travel_at, tolerance):
                 jacobian[:, i, j] = P.d @ up
                 if i == j:
                     residual[:, i] = (P.value - susp.design[side].patch) @ up - targets[side]
-        if np.abs(residual).max() <= NEWTON_TOLERANCE:
+        if _largest(residual) <= NEWTON_TOLERANCE:
             return record, stop
         step = np.linalg.solve(jacobian, residual[..., None])[..., 0]
         for i, side in enumerate(sides):
             centre[side] = centre[side] - step[:, i]
     raise ModelError("travel_at", f"the contact patch could not be placed at the requested travel in "
-                     f"{NEWTON_STEPS} steps (residual {np.abs(residual).max():.3g} m)")
+                     f"{NEWTON_STEPS} steps (residual {_largest(residual):.3g} m)")
+
+
+def _largest(residual):
+    """Largest finite ``|residual|`` (0 for none): rows a design study's stopped variants left
+    NaN do not count."""
+    return float(np.max(np.abs(residual), initial=0.0, where=np.isfinite(residual)))
 
 
 # ------------------------------------------------------------------ metrics of a record
@@ -327,15 +343,6 @@ def _axle_columns(susp, wheels, frame, steered):
     return [Column(name, value, AXLE_METRICS[name], 0) for name, value in out.items()]
 
 
-def _result(susp, record, analysis, travel_at, inputs, metrics, stop):
-    result = SuspensionResult.of(record, analysis, travel_at, susp.units, inputs + metrics)
-    result.suspension = susp
-    if stop is not None:
-        raise SweepStopped(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
-                           iterations=stop.iterations)
-    return result
-
-
 def _check_travel_at(travel_at):
     if travel_at not in TRAVEL_AT:
         raise ModelError("travel_at", f"expected one of {', '.join(TRAVEL_AT)}, got {travel_at!r}")
@@ -382,7 +389,7 @@ def parallel_travel(susp: Suspension, travel, *, travel_at="wheel-centre", toler
     plan = _Plan({side: travel for side in susp.corners}, _steering_plan(susp, len(travel)))
     record, stop = _solve_travel(susp, plan, travel_at, tolerance)
     inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
-    return _result(susp, record, "parallel travel", travel_at, inputs, _body_metrics(susp, record, travel_at), stop)
+    return susp.finish(record, "parallel travel", travel_at, inputs, _body_metrics(susp, record, travel_at), stop)
 
 
 def opposite_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
@@ -395,7 +402,7 @@ def opposite_travel(susp: Suspension, travel, *, travel_at="wheel-centre", toler
     plan = _Plan({"left": travel, "right": -travel}, _steering_plan(susp, len(travel)))
     record, stop = _solve_travel(susp, plan, travel_at, tolerance)
     inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
-    return _result(susp, record, "opposite travel", travel_at, inputs, _body_metrics(susp, record, travel_at), stop)
+    return susp.finish(record, "opposite travel", travel_at, inputs, _body_metrics(susp, record, travel_at), stop)
 
 
 def _steering_input(susp, rack, steering_wheel):
@@ -438,7 +445,7 @@ def steering(susp: Suspension, rack=None, *, steering_wheel=None, travel=0.0, tr
     plan = _Plan({side: height for side in susp.corners}, {name: values})
     record, stop = _solve_travel(susp, plan, travel_at, tolerance)
     inputs = [Column(c.name, c.values[:len(record)], c.dimension, 0) for c in inputs]
-    return _result(susp, record, "steering", travel_at, inputs, _body_metrics(susp, record, travel_at, True), stop)
+    return susp.finish(record, "steering", travel_at, inputs, _body_metrics(susp, record, travel_at, True), stop)
 
 
 def combined(susp: Suspension, travel, rack=None, *, steering_wheel=None, travel_at="wheel-centre",
@@ -455,7 +462,7 @@ def combined(susp: Suspension, travel, rack=None, *, steering_wheel=None, travel
     count = len(record)
     inputs = [Column("wheel_travel", heights[:count], "length", 0)] + [
         Column(c.name, np.tile(c.values, len(levels))[:count], c.dimension, 0) for c in inputs]
-    return _result(susp, record, "combined travel and steering", travel_at, inputs,
+    return susp.finish(record, "combined travel and steering", travel_at, inputs,
                    _body_metrics(susp, record, travel_at, True), stop)
 
 
@@ -556,7 +563,7 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
                          f"steps (residual {np.abs(residual).max():.3g} m)")
     inputs = [Column("roll_angle", phi, "angle", 0)]
     if not count:
-        return _result(susp, record, "roll", travel_at, inputs, [], stop)
+        return susp.finish(record, "roll", travel_at, inputs, [], stop)
 
     # The roll motion: the frame turning about the axis, and the travels that keep the
     # patches on the road: dt/dphi = -J^-1 dg/dphi (implicit function theorem).
@@ -595,4 +602,4 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
         roll_columns += [Column(f"roll_camber_{side}", rolled["camber"].d, ROLL_METRICS["roll_camber"], 0),
                          Column(f"roll_steer_{side}", rolled["steer_angle"].d, ROLL_METRICS["roll_steer"], 0)]
     axle_columns = _axle_columns(susp, wheels, frame_road, False)
-    return _result(susp, record, "roll", travel_at, inputs, columns + roll_columns + axle_columns, stop)
+    return susp.finish(record, "roll", travel_at, inputs, columns + roll_columns + axle_columns, stop)

@@ -171,16 +171,17 @@ def sin(x):
 
 
 def point_jet(poses, twists, accelerations, r):
-    """Jet of the point ``r`` (3,) fixed in a link (link frame), along a motion.
+    """Jet of the point ``r`` fixed in a link (link frame), along a motion.
 
     Parameters
     ----------
     poses : (N, 4, 4) link poses, global
     twists : (N, 6) ``(omega, v_o)`` per unit motion parameter, global, origin-referenced
     accelerations : (N, 6) ``(omega', v_o')`` per unit parameter squared, or None (NaN ``dd``)
-    r : (3,) link-frame coordinates, m
+    r : (3,) link-frame coordinates, m, or (N, 3) one per position (a design study's variants)
     """
-    p = np.einsum("nij,j->ni", poses[:, :3, :3], np.asarray(r, dtype=float)) + poses[:, :3, 3]
+    p = np.einsum("nij,nj->ni", poses[:, :3, :3], np.broadcast_to(np.asarray(r, dtype=float), (len(poses), 3)))
+    p += poses[:, :3, 3]
     omega, v = twists[:, :3], twists[:, 3:]
     pd = _cross(omega, p) + v
     if accelerations is None:

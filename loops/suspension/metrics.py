@@ -351,47 +351,53 @@ def reference_poses(result):
 # ------------------------------------------------------------------ one corner
 class _Design:
     """A corner's design-pose values: wheel centre and contact patch (3,), the contact patch
-    in the upright's frame, and the checks that need the design pose."""
+    in the upright's frame, and the checks that need the design pose. With located points
+    given per row (``r`` (R, 3): a design study's variants) every value is per row too."""
 
     def __init__(self, resolved, corner, reference):
         def at(located):
             T = reference(located.link)
-            return T[:3, :3] @ located.r + T[:3, 3]
+            return located.r @ T[:3, :3].T + T[:3, 3]
 
         forward, outboard, up = corner.axes
         self.centre = at(resolved.wheel_centre)
         inner = at(resolved.spin_axis_point)
         axle = self.centre - inner
-        if float(axle @ outboard) <= 0:
+        if np.any(axle @ outboard <= 0):
             raise ModelError("corner.spin_axis_point",
                              f"{corner.spin_axis_point!r} is not inboard of {corner.wheel_centre!r} for a "
                              f"{corner.side} corner with x pointing "
                              f"{'forward' if corner.forward == '+x' else 'rearward'}")
         plane_point = np.array([0.0, corner.centre_plane_y, 0.0])
-        if float((self.centre - plane_point) @ outboard) <= 0:
+        offside = np.atleast_1d((self.centre - plane_point) @ outboard)
+        if np.any(offside <= 0):
+            y = np.atleast_2d(self.centre)[int(np.argmin(offside)), 1]
             raise ModelError("corner.side",
-                             f"the wheel centre (y = {self.centre[1]:.6g} m at the design pose) is not on the "
+                             f"the wheel centre (y = {y:.6g} m at the design pose) is not on the "
                              f"{corner.side} of the centre plane y = {corner.centre_plane_y:.6g} m "
                              f"(forward = {corner.forward!r})")
-        spin = axle / np.linalg.norm(axle)
-        toe = math.atan2(float(spin @ forward), float(spin @ outboard))
+        spin = axle / np.linalg.norm(axle, axis=-1, keepdims=True)
+        toe = np.arctan2(spin @ forward, spin @ outboard)
         self.steer_angle = -toe if corner.side == "left" else toe
-        down = -(up - (up @ spin) * spin)
-        self.patch = self.centre + corner.wheel_radius * down / np.linalg.norm(down)
+        down = -(up - (spin @ up)[..., None] * spin)
+        self.patch = self.centre + corner.wheel_radius * down / np.linalg.norm(down, axis=-1, keepdims=True)
         T = reference(corner.upright)
-        self.patch_on_upright = T[:3, :3].T @ (self.patch - T[:3, 3])
+        self.patch_on_upright = (self.patch - T[:3, 3]) @ T[:3, :3]
         if resolved.kingpin is not None:
             first, second = resolved.kingpin
             lower = at(first)
-            upper = lower + reference(first.link)[:3, :3] @ resolved.kingpin_axis if second is None else at(second)
+            upper = lower + resolved.kingpin_axis @ reference(first.link)[:3, :3].T if second is None else at(second)
             _check_axis(upper - lower, "corner.kingpin", f"the kingpin {corner.kingpin!r}")
 
 
 def _check_axis(axis, where, what):
-    length = float(np.linalg.norm(axis))
-    if length == 0.0 or not math.isfinite(length):
+    """A steering axis (3,) (or (R, 3), every row) that gives a direction and leans at most
+    MAX_KINGPIN_TILT from the vertical."""
+    axis = np.atleast_2d(axis)
+    length = np.linalg.norm(axis, axis=1)
+    if not np.all(np.isfinite(length) & (length > 0.0)):
         raise ModelError(where, f"{what} gives no direction (its points coincide): not a steering axis")
-    tilt = math.acos(min(abs(float(axis[2])) / length, 1.0))
+    tilt = float(np.max(np.arccos(np.minimum(np.abs(axis[:, 2]) / length, 1.0))))
     if tilt > MAX_KINGPIN_TILT:
         raise ModelError(where, f"{what} leans {math.degrees(tilt):.1f} deg from the vertical (more than "
                          f"{math.degrees(MAX_KINGPIN_TILT):.0f} deg): not a steering axis")
@@ -537,8 +543,9 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
 
     if vehicle is not None and vehicle.wheelbase is not None and vehicle.cg_height is not None:
         leverage = vehicle.wheelbase / vehicle.cg_height * 100.0 * (1.0 if vehicle.front else -1.0)
-        static_patch = np.einsum("nij,j->ni", motion.pose(corner.upright)[:, :3, :3],
-                                 design.patch_on_upright) + motion.pose(corner.upright)[:, :3, 3]
+        upright = motion.pose(corner.upright)
+        static_patch = np.einsum("nij,nj->ni", upright[:, :3, :3],
+                                 np.broadcast_to(design.patch_on_upright, (len(upright), 3))) + upright[:, :3, 3]
         v_static = jets.material_velocity(twist, static_patch)
         v_centre = C.d
 

@@ -1,0 +1,283 @@
+"""Design studies: a workbench analysis of thousands of hardpoint variants, and its table.
+
+:func:`run_study` runs one analysis of :mod:`loops.suspension.analyses` (parallel travel,
+opposite travel, steering) for the nominal design and for every variant (``offsets`` of
+hardpoint coordinates, :mod:`.coordinates`; designs of them in :mod:`.designs`). Variants go
+in chunks (bounded memory, a progress bar, and the unit of work a Dask cluster runs:
+:mod:`.cluster`); within a chunk they walk at once on every core
+(:mod:`loops.study.batch`) and their metrics are the workbench's own, computed over all rows
+(:class:`loops.study.suspension.VariantSuspension`). Every variant is closed to the
+tolerance of a single sweep: each equals a separate sweep of ``Mechanism.moved`` to round-off
+(the tests compare). A variant that stops is reported with its reason, its rows past the
+stop are NaN, and the others go on.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mechanism.atomic import write_atomically
+from mechanism.errors import ModelError
+
+from ..results import Column, write_columns
+from ..suspension.analyses import opposite_travel, parallel_travel, steering
+from .coordinates import Coordinate, coordinates
+from .suspension import VariantSuspension
+
+__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
+
+#: The analyses a study runs: name -> the workbench function.
+ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "steering": steering}
+#: Variants per chunk: large enough that a chunk runs for a good fraction of a second.
+DEFAULT_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every variant runs: the ``analysis`` (a key of :data:`ANALYSES`), its input
+    values per position (``travel`` m for travel analyses, ``rack`` for steering, SI), where
+    travel is measured and the closure tolerance."""
+
+    analysis: str = "parallel"
+    travel: np.ndarray | None = None
+    rack: np.ndarray | None = None
+    steer_travel: float = 0.0
+    travel_at: str = "wheel-centre"
+    tolerance: float = 1e-10
+
+    def check(self):
+        if self.analysis not in ANALYSES:
+            raise ModelError("analysis", f"a study runs one of {', '.join(ANALYSES)}, got {self.analysis!r}")
+        values = self.rack if self.analysis == "steering" else self.travel
+        what = "rack" if self.analysis == "steering" else "travel"
+        if values is None:
+            raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
+        values = np.atleast_1d(np.asarray(values, dtype=float))
+        if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+            raise ModelError(what, "expected a finite 1-D sequence of values")
+        return values
+
+    @property
+    def positions(self) -> int:
+        return len(self.check())
+
+
+def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
+    """One chunk of variants through the plan: ``(inputs, metrics, reasons)`` with the input
+    columns (N,) of the first variant's rows, the metric columns as ``{name: (dimension, (V,
+    N) SI values)}`` and ``{variant in chunk: reason}`` for those that stopped. The unit of work
+    of a study, locally or on a Dask worker."""
+    values = plan.check()
+    count, N = len(offsets), len(values)
+    rows = VariantSuspension(suspension, coords, offsets, N, workers)
+    tiled = np.tile(values, count)
+    function = ANALYSES[plan.analysis]
+    if plan.analysis == "steering":
+        function(rows, rack=tiled, travel=plan.steer_travel, travel_at=plan.travel_at, tolerance=plan.tolerance)
+    else:
+        function(rows, tiled, travel_at=plan.travel_at, tolerance=plan.tolerance)
+    inputs, metrics = rows.finished
+    inputs = {c.name: (c.dimension, np.asarray(c.values)[:N]) for c in inputs}
+    metrics = {c.name: (c.dimension, np.asarray(c.values, dtype=float).reshape(count, N)) for c in metrics}
+    return inputs, metrics, dict(rows.mechanism.reasons)
+
+
+@dataclass
+class StudyResult:
+    """The metrics of every variant at every position, with the variants' parameters.
+
+    Attributes
+    ----------
+    coordinates : list of Coordinate (k)
+    offsets : (V, k) SI offsets of the variants from the nominal
+    inputs : {name: (dimension, (N,) values)} the analysis' inputs per position (``wheel_travel``)
+    metrics : {name: (dimension, (V, N) values)} SI; NaN past a variant's stop
+    nominal : {name: (N,)} the nominal design's metrics
+    reasons : {variant: sentence} for the variants that stopped
+    units : mechanism.units.Units, the default units of files written (the model's own)
+    """
+
+    coordinates: list
+    offsets: np.ndarray
+    inputs: dict
+    metrics: dict
+    nominal: dict
+    reasons: dict
+    units: object
+    analysis: str = "parallel"
+    names: list = field(default_factory=list)
+
+    @property
+    def variants(self) -> int:
+        return len(self.offsets)
+
+    @property
+    def positions(self) -> int:
+        return len(next(iter(self.inputs.values()))[1])
+
+    def values(self, metric) -> np.ndarray:
+        """(V, N) SI values of ``metric``."""
+        if metric not in self.metrics:
+            raise ModelError(f"metric {metric!r}", f"not a metric of this study (metrics: {', '.join(self.metrics)})")
+        return self.metrics[metric][1]
+
+    def parameters(self) -> np.ndarray:
+        """(V, k) the varied coordinates' values (nominal plus offsets), SI."""
+        return np.array([c.nominal for c in self.coordinates])[None] + self.offsets
+
+    # ------------------------------------------------------------ the table
+    def columns(self) -> list:
+        """The tidy table's columns, one row per (variant, position): ``variant``,
+        ``position``, the varied coordinates' values, the inputs, then every metric."""
+        V, N = self.variants, self.positions
+        out = [Column("variant", np.repeat(np.arange(V), N).astype(float), "dimensionless", 0),
+               Column("position", np.tile(np.arange(N), V).astype(float), "dimensionless", 0)]
+        parameters = self.parameters()
+        for j, c in enumerate(self.coordinates):
+            dimension = "length" if c.dimension == "length" else "dimensionless"
+            out.append(Column(c.name, np.repeat(parameters[:, j], N), dimension, 0))
+        for name, (dimension, values) in self.inputs.items():
+            out.append(Column(name, np.tile(values, V), dimension, 0))
+        for name, (dimension, values) in self.metrics.items():
+            out.append(Column(name, values.reshape(-1), dimension, 0))
+        return out
+
+    def _units(self, units):
+        from mechanism.units import Units  # noqa: PLC0415
+
+        return self.units if units is None else Units.of(units)
+
+    def to_csv(self, path=None, units=None):
+        """The tidy table as CSV (the one writer, :func:`loops.results.write_columns`), atomically,
+        in ``units`` (default the model's own); ``path=None`` returns the text."""
+        note = f"design study: {self.analysis}, {self.variants} variants, {len(self.reasons)} stopped"
+        return write_columns(path, self.columns(), self._units(units), note, self.variants * self.positions)
+
+    def to_dataframe(self, units=None):
+        """The tidy table as a ``pandas.DataFrame`` (the ``pandas`` extra) in ``units``."""
+        try:
+            import pandas  # noqa: PLC0415 (optional dependency)
+        except ImportError:
+            raise ModelError("to_dataframe", "needs pandas: pip install 'kinematrix[pandas]'") from None
+        units = self._units(units)
+        frame = pandas.DataFrame({c.name: units.from_si(np.asarray(c.values, dtype=float), c.dimension)
+                                  for c in self.columns()})
+        return frame.astype({"variant": int, "position": int})
+
+    def to_parquet(self, path, units=None):
+        """The tidy table as a Parquet file (the ``parquet`` extra: pyarrow), written atomically."""
+        try:
+            import pyarrow  # noqa: PLC0415, F401 (optional dependency)
+            import io  # noqa: PLC0415
+        except ImportError:
+            raise ModelError("to_parquet", "needs pyarrow: pip install 'kinematrix[parquet]'") from None
+        buffer = io.BytesIO()
+        self.to_dataframe(units).to_parquet(buffer, index=False)
+        write_atomically(path, buffer.getvalue())
+
+    # ----------------------------------------------------------- statistics
+    def band(self, metric, lower=5.0, upper=95.0):
+        """``(low, high)`` (N,) percentiles of ``metric`` over the variants (stopped rows left out)."""
+        values = self.values(metric)
+        with np.errstate(all="ignore"):
+            import warnings  # noqa: PLC0415
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.nanpercentile(values, lower, axis=0), np.nanpercentile(values, upper, axis=0)
+
+    def summary(self, percentiles=(5.0, 50.0, 95.0)) -> list:
+        """Columns per position: the inputs, then per metric its nominal, mean, standard
+        deviation, min, percentiles and max over the variants (``camber_mean``, ``camber_p5``)."""
+        import warnings  # noqa: PLC0415
+
+        out = [Column(name, values, dimension, 0) for name, (dimension, values) in self.inputs.items()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for name, (dimension, values) in self.metrics.items():
+                stats = [("nominal", self.nominal[name]), ("mean", np.nanmean(values, axis=0)),
+                         ("std", np.nanstd(values, axis=0)), ("min", np.nanmin(values, axis=0))]
+                stats += [(f"p{p:g}", np.nanpercentile(values, p, axis=0)) for p in percentiles]
+                stats += [("max", np.nanmax(values, axis=0))]
+                out += [Column(f"{name}_{stat}", value, dimension, 0) for stat, value in stats]
+        return out
+
+    def summary_to_csv(self, path=None, units=None):
+        """:meth:`summary` as CSV (one row per position)."""
+        note = f"design study summary: {self.analysis}, {self.variants} variants"
+        return write_columns(path, self.summary(), self._units(units), note, self.positions)
+
+
+def _progress(total, enabled):
+    if enabled is None:
+        enabled = total >= 2000 and sys.stderr.isatty()
+    if not enabled:
+        return None
+    from tqdm import tqdm  # noqa: PLC0415
+
+    return tqdm(total=total, unit="variant", file=sys.stderr, leave=False)
+
+
+def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_size=DEFAULT_CHUNK, workers=None,
+              progress=None, scheduler=None, **plan_options) -> StudyResult:
+    """Run ``plan`` (or ``Plan(**plan_options)``) for the nominal design and every variant.
+
+    Parameters
+    ----------
+    suspension : loops.suspension.Suspension, the nominal design
+    coords : list of coordinate names (``"lower_ball.z"``, ``"upper_ball"``) or Coordinates
+    offsets : (V, k) offsets of the coordinates from the nominal, SI (m; for an axis
+        component, of its unit direction)
+    plan : Plan, or its fields as keywords (``analysis="parallel", travel=values``)
+    chunk_size : variants per chunk (memory, progress, one Dask task each)
+    workers : threads per chunk (default: one per core)
+    progress : progress bar on stderr (None: for long studies on a terminal)
+    scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``dask.distributed.Client``
+        to run the chunks on a cluster (the ``dask`` extra); None runs them here
+
+    Returns
+    -------
+    StudyResult
+    """
+    plan = plan or Plan(**plan_options)
+    plan.check()
+    coords = coords if coords and all(isinstance(c, Coordinate) for c in coords) else coordinates(
+        suspension.model, coords)
+    offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
+    if offsets.ndim != 2 or offsets.shape[1] != len(coords) or not np.all(np.isfinite(offsets)):
+        raise ModelError("offsets", f"expected finite offsets of shape (variants, {len(coords)}), got "
+                         f"{np.shape(offsets)}")
+    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ModelError("chunk_size", f"expected a positive whole number, got {chunk_size!r}")
+    inputs, nominal, nominal_reasons = run_chunk(suspension, coords, np.zeros((1, len(coords))), plan, workers)
+    if nominal_reasons:
+        raise ModelError("model", f"the nominal design does not complete the {plan.analysis} analysis: "
+                         f"{nominal_reasons[0]}")
+    bounds = list(range(0, len(offsets), chunk_size)) + [len(offsets)]
+    chunks = [offsets[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    if scheduler is not None:
+        from .cluster import run_on_cluster  # noqa: PLC0415
+
+        outputs = run_on_cluster(scheduler, suspension, coords, chunks, plan)
+    else:
+        outputs = []
+        bar = _progress(len(offsets), progress)
+        try:
+            for chunk in chunks:
+                outputs.append(run_chunk(suspension, coords, chunk, plan, workers))
+                if bar is not None:
+                    bar.update(len(chunk))
+        finally:
+            if bar is not None:
+                bar.close()
+    metrics, reasons = {}, {}
+    for (a, _), (_, chunk_metrics, chunk_reasons) in zip(zip(bounds[:-1], bounds[1:]), outputs):
+        for name, (dimension, values) in chunk_metrics.items():
+            metrics.setdefault(name, (dimension, []))[1].append(values)
+        reasons.update({a + v: reason for v, reason in chunk_reasons.items()})
+    metrics = {name: (dimension, np.concatenate(parts)) for name, (dimension, parts) in metrics.items()}
+    return StudyResult(coords, offsets, inputs, metrics, {n: v[0] for n, (_, v) in nominal.items()}, reasons,
+                       suspension.units, plan.analysis, [c.name for c in coords])

@@ -1,0 +1,171 @@
+"""The workbench's analyses over many variants at once: a suspension whose rows are variants.
+
+The analyses of :mod:`loops.suspension.analyses` work on records of rows (positions) and
+on a :class:`~loops.suspension.analyses.Suspension` that sweeps and knows its design-pose
+values. :class:`VariantSuspension` is such a suspension for V variants of one nominal design
+at N positions each: its rows are the V x N (variant, position) pairs, variant-major; its
+sweep walks every variant at once (:func:`loops.study.batch.sweep_variants`); its located
+points and design-pose values (wheel centre, contact patch, kingpin points) are per row,
+moved with the variants' hardpoints. So every analysis and every metric is the workbench's
+own code, written once, run for a single design or for thousands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mechanism.errors import ModelError
+
+from ..compiled import compile_model
+from ..suspension.analyses import Suspension
+from ..suspension.corner import Located
+from ..suspension.metrics import _Design
+from .batch import _Setup, sweep_variants
+from .geometry import VariantGeometry
+
+__all__ = ["VariantSuspension"]
+
+
+class _Rows:
+    """A :class:`~loops.study.batch.VariantRecord` as one record of V x N rows: link poses,
+    and twists along driver ``k`` (None: the record's own motion, at rest)."""
+
+    def __init__(self, record, k=None):
+        self._record, self._k = record, k
+        self.drivers, self.held = record.drivers, record.held
+        self._index = record.system.link_index
+
+    def __len__(self):
+        return self._record.q.shape[0] * self._record.q.shape[1]
+
+    def pose(self, link):
+        return self._record.poses[:, :, self._index[link]].reshape(-1, 4, 4)
+
+    def _rates(self, array, link):
+        if self._k is None:
+            return np.zeros((len(self), 6))
+        return array[:, :, self._k, self._index[link]].reshape(-1, 6)
+
+    def link_velocity(self, link):
+        return self._rates(self._record.velocities, link)
+
+    def link_acceleration(self, link):
+        return self._rates(self._record.accelerations, link)
+
+    def along(self, driver):
+        if driver not in self.drivers:
+            raise ModelError(f"driver {driver!r}", f"not a driver of this record (drivers: {', '.join(self.drivers)})")
+        return _Rows(self._record, self.drivers.index(driver))
+
+
+class _VariantMechanism:
+    """Stands for the suspension's mechanism: ``sweep`` walks every variant (driver values
+    given per row, V x N), and keeps why variants stopped (``reasons``)."""
+
+    def __init__(self, system, builder, offsets, positions, workers):
+        self.system, self.builder, self.offsets = system, builder, offsets
+        self.positions, self.workers = positions, workers
+        self._setups = {}
+        self.reasons, self.reached = {}, None
+
+    def sweep(self, drivers, tolerance):
+        count = len(self.offsets)
+        key = (tuple(drivers), tolerance)
+        if key not in self._setups:
+            self._setups[key] = _Setup(self.system, list(drivers), None, tolerance)
+        rows = {name: np.asarray(values, dtype=float).reshape(count, -1) for name, values in drivers.items()}
+        record = sweep_variants(self.system, self.builder, self.offsets, rows, tolerance=tolerance,
+                                setup=self._setups[key], workers=self.workers)
+        self.reasons, self.reached = record.reasons, record.reached
+        return _Rows(record)
+
+
+class VariantSuspension(Suspension):
+    """V variants of a nominal :class:`Suspension` at N positions each (see the module
+    docstring). ``offsets`` (V, k) move the ``coords`` (:mod:`.coordinates`) from the
+    nominal; ``finish`` receives what each analysis computed instead of a result record."""
+
+    def __init__(self, nominal: Suspension, coords, offsets, positions, workers=None):
+        # Not Suspension.__init__: the nominal has been built and checked; only rows differ.
+        self.__dict__.update({k: v for k, v in nominal.__dict__.items()})
+        self.nominal, self.coords = nominal, list(coords)
+        self.offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
+        self.positions = int(positions)
+        system = compile_model(nominal.model)
+        self.builder = VariantGeometry(system, self.coords)
+        self.mechanism = _VariantMechanism(system, self.builder, self.offsets, self.positions, workers)
+        moved = self._moved_values()
+        self.resolved = {side: self._moved_resolved(r, moved) for side, r in nominal.resolved.items()}
+        reference = _identity_poses
+        self.design = {side: _Design(self.resolved[side], c, reference) for side, c in self.corners.items()}
+        self.finished = None
+
+    # ---------------------------------------------------------------- rows
+    def rows(self, per_variant):
+        """Per-variant values (V, ...) repeated for each of their N positions: (V N, ...)."""
+        return np.repeat(np.asarray(per_variant), self.positions, axis=0)
+
+    def _moved_values(self):
+        """``{hardpoint name: (V, 3) value}`` of every hardpoint the variants move (axes unit)."""
+        out = {}
+        for j, c in enumerate(self.coords):
+            hp = c.hardpoint
+            if hp.name not in out:
+                out[hp.name] = np.repeat(hp.value[None], len(self.offsets), axis=0)
+            out[hp.name][:, c.component] += self.offsets[:, j]
+        for name, value in out.items():
+            if name.endswith(".axis"):
+                out[name] = value / np.linalg.norm(value, axis=1, keepdims=True)
+        return out
+
+    def _moved_resolved(self, resolved, moved):
+        out = _copy(resolved)
+
+        def move(located):
+            if located is None or located.source not in moved:
+                return located
+            return Located(located.link, self.rows(moved[located.source]), located.what, located.source)
+
+        out.wheel_centre = move(resolved.wheel_centre)
+        out.spin_axis_point = move(resolved.spin_axis_point)
+        if resolved.kingpin is not None:
+            first, second = resolved.kingpin
+            out.kingpin = (move(first), move(second))
+            if second is None and f"{first.source}.axis" in moved:
+                out.kingpin_axis = self.rows(moved[f"{first.source}.axis"])
+        if resolved.spring is not None:
+            out.spring = tuple(move(end) for end in resolved.spring)
+        if resolved.damper is not None:
+            out.damper = tuple(move(end) for end in resolved.damper)
+        return out
+
+    # ---------------------------------------------------------- the analyses
+    def design_track(self):
+        """Per row (V N,): the lateral distance between the contact patches at the design pose."""
+        if self.is_axle:
+            left = self.corners["left"].left
+            return (self.design["left"].patch - self.design["right"].patch) @ left
+        (side, corner), = self.corners.items()
+        centre = np.array([0.0, corner.centre_plane_y, 0.0])
+        return 2.0 * np.abs((self.design[side].patch - centre) @ corner.left)
+
+    def axle(self):
+        if self.is_axle:
+            return self
+        raise ModelError("analysis", "a design study of one corner runs the corner's analyses (parallel travel, "
+                         "steering); study the axle model for opposite travel and roll")
+
+    def finish(self, record, analysis, travel_at, inputs, metrics, stop):
+        """Keep what an analysis computed: its input and metric columns, V x N rows each."""
+        self.finished = (inputs, metrics)
+        return self
+
+
+def _identity_poses(link):
+    return np.eye(4)
+
+
+def _copy(resolved):
+    out = object.__new__(type(resolved))
+    out.__dict__.update(resolved.__dict__)
+    return out
