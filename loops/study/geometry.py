@@ -50,8 +50,9 @@ class VariantGeometry:
         drivers = {d.name: d for d in model.point_drivers}
         # Which pairs sit at which point: a point driver's road loop sits at its point.
         self._at_point = {}
+        real = {p.name for p in model.pairs}
         for i, pair in enumerate(pairs):
-            if pair.virtual:
+            if pair.name not in real:  # a road loop's pairs: the driver's own and its virtual ones
                 driver = pair.name.split("<", 1)[0]
                 self._at_point.setdefault(drivers[driver].point, []).append(i)
         self._touching = []

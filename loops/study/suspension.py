@@ -113,9 +113,8 @@ class VariantSuspension(Suspension):
             if hp.name not in out:
                 out[hp.name] = np.repeat(hp.value[None], len(self.offsets), axis=0)
             out[hp.name][:, c.component] += self.offsets[:, j]
-        for name, value in out.items():
-            if name.endswith(".axis"):
-                out[name] = value / np.linalg.norm(value, axis=1, keepdims=True)
+        for i, axis in self.builder.axes_of(self.offsets).items():  # checked: no axis vanishes
+            out[f"{self.builder.system.pairs[i].name}.axis"] = axis / np.linalg.norm(axis, axis=1, keepdims=True)
         return out
 
     def _moved_resolved(self, resolved, moved):

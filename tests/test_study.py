@@ -1,0 +1,165 @@
+"""Design studies (loops.study): every variant equals a separate analysis of that variant.
+
+The reference for each variant is the workbench run on ``Mechanism.moved`` (a model built,
+validated and compiled anew from the moved hardpoints), independent of the batched walk,
+the stacked geometry and the per-row design values under test. Agreement to 1e-12: both
+close every position to the same tolerance with a polishing Newton step, so positions agree
+to round-off (a few 1e-15 m); metrics are compared relative to max(1, |value|) in SI (rates
+per metre reach ~1, lengths are under 1 m).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from loops.compiled import compile_model
+from loops.study.coordinates import coordinates, moved_hardpoints
+from loops.study.geometry import VariantGeometry
+from loops.study.study import Plan, run_study
+from loops.suspension.analyses import Suspension, parallel_travel, steering
+from loops.suspension.files import load_suspension
+from mechanism.errors import ModelError, SweepStopped
+from mechanism.hardpoints import hardpoints_of
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+TRAVEL = np.linspace(-0.08, 0.08, 11)
+
+
+@pytest.fixture(scope="module")
+def wishbone():
+    return load_suspension(EXAMPLES / "double_wishbone.toml")
+
+
+def _every_hardpoint(model):
+    return [name for name, hp in hardpoints_of(model).items() if hp.key != "axis"]
+
+
+def _single(susp, coords, offsets, analysis=parallel_travel, **options):
+    moved = Suspension(susp.mechanism.moved(moved_hardpoints(coords, offsets)), susp.corners, susp.vehicle,
+                       susp.units)
+    return analysis(moved, **options)
+
+
+#: Metrics that divide one velocity component by another: the instant centres and swing
+#: arms. Where the arms are nearly parallel in a view (side view of this wishbone) the
+#: divisor is ~1e-5 of the dividend (a swing arm of tens of km), so round-off of 1e-16 in the
+#: velocities becomes ~1e-11 of the metric: they are compared to 1e-10 relative.
+RATIOS = {"fvic_height", "fvsa_length", "svic_height", "svsa_length"}
+
+
+def _worst(result, study, v):
+    """Largest difference over the metrics, relative to max(1, |value|), in units of each
+    metric's tolerance (1e-12; 1e-10 for RATIOS): below 1 passes."""
+    worst = 0.0
+    for name in study.metrics:
+        reference = result.metric(name)
+        error = np.abs(reference - study.values(name)[v]) / np.maximum(1.0, np.abs(reference))
+        worst = max(worst, float(np.max(error)) / (1e-10 if name in RATIOS else 1e-12))
+    return worst
+
+
+def test_two_hundred_variants_equal_separate_sweeps(wishbone):
+    names = _every_hardpoint(wishbone.model) + ["upper_inner.axis.y", "lower_inner.axis.z"]
+    coords = coordinates(wishbone.model, names)
+    rng = np.random.default_rng(11)
+    offsets = rng.uniform(-0.005, 0.005, (200, len(coords)))
+    offsets[:, -2:] *= 0.02  # axis components: about 0.1 rad
+    study = run_study(wishbone, names, offsets, travel=TRAVEL, chunk_size=64)
+    assert study.reasons == {}
+    assert study.values("camber").shape == (200, len(TRAVEL))
+    worst = max(_worst(_single(wishbone, coords, offsets[v], travel=TRAVEL), study, v) for v in range(200))
+    assert worst < 1.0
+    nominal = parallel_travel(wishbone, TRAVEL)
+    for name, values in study.nominal.items():
+        assert np.allclose(values, nominal.metric(name), rtol=0, atol=1e-12 * max(1.0, np.abs(values).max()))
+    # the variants differ from each other: the comparison above is not of copies of the nominal
+    assert np.ptp(study.values("toe")[:, 0]) > 1e-4
+
+
+def test_steering_study_equals_separate_sweeps():
+    susp = load_suspension(EXAMPLES / "double_wishbone_steer.toml")
+    names = ["steer_ball", "rack_end.y"]
+    coords = coordinates(susp.model, names)
+    offsets = np.random.default_rng(3).uniform(-0.004, 0.004, (6, len(coords)))
+    rack = np.linspace(-0.03, 0.03, 7)
+    study = run_study(susp, names, offsets, analysis="steering", rack=rack)
+    for v in range(len(offsets)):
+        assert _worst(_single(susp, coords, offsets[v], steering, rack=rack), study, v) < 1.0
+
+
+def test_a_variant_that_stops_keeps_its_reason_and_the_others_go_on(wishbone):
+    # Moving the lower ball 360 mm inboard leaves an arm too short for the full bump travel.
+    offsets = np.array([[0.0], [-0.30], [-0.36], [0.002]])
+    study = run_study(wishbone, ["lower_ball.y"], offsets, travel=TRAVEL)
+    assert list(study.reasons) == [2]
+    coords = coordinates(wishbone.model, ["lower_ball.y"])
+    with pytest.raises(SweepStopped) as stopped:
+        _single(wishbone, coords, offsets[2], travel=TRAVEL)
+    assert study.reasons[2] == stopped.value.reason
+    reached = len(stopped.value.partial)
+    camber = study.values("camber")
+    assert np.all(np.isnan(camber[2, reached:])) and not np.any(np.isnan(camber[2, :reached]))
+    assert np.allclose(camber[2, :reached], stopped.value.partial.metric("camber"), rtol=0, atol=1e-12)
+    assert not np.any(np.isnan(camber[[0, 1, 3]]))
+    assert _worst(_single(wishbone, coords, offsets[3], travel=TRAVEL), study, 3) < 1.0
+
+
+def test_variant_geometry_equals_the_compiled_moved_model(wishbone):
+    model = wishbone.model
+    names = ["lower_ball", "wheel_centre.z", "upper_inner.axis.x", "rack_end"]
+    coords = coordinates(model, names)
+    offsets = np.random.default_rng(5).uniform(-0.01, 0.01, (4, len(coords)))
+    system = compile_model(model)
+    stacked = VariantGeometry(system, coords).geometries(offsets)
+    for v in range(len(offsets)):
+        moved = compile_model(wishbone.mechanism.moved(moved_hardpoints(coords, offsets[v])).snapshot())
+        assert moved.geometry.scale == stacked.scale[v]
+        for name in ("frame_j", "frame_k", "gauge_axis", "gauge_reference"):
+            assert np.allclose(getattr(moved.geometry, name), getattr(stacked, name)[v], rtol=0, atol=1e-15)
+
+
+def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    offsets = np.array([[0.001, 0.0], [0.0, -0.002]])
+    study = run_study(wishbone, ["lower_ball.z", "upper_ball.x"], offsets, travel=TRAVEL)
+    path = tmp_path / "study.csv"
+    study.to_csv(path)
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# units: length=mm angle=deg")
+    table = pandas.read_csv(path, comment="#")
+    assert len(table) == 2 * len(TRAVEL)
+    assert list(table.columns[:4]) == ["variant", "position", "lower_ball.z", "upper_ball.x"]
+    nominal_z = coordinates(wishbone.model, ["lower_ball.z"])[0].nominal
+    assert table["lower_ball.z"].iloc[0] == pytest.approx((nominal_z + 0.001) * 1e3, abs=1e-9)
+    assert table["camber"].to_numpy() == pytest.approx(np.degrees(study.values("camber").reshape(-1)), abs=1e-9)
+    frame = study.to_dataframe()
+    assert frame["variant"].dtype.kind == "i" and frame.shape == table.shape
+    summary = {c.name: c.values for c in study.summary()}
+    low, high = study.band("camber", 0, 100)
+    assert np.array_equal(summary["camber_min"], low) and np.array_equal(summary["camber_max"], high)
+    assert np.array_equal(summary["camber_nominal"], study.nominal["camber"])
+
+
+@pytest.mark.parametrize("call, where", [
+    (lambda s: run_study(s, ["no_such_ball"], [[0.0]], travel=TRAVEL), "vary 'no_such_ball'"),
+    (lambda s: run_study(s, ["lower_ball.q"], [[0.0]], travel=TRAVEL), "vary 'lower_ball.q'"),
+    (lambda s: run_study(s, ["lower_ball", "lower_ball.z"], np.zeros((1, 4)), travel=TRAVEL), "vary 'lower_ball.z'"),
+    (lambda s: run_study(s, ["lower_ball.z"], np.zeros((2, 2)), travel=TRAVEL), "offsets"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[np.nan]], travel=TRAVEL), "offsets"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="roll", travel=TRAVEL), "analysis"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="steering"), "rack"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], travel=TRAVEL, chunk_size=0), "chunk_size"),
+    (lambda s: run_study(s, ["upper_inner.axis.x"], [[-1.0]], travel=TRAVEL), "vary 'upper_inner.axis'"),
+])
+def test_bad_study_input_is_located(wishbone, call, where):
+    with pytest.raises(ModelError) as error:
+        call(wishbone)
+    assert error.value.where.startswith(where)
+
+
+def test_plan_is_checked_before_anything_runs():
+    with pytest.raises(ModelError, match="travel"):
+        Plan(analysis="parallel", travel=[np.inf]).check()
