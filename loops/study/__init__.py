@@ -1,1 +1,15 @@
-"""Design studies: many hardpoint variants of one model at once (see :mod:`loops.study.study`)."""
+"""Design studies: thousands of hardpoint variants of one model at once.
+
+* :mod:`.coordinates`: which hardpoint coordinates vary (``"lower_ball.z"``);
+* :mod:`.geometry`: the variants' geometry stacked on the nominal topology;
+* :mod:`.batch`: the batched walk (every core), each variant closed like a single sweep;
+* :mod:`.suspension`: the workbench's analyses and metrics over variant rows;
+* :mod:`.study`: :func:`run_study` and its :class:`StudyResult` (tidy table, CSV, pandas,
+  Parquet, percentile bands).
+"""
+
+from .coordinates import Coordinate, coordinates, moved_hardpoints
+from .study import ANALYSES, Plan, StudyResult, run_chunk, run_study
+
+__all__ = ["Coordinate", "coordinates", "moved_hardpoints", "ANALYSES", "Plan", "StudyResult", "run_chunk",
+           "run_study"]
