@@ -232,8 +232,9 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     offsets : (V, k) offsets of the coordinates from the nominal, SI (m; for an axis
         component, of its unit direction)
     plan : Plan, or its fields as keywords (``analysis="parallel", travel=values``)
-    chunk_size : variants per chunk (memory, progress, one Dask task each)
-    workers : threads per chunk (default: one per core)
+    chunk_size : variants per chunk (memory, progress, one Dask task each: on a cluster, make
+        tasks that run for seconds, see :mod:`.cluster`)
+    workers : threads per chunk here (default: one per core); a cluster's task runs on one
     progress : progress bar on stderr (None: for long studies on a terminal)
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``dask.distributed.Client``
         to run the chunks on a cluster (the ``dask`` extra); None runs them here
