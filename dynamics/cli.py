@@ -10,6 +10,9 @@ Subcommands (DESIGN.md, "Model files and command line")::
     kinematrix plot     res.csv --x A --y C,D [--out curves.png]
     kinematrix suspension MODEL.toml [MORE.toml ...] --analysis parallel --travel -80:80:5
                         [--out metrics.csv] [--plot sheet.png] (see cmd_suspension)
+    kinematrix study    MODEL.toml --vary VARY.toml --analysis parallel --travel -80:80:4
+                        [--out study.csv] [--summary summary.csv] [--plot bands.png --metrics camber,toe]
+                        [--scheduler ADDRESS] [--chunk-size N] (see cmd_study)
 
 Every value on the command line and in the CSV files is in the model file's units (its
 ``[units]``: lengths in m or mm, angles in rad or deg; rates per second). ``START:STOP:STEP``
@@ -17,7 +20,8 @@ begins on START and ends exactly on STOP (see :func:`parse_range`: ``0:10:3`` gi
 10).
 
 Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions or
-samples it reached are still written; none reached: nothing is written), 2 for user errors
+samples it reached are still written; none reached: nothing is written; a study exits 0 when
+variants stop, listing them, and 1 when its nominal design stops), 2 for user errors
 (bad model file, bad option, unknown driver or point, a file that cannot be written), 130
 after Ctrl-C (the positions or samples reached so far are written), each reported as one
 line on stderr.
@@ -405,26 +409,36 @@ def cmd_suspension(args):
     return status
 
 
+def _range_values(units, text, option, quantity, kind, required=True):
+    """The values of a range option (``START:STOP:STEP`` in the file's units), SI; None when
+    not given and not ``required`` by ``--analysis kind``."""
+    if text is None:
+        if required:
+            raise UserError(f"{option}: required by --analysis {kind}")
+        return None
+    return units.to_si(parse_range(text, option), quantity)
+
+
+def _steering_quantity(suspension):
+    """``"angle"`` or ``"length"``: what the suspension's steering variable (rack travel) is."""
+    for pair in suspension.model.pairs:
+        for name, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
+            if name in suspension.steering:
+                return "angle" if rotational else "length"
+    return "length"
+
+
 def _suspension_analysis(analyses, suspension, args):
     """Run ``args.analysis`` on ``suspension`` with the ranges in the file's units:
     ``(SuspensionResult, SweepStopped or None)``."""
     from mechanism.errors import SweepStopped
 
-    units = suspension.units
     kind = args.analysis
 
     def values(text, option, quantity, required=True):
-        if text is None:
-            if required:
-                raise UserError(f"{option}: required by --analysis {kind}")
-            return None
-        return units.to_si(parse_range(text, option), quantity)
+        return _range_values(suspension.units, text, option, quantity, kind, required)
 
-    steering_quantity = "length"
-    for pair in suspension.model.pairs:
-        for name, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
-            if name in suspension.steering:
-                steering_quantity = "angle" if rotational else "length"
+    steering_quantity = _steering_quantity(suspension)
     options = {"travel_at": args.travel_at}
     try:
         if kind in ("parallel", "opposite"):
@@ -450,6 +464,109 @@ def _suspension_analysis(analyses, suspension, args):
         return stop.partial, stop
 
 
+#: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
+_LISTED = 5
+
+
+def _check_directory(path, option):
+    """A user error, before a long run, for an output file whose directory does not exist."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"{option} {path}: no directory {folder}")
+
+
+def cmd_study(args):
+    """``kinematrix study``: a design study of a corner or axle file (see the subcommand's
+    help): the nominal design and every variant of a vary file through one analysis; the
+    tidy table (one row per variant and position), a summary per position and a band sheet.
+
+    Variants that stop are kept (their rows past the stop are NaN), listed on stderr with
+    their reasons, and the status is 0; a nominal design that does not complete the analysis
+    is status 1 and nothing is written."""
+    from loops.study.coordinates import coordinates
+    from loops.study.designs import read_vary
+    from loops.study.study import DEFAULT_CHUNK, Plan, run_chunk, run_study
+    from loops.suspension import load_suspension
+
+    suspension = load_suspension(args.model)
+    names, offsets = read_vary(args.vary, suspension)
+    coords = coordinates(suspension.model, names)
+    units, kind = suspension.units, args.analysis
+    if kind == "steering":
+        rack = _range_values(units, args.rack, "--rack", _steering_quantity(suspension), kind)
+        travel = _range_values(units, args.travel, "--travel", "length", kind, required=False)
+        if travel is not None and len(travel) != 1:
+            raise UserError("--travel: a steering study takes one wheel travel")
+        plan = Plan("steering", rack=rack, steer_travel=0.0 if travel is None else float(travel[0]),
+                    travel_at=args.travel_at)
+    else:
+        if args.rack is not None:
+            raise UserError(f"--rack: only with --analysis steering, not {kind}")
+        if kind == "opposite" and not suspension.is_axle:
+            raise UserError(f"--analysis opposite: {os.path.basename(args.model)} is a corner; study an axle file "
+                            "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
+                            "(lower_ball_left, ...)")
+        plan = Plan(kind, travel=_range_values(units, args.travel, "--travel", "length", kind),
+                    travel_at=args.travel_at)
+    chunk = DEFAULT_CHUNK if args.chunk_size is None else args.chunk_size
+    if chunk < 1:
+        raise UserError(f"--chunk-size: expected a positive number of variants, got {chunk}")
+    if args.metrics is not None and not args.plot:
+        raise UserError("--metrics: the panels of --plot; name the sheet with --plot FILE.png")
+    wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if wanted == []:
+        raise UserError("--metrics: name at least one metric")
+    _check_image(args.plot, "--plot")
+    for path, option in ((args.out, "--out"), (args.summary, "--summary"), (args.plot, "--plot")):
+        _check_directory(path, option)
+
+    # The nominal design first (milliseconds): a stop there is the analysis's, not a variant's.
+    _, nominal, stopped = run_chunk(suspension, coords, np.zeros((1, len(coords))), plan)
+    if stopped:
+        print(f"{PROG}: the nominal design of {os.path.basename(args.model)} does not complete the {kind} analysis: "
+              f"{stopped[0]}; nothing written", file=sys.stderr)
+        return 1
+    for name in wanted or []:
+        if name not in nominal:
+            raise UserError(f"--metrics: {name!r} is not a metric of the {kind} analysis (metrics: "
+                            f"{', '.join(nominal)})")
+    try:
+        result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
+                           progress=sys.stderr.isatty())
+    except ImportError as exc:  # --scheduler without dask.distributed (or without the cluster module)
+        if args.scheduler is None:
+            raise
+        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
+                        f"(pip install 'kinematrix[dask]'): {exc}") from None
+
+    def write(writer, path):
+        try:
+            text = writer(path)
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        if path is None:
+            sys.stdout.write(text)
+
+    if args.out is not None or not (args.summary or args.plot):
+        write(result.to_csv, args.out)
+    if args.summary:
+        write(result.summary_to_csv, args.summary)
+    if args.plot:
+        from loops.study.sheets import plot_bands
+
+        _plot_call(plot_bands, result, path=args.plot, metrics=wanted)
+    if result.reasons:
+        lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants stopped; their rows past the stop "
+                 "are empty (NaN):"]
+        lines += [f"  variant {v}: {reason}" for v, reason in list(result.reasons.items())[:_LISTED]]
+        if len(result.reasons) > _LISTED:
+            lines.append(f"  and {len(result.reasons) - _LISTED} more")
+        print("\n".join(lines), file=sys.stderr)
+    return 0
+
+
 # ---------------------------------------------------------------------------- main
 def version() -> str:
     """The version of kinematrix: pyproject.toml's, as installed (or read from a source tree)."""
@@ -466,6 +583,10 @@ def version() -> str:
                 return tomllib.load(handle)["project"]["version"]
         except (OSError, KeyError, tomllib.TOMLDecodeError):
             return "unknown"
+
+
+#: "--travel -80:80:5": a range that starts with a minus sign is a value, not an option.
+_RANGE_ARGUMENT = re.compile(r"^-[\d.]+([eE][-+]?\d+)?(:[-+]?[\d.]+([eE][-+]?\d+)?)*$")
 
 
 def build_parser():
@@ -515,8 +636,7 @@ def build_parser():
     p.set_defaults(handler=cmd_plot)
 
     p = sub.add_parser("suspension", help="suspension analysis of corner or axle files: metric CSV and sheet")
-    # "--travel -80:80:5": a range that starts with a minus sign is a value, not an option
-    p._negative_number_matcher = re.compile(r"^-[\d.]+([eE][-+]?\d+)?(:[-+]?[\d.]+([eE][-+]?\d+)?)*$")
+    p._negative_number_matcher = _RANGE_ARGUMENT
     p.add_argument("model", metavar="MODEL", nargs="+",
                    help="model file(s) with a [corner] table (or [axle]); several: compare the designs")
     p.add_argument("--analysis", choices=("parallel", "opposite", "roll", "steering", "combined"),
@@ -537,6 +657,37 @@ def build_parser():
     p.add_argument("--apply-hardpoints", metavar="FILE.csv", help="move the hardpoints a table lists ...")
     p.add_argument("--save", metavar="NEW.toml", help="... and write the moved model there (then analyse it)")
     p.set_defaults(handler=cmd_suspension)
+
+    p = sub.add_parser(
+        "study", help="design study: a corner or axle file's analysis for many hardpoint variants",
+        description="Run one analysis of a corner or axle file for its nominal design and for every variant "
+        "of a vary file (TOML: design = factorial, latin-hypercube, monte-carlo or offsets; [[vary]] hardpoint "
+        "and range or spread, in the model file's units; see loops/study/designs.py and "
+        "examples/double_wishbone_vary.toml). Writes the tidy table, one row per variant and position: variant, "
+        "position, the varied coordinates, the input, then every metric, in the model file's units.",
+        epilog="Variants that stop (a dead point, a closure failure) keep the positions they reached: their "
+        "later rows are empty (NaN), stderr lists how many stopped and the first reasons, and the status is 0. "
+        "A nominal design that does not complete the analysis is status 1 and nothing is written; a mistake in "
+        "a file or an option is status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
+    p._negative_number_matcher = _RANGE_ARGUMENT
+    p.add_argument("model", metavar="MODEL", help="model file with a [corner] table (or [axle])")
+    p.add_argument("--vary", required=True, metavar="VARY.toml", help="the variants: design and varied hardpoints")
+    p.add_argument("--analysis", choices=("parallel", "opposite", "steering"), default="parallel",
+                   help="parallel (default) or opposite wheel travel (an axle file), or steering")
+    p.add_argument("--travel", metavar="START:STOP:STEP",
+                   help="wheel travel in the file's length unit (+ bump); for steering one value (default 0)")
+    p.add_argument("--rack", metavar="START:STOP:STEP", help="steering variable (rack travel) in the file's units")
+    p.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
+                   help="where wheel travel is measured (default wheel-centre)")
+    p.add_argument("--out", metavar="FILE.csv",
+                   help="the tidy table (default: standard output, unless --summary or --plot is given)")
+    p.add_argument("--summary", metavar="FILE.csv", help="per position: each metric's nominal, mean, std, min, "
+                   "p5, p50, p95 and max over the variants")
+    p.add_argument("--plot", metavar="FILE.png", help="band sheet: nominal, p5-p95 band, min and max per metric")
+    p.add_argument("--metrics", metavar="M,N", help="metrics of the band sheet (default: the analysis's first six)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) to run the chunks on")
+    p.add_argument("--chunk-size", type=int, metavar="N", help="variants per chunk (default 500)")
+    p.set_defaults(handler=cmd_study)
     return parser
 
 

@@ -84,7 +84,7 @@ from .model import Mechanism
 from .specs import GROUND
 from .units import ANGLE_UNITS, LENGTH_UNITS, QUANTITIES, Units
 
-__all__ = ["load_model", "save_model", "read_model", "LoadedModel", "Units", "QUANTITIES", "CLOSED"]
+__all__ = ["load_model", "save_model", "read_model", "read_toml", "LoadedModel", "Units", "QUANTITIES", "CLOSED"]
 
 #: Closure defect (dimensionless) up to which a loaded model counts as closed.
 CLOSED = 1e-8
@@ -198,6 +198,18 @@ def read_model(path, require_pairs=True) -> LoadedModel:
     return LoadedModel(reader.read(), reader.units, os.fspath(path))
 
 
+def read_toml(path, what="model file"):
+    """``(tables, reader)``: the TOML tables of a file that goes with a model file (a design
+    study's vary file, :mod:`loops.study.designs`), read within a model file's limits (size,
+    nesting, UTF-8; a syntax error located by line and column), and the reader that locates
+    further mistakes the way a model file's are: ``reader.fail(place, key, problem)`` raises
+    ``file: place: key: problem``, ``reader.place(table, index, name)`` is ``"vary[2]
+    ('lower_ball')"`` and ``reader.suggest(key, choices)`` is ``" (did you mean ...?)"``.
+    ``what`` names the kind of file in messages (``"cannot read the vary file"``)."""
+    reader = _Reader(path, what=what)
+    return reader.tables(), reader
+
+
 def _numeric_shape(value):
     """Shape of a (nested) list of real numbers, or None when it is anything else."""
     if isinstance(value, bool):
@@ -260,17 +272,17 @@ def _first_too_deep(text):
 
 
 class _Reader:
-    def __init__(self, path, require_pairs=True):
-        self.require_pairs = require_pairs
+    def __init__(self, path, require_pairs=True, what="model file"):
+        self.require_pairs, self.what = require_pairs, what
         try:
             self.path = os.fspath(path)
         except TypeError:
-            raise ModelError("path", f"expected a model file name (str or path-like), got "
+            raise ModelError("path", f"expected a {what} name (str or path-like), got "
                              f"{type(path).__name__}") from None
         if isinstance(self.path, bytes):
             self.path = os.fsdecode(self.path)
         if not self.path:
-            raise ModelError("path", "expected a model file name, got an empty string")
+            raise ModelError("path", f"expected a {what} name, got an empty string")
         self.file = os.path.basename(self.path) or self.path
         self.units = Units()
         self.entries = {}  # builder location prefix -> (table, index, name), for relocating
@@ -291,14 +303,19 @@ class _Reader:
 
     # ------------------------------------------------------------------ read
     def read(self) -> Mechanism:
+        return self.build(self.tables())
+
+    def tables(self) -> dict:
+        """The file's TOML tables, read within the limits of a model file (size, nesting,
+        UTF-8); a syntax error is located by line and column."""
         try:
             with open(self.path, "rb") as handle:
                 raw = handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
-            self.fail(None, None, f"cannot read the model file ({exc.strerror or exc})")
+            self.fail(None, None, f"cannot read the {self.what} ({exc.strerror or exc})")
         if len(raw) > MAX_FILE_BYTES:
             self.fail(None, None, f"larger than {MAX_FILE_BYTES} bytes ({MAX_FILE_BYTES / 2**20:g} MiB), "
-                      "the most a model file may hold")
+                      f"the most a {self.what} may hold")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -306,7 +323,7 @@ class _Reader:
         line = _first_too_deep(text)
         if line is not None:
             self.fail(f"line {line}", None, f"arrays or tables nested more than {MAX_NESTING} deep, "
-                      "the most a model file may hold")
+                      f"the most a {self.what} may hold")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -318,7 +335,7 @@ class _Reader:
                 self.fail(f"line {found.group(1)}, column {found.group(2)}", None,
                           f"TOML syntax error: {problem}")
             self.fail(None, None, f"TOML syntax error: {problem} (at the end of the file)")
-        return self.build(data)
+        return data
 
     def build(self, data) -> Mechanism:
         for key in data:

@@ -38,8 +38,9 @@ def _cli(*argv):
 
 def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
-    trajectories, the suspension analyses and a design study (the batched walk); then equations of motion in both forms and
-    inverse dynamics, which evaluate the dynamics at positions a sweep reaches."""
+    trajectories and the suspension analyses; then equations of motion in both forms and
+    inverse dynamics, which evaluate the dynamics at positions a sweep reaches; then a design
+    study (the batched walk of variants)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
 
@@ -54,14 +55,14 @@ def kinematics():
         _cli("suspension", EXAMPLES / "front_axle.toml", "--analysis", "parallel", "--travel", "-20:20:10",
              "--out", out / "axle.csv")
         _cli("sweep", EXAMPLES / "rssr.toml", "--drive", "crank_angle=0:90:30", "--out", out / "rssr.csv")
-    from loops.study.study import run_study
-    from loops.suspension.files import load_suspension
-
-    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["upper_ball.z"], [[0.001]],
-              travel=np.linspace(-0.02, 0.02, 3))
     for method in ("lagrange", "kane"):
         equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
         inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method)
+    from loops.study.study import run_study  # design studies: the batched walk of many variants
+    from loops.suspension import load_suspension
+
+    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.z"], [[0.0], [0.001]],
+              analysis="parallel", travel=np.linspace(-0.02, 0.02, 5))
 
 
 def simulation():

@@ -70,7 +70,8 @@ SLIDE_OFFSET = 0.03  # of the model's size
 CONFIGURATIONS = 3
 
 #: Every shipped model file; load_model reads each as a Mechanism (checked in _system).
-MODEL_FILES = sorted(EXAMPLES.glob("*.toml"))
+#: (examples/*_vary.toml are design-study vary files, not models.)
+MODEL_FILES = sorted(p for p in EXAMPLES.glob("*.toml") if not p.stem.endswith("_vary"))
 CASES = {path.stem: path for path in MODEL_FILES}
 CASES["spatial_all_pairs (core_models, helical)"] = spatial_all_pairs
 

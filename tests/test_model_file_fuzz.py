@@ -35,7 +35,9 @@ from loops.configuration import evaluate
 from mechanism import ModelError, SweepStopped, load_model
 from mechanism.limits import MAX_MESSAGE
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))
+# examples/*_vary.toml are design-study vary files, not models
+EXAMPLES = sorted(p for p in (Path(__file__).resolve().parents[1] / "examples").glob("*.toml")
+                  if not p.stem.endswith("_vary"))
 SOURCES = {path.name: path.read_text(encoding="utf-8") for path in EXAMPLES}
 DATA = {name: tomllib.loads(text) for name, text in SOURCES.items()}
 #: Wall-clock seconds one file may take (load, check, closure and a short sweep).

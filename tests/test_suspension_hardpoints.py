@@ -19,7 +19,8 @@ from loops.suspension.hardpoints import apply_hardpoints, hardpoints, write_hard
 from mechanism import ModelError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-SHIPPED = sorted(EXAMPLES.glob("*.toml"))
+# examples/*_vary.toml are design-study vary files, not models
+SHIPPED = sorted(p for p in EXAMPLES.glob("*.toml") if not p.stem.endswith("_vary"))
 
 
 def read_table(path):
