@@ -20,7 +20,7 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
-__all__ = ["Trajectory", "SweepResult", "Column", "MAX_RECORD_BYTES", "record_bytes"]
+__all__ = ["Trajectory", "SweepResult", "Column", "MAX_RECORD_BYTES", "record_bytes", "write_columns"]
 
 #: Largest record (positions or samples, with their rates, poses and tangents) one sweep or
 #: simulation may hold in memory, in bytes (2 GiB).
@@ -58,6 +58,24 @@ class Column:
     values: np.ndarray
     dimension: str
     order: int
+
+
+def write_columns(path, columns, units, note=None, count=0):
+    """The one CSV writer of kinematrix: ``columns`` (list of :class:`Column`) in ``units``
+    (see :meth:`Trajectory.to_csv`), to ``path`` atomically, or returned as text for None.
+    ``note`` joins the units on the first line; ``count`` rows when there are no columns."""
+    buffer = io.StringIO()
+    buffer.write(units.comment([c.dimension for c in columns], note) + "\n")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([c.name for c in columns])
+    scaled = [units.from_si(np.asarray(c.values, dtype=float), c.dimension) for c in columns]
+    data = np.column_stack(scaled) if scaled else np.zeros((count, 0))
+    for row in data.tolist():
+        writer.writerow([repr(x) for x in row])
+    if path is None:
+        return buffer.getvalue()
+    write_text_atomically(path, buffer.getvalue())
+    return None
 
 
 class Trajectory:
@@ -258,20 +276,7 @@ class Trajectory:
         str or None
             The text when ``path`` is None.
         """
-        units = self._units(units)
-        columns = self.columns(points)
-        buffer = io.StringIO()
-        buffer.write(units.comment([c.dimension for c in columns], self.csv_note) + "\n")
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([c.name for c in columns])
-        scaled = [units.from_si(np.asarray(c.values, dtype=float), c.dimension) for c in columns]
-        data = np.column_stack(scaled) if scaled else np.zeros((len(self), 0))
-        for row in data.tolist():
-            writer.writerow([repr(x) for x in row])
-        if path is None:
-            return buffer.getvalue()
-        write_text_atomically(path, buffer.getvalue())
-        return None
+        return write_columns(path, self.columns(points), self._units(units), self.csv_note, len(self))
 
     def to_dataframe(self, points=None, units=None):
         """The columns (:meth:`columns`) as a ``pandas.DataFrame`` in ``units``, by the rule of
