@@ -1,4 +1,4 @@
-"""Design sensitivities (loops.study.sensitivity).
+"""Design sensitivities and hardpoint optimisation (loops.study.sensitivity, loops.study.optimise).
 
 Reference: central differences of separate sweeps of moved designs
 (:meth:`mechanism.Mechanism.moved`), each a whole analysis of its own, with ``H = 1e-6`` m
@@ -15,16 +15,19 @@ inner tie-rod ball).
 from __future__ import annotations
 
 import math
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from loops.study.coordinates import moved_hardpoints
+from loops.study.coordinates import coordinates, moved_hardpoints
+from loops.study.optimise import optimise
 from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
 from loops.suspension import Suspension, load_suspension, parallel_travel, steering
 from loops.suspension.metrics import Motion
 from mechanism import ModelError
+from mechanism.hardpoints import hardpoints_of
 from mechanism.transforms import twist_vector
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -223,3 +226,104 @@ def test_a_move_that_breaks_an_idle_spin_has_no_derivative():
             sensitivities_of(result, [name])
         assert info.value.where == f"vary {name!r}"
     assert sensitivities_of(result, ["strut_top.x", "lca_inner.axis.z"], rates=False)["camber"].shape == (3, 2)
+
+
+# ------------------------------------------------------------------ optimisation
+def test_optimisation_recovers_the_design(corner, tmp_path):
+    """From a design with five hardpoint coordinates moved by 2 to 4 mm, fit them to the
+    original camber and toe curves over +-80 mm: the original hardpoints come back.
+
+    Tolerance 1e-7 m: the curves are computed by sweeps closed to 1e-10 of the size, so a
+    residual can be off by about 1e-10 rad per position (34 of them); the smallest singular
+    value of their Jacobian with respect to these coordinates is about 5e-3 rad/m, so the
+    fitted coordinates are determined to about sqrt(34) 1e-10 / 5e-3 = 1.2e-7 m at worst
+    (in practice the sweeps close far tighter and they come back to about 1e-13 m)."""
+    travel = np.linspace(-0.08, 0.08, 17)
+    original = parallel_travel(corner, travel)
+    names = ["lower_ball.z", "upper_ball.y", "steer_ball.z", "rack_end.y", "upper_inner.z"]
+    coords = coordinates(corner.model, names)
+    moved = np.array([0.003, -0.004, 0.002, 0.003, -0.003])
+    start = variant(corner, coords, moved)
+    fit = optimise(start, names, {"camber": original.metric("camber"), "toe": original.metric("toe")},
+                   bounds=0.01, travel=travel, f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success, fit.message
+    assert np.abs(fit.offsets + moved).max() < 1e-7
+    assert fit.cost < 1e-20 < fit.start_cost
+    np.testing.assert_allclose(fit.after[0], original.metric("camber"), atol=1e-10)
+    assert np.abs(fit.before[1] - original.metric("toe")).max() > 1e-3
+    designed = hardpoints_of(corner.model)
+    for name, value in fit.hardpoints.items():
+        np.testing.assert_allclose(value, designed[name].value, atol=1e-7)
+    # The fitted model file: only the moved hardpoints' numbers rewritten (in mm), and it
+    # loads and reproduces the original curves.
+    out = tmp_path / "fitted.toml"
+    moved_names = fit.write_model(EXAMPLES / "double_wishbone.toml", out)
+    assert sorted(moved_names) == sorted(n.rsplit(".", 1)[0] for n in names)
+    data = tomllib.loads(out.read_text())
+    ball = next(p for p in data["pairs"] if p["name"] == "lower_ball")
+    assert ball["at"] == pytest.approx([0, 720, 100], abs=1e-4)
+    again = parallel_travel(load_suspension(out), travel)
+    np.testing.assert_allclose(again.metric("toe"), original.metric("toe"), atol=1e-9)
+    sheet = tmp_path / "fit.png"
+    figure = fit.plot(sheet)
+    assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figure.axes) == 2
+
+
+def test_optimisation_with_an_axis_and_steering_targets(steered, tmp_path):
+    """An axis component and a steering target: the axis column of the Jacobian is the moved
+    design's sensitivity over the length of the offset axis; the table writes the axis as a
+    unit vector, which the model file takes."""
+    travel, rack = np.linspace(-0.06, 0.06, 9), np.linspace(-0.03, 0.03, 7)
+    bump, steer = parallel_travel(steered, travel), steering(steered, rack)
+    names = ["upper_inner.axis.z", "steer_ball.z", "rack_end.z"]
+    coords = coordinates(steered.model, names)
+    moved = np.array([0.03, 0.002, -0.002])
+    fit = optimise(variant(steered, coords, moved), names, {"bump_steer": bump.metric("bump_steer"),
+                   "camber": (bump.metric("camber"), 2.0)}, bounds=([-0.1, -0.01, -0.01], [0.1, 0.01, 0.01]),
+                   travel=travel, rack=rack, steering_targets={"toe": steer.metric("toe")},
+                   f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success and fit.cost < 1e-20, fit
+    # the offset axis (0, 0, 1) - ... + 0.03 e_z normalised, then offset back: the original direction
+    axis = moved_hardpoints(fit.coordinates, fit.offsets)["upper_inner.axis"]
+    original = coordinates(steered.model, ["upper_inner.axis"])[0].hardpoint.value
+    np.testing.assert_allclose(axis / np.linalg.norm(axis), original, atol=1e-8)
+    out = tmp_path / "fitted.toml"
+    fit.write_model(EXAMPLES / "double_wishbone_steer.toml", out)
+    again = load_suspension(out)
+    np.testing.assert_allclose(steering(again, rack).metric("toe"), steer.metric("toe"), atol=1e-9)
+
+
+def test_the_optimiser_jacobian_is_the_derivative_of_its_residuals(steered):
+    """Away from the start (an axis offset of 0.2, whose unit axis is normalised again, and a
+    ball joint moved), with weights: the Jacobian against central differences of the
+    residuals (the tolerance of the module docstring, times the weight)."""
+    from loops.study.optimise import _problem  # noqa: PLC0415 (the optimiser's own residuals)
+
+    travel, rack = np.linspace(-0.06, 0.06, 5), np.linspace(-0.02, 0.02, 3)
+    names = ["upper_inner.axis.z", "lower_ball.y"]
+    targets = {"camber": (np.zeros(5), 3.0), "bump_steer": (np.zeros(5), np.linspace(1.0, 2.0, 5))}
+    problem = _problem(steered, names, targets, travel, rack, {"toe": np.zeros(3)}, 0.0, CLOSED)
+    x = np.array([0.2, 0.004])
+    jacobian = problem.jacobian(x)
+    for j in range(len(x)):
+        step = np.zeros(len(x))
+        step[j] = H
+        expected = (problem.residual(x + step) - problem.residual(x - step)) / (2 * H)
+        assert np.abs(jacobian[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + 3 * FLOOR, names[j]
+
+
+@pytest.mark.parametrize("kwargs, where", [
+    ({"targets": {"camber": np.zeros(3)}}, "targets['camber']"),
+    ({"targets": {"cambr": np.zeros(7)}}, "targets['cambr']"),
+    ({"targets": {"camber": (np.zeros(7), -1.0)}}, "targets['camber']"),
+    ({"bounds": (0.01, -0.01)}, "bounds"),
+    ({"start": [0.5]}, "start"),
+    ({"targets": {}}, "targets"),
+    ({"steering_targets": {"toe": np.zeros(3)}, "targets": None}, "rack"),
+])
+def test_optimisation_mistakes_are_located(corner, kwargs, where):
+    arguments = {"targets": {"camber": np.zeros(7)}, "bounds": 0.01, "travel": TRAVEL, **kwargs}
+    targets = arguments.pop("targets")
+    with pytest.raises(ModelError) as info:
+        optimise(corner, ["lower_ball.z"], targets, **arguments)
+    assert info.value.where == where
