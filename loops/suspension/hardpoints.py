@@ -9,7 +9,9 @@ length=mm``). Names: a pair's or a point's name; a spring-damper's ends ``NAME.a
 
 Applying a table rewrites only the numbers of the listed hardpoints in the model file's
 text (comments, order and every other number stay as they are), then reads the file back
-to check that it still loads.
+to check that it still loads. A table may also list a pair's axis as ``PAIR.axis`` (a
+direction: any length; a design study writes it as a unit vector), which the exported
+table leaves out.
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ from mechanism.model_file import Units, read_model
 __all__ = ["hardpoints", "write_hardpoints", "read_hardpoints", "apply_hardpoints"]
 
 
-def _entries(data):
-    """``{name: (table, index, key)}`` of the hardpoints of a model file's TOML ``data``."""
+def _entries(data, axes=False):
+    """``{name: (table, index, key)}`` of the hardpoints of a model file's TOML ``data``; with
+    ``axes`` also the pairs' axes, ``PAIR.axis`` (what a design study varies)."""
     out = {}
     pair_names = {entry.get("name") for entry in data.get("pairs", []) if isinstance(entry, dict)}
     for index, entry in enumerate(data.get("pairs", [])):
         if isinstance(entry, dict) and "at" in entry:
             out[entry["name"]] = ("pairs", index, "at")
+            if axes and "axis" in entry:
+                out[f"{entry['name']}.axis"] = ("pairs", index, "axis")
     for index, entry in enumerate(data.get("points", [])):
         if isinstance(entry, dict) and not entry.get("local", False):
             name = entry["name"]
@@ -155,7 +160,7 @@ def apply_hardpoints(model_path, table_path, out_path=None):
     with open(model_path, encoding="utf-8") as handle:
         text = handle.read()
     data = tomllib.loads(text)
-    entries = _entries(data)
+    entries = _entries(data, axes=True)
     wanted = read_hardpoints(table_path, loaded.units)
     targets = {}
     for name, (number, xyz) in wanted.items():

@@ -417,7 +417,7 @@ def _kingpin(resolved, motion, steer_motion, corner, frame):
         first, second = resolved.kingpin
         lower = motion.point(first)
         if second is None:
-            upper = motion.point(Located(first.link, first.r + resolved.kingpin_axis, "kingpin axis"))
+            upper = motion.point(Located(first.link, first.r + resolved.kingpin_axis, "kingpin axis", first.source))
         else:
             upper = motion.point(second)
         axis = jets.unit(upper - lower)
@@ -567,6 +567,7 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
         ratio = _safe(-length.d, w)
         prefix = "" if key == "spring" else "damper_"
         out[f"{key}_length"] = length.value
+        lengths[f"{key}_length"] = length
         out[f"{prefix}motion_ratio"] = ratio
         if spec is not None:
             # d MR / d w = (d MR / ds) / w', MR = -L'/w'  =>  d MR / ds = -(L'' w' - L' w'') / w'^2

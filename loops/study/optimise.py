@@ -1,0 +1,367 @@
+"""Hardpoint optimisation: move chosen hardpoint coordinates, within bounds, so that metric
+curves meet targets.
+
+The unknowns are offsets ``x`` (k,) of hardpoint coordinates (:mod:`.coordinates`: metres
+for locations, the change of the unit axis for an axis component) from the suspension's
+own design. The residual stacks, for every target, ``weight * (metric(x) - target)`` at
+every position of its analysis; :func:`optimise` minimises ``1/2 |residual|^2`` by
+scipy's bounded least squares (trust-region reflective, ``method="trf"``). Each
+evaluation sweeps the moved design (:meth:`mechanism.Mechanism.moved`, the analyses of
+:mod:`loops.suspension.analyses`); the Jacobian is exact, from the sensitivities of
+:mod:`.sensitivity` at that design (no finite differences). An axis offset is applied to
+the nominal unit axis, which is normalised again (:func:`.coordinates.moved_hardpoints`),
+so its column is the sensitivity at the moved design divided by the length of the
+offset axis.
+
+Targets are per analysis: ``targets`` for parallel wheel travel at ``travel`` and
+``steering_targets`` for steering at ``rack`` (at wheel travel ``steering_travel``). The
+roll analysis has no sensitivities (:mod:`.sensitivity`) and cannot be a target.
+
+The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
+the metric curves before and after with their targets, the cost, and writes the moved
+hardpoints as a table (``name,x,y,z`` in the model file's length unit, the format of
+:mod:`loops.suspension.hardpoints`), as a new model file (only the moved hardpoints'
+numbers rewritten, :func:`~loops.suspension.hardpoints.apply_hardpoints`) and as a sheet of
+target, before and after curves.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanism.atomic import write_text_atomically
+from mechanism.errors import ModelError, SweepStopped
+
+from ..suspension.analyses import Suspension, parallel_travel, steering
+from ..suspension.hardpoints import apply_hardpoints
+from ..suspension.metrics import METRICS
+from .coordinates import coordinates, moved_hardpoints
+from .sensitivity import RATE_METRICS, sensitivities_of
+
+__all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
+
+#: The analyses a target can belong to, by name, and the input each is plotted against.
+ANALYSES = ("parallel", "steering")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One targeted curve: ``metric`` of ``analysis`` (``"parallel"`` or ``"steering"``) should
+    equal ``values`` (N,) (SI) at the analysis's positions; its residual is ``weight *
+    (metric - values)`` (``weight`` (N,), per SI unit of the metric); ``dimension`` the
+    metric's."""
+
+    analysis: str
+    metric: str
+    values: np.ndarray
+    weight: np.ndarray
+    dimension: str
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.analysis == "parallel" else f"{self.metric} ({self.analysis})"
+
+
+def _targets(table, analysis, count, where, axle):
+    """:class:`Target` list of ``{metric: values or (values, weight)}`` for ``count`` positions
+    (an axle's metrics end in ``_left`` or ``_right``)."""
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        raise ModelError(where, "expected a dict metric -> target values (N,) or (values, weight)")
+    out = []
+    for metric, spec in table.items():
+        label = f"{where}[{metric!r}]"
+        base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
+        if not isinstance(metric, str) or base not in METRICS or (axle and base == metric):
+            wheel = "per-wheel metric with _left or _right" if axle else "per-wheel metric"
+            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(METRICS)})")
+        if isinstance(spec, tuple) and len(spec) == 2:
+            values, weight = spec
+        else:
+            values, weight = spec, 1.0
+        values = np.asarray(values, dtype=float)
+        if values.shape != (count,) or not np.all(np.isfinite(values)):
+            raise ModelError(label, f"expected {count} finite target values (one per position), got shape "
+                             f"{values.shape}")
+        weight = np.broadcast_to(np.asarray(weight, dtype=float), (count,)).copy() \
+            if np.ndim(weight) in (0, 1) and np.size(weight) in (1, count) else None
+        if weight is None or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+            raise ModelError(label, f"the weight must be a non-negative number or {count} of them")
+        out.append(Target(analysis, metric, values, weight, METRICS[base]))
+    return out
+
+
+def _bounds(bounds, count):
+    """``(lower (k,), upper (k,))`` from a number ``b`` (``-b, b``) or a pair (numbers or (k,))."""
+    try:
+        if np.ndim(bounds) == 0:
+            b = float(bounds)
+            lower, upper = np.full(count, -b), np.full(count, b)
+        else:
+            lower, upper = (np.broadcast_to(np.asarray(v, dtype=float), (count,)).copy() for v in bounds)
+    except (TypeError, ValueError):
+        raise ModelError("bounds", f"expected a number b (offsets in [-b, b]) or (lower, upper), each a number or "
+                         f"{count} of them (SI)") from None
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
+        raise ModelError("bounds", "each lower bound must be finite and below its upper bound")
+    return lower, upper
+
+
+class _Problem:
+    """The least-squares problem: residuals and their exact Jacobian at offsets ``x``, from
+    the moved design's analyses (the last design kept: scipy asks for both at one ``x``)."""
+
+    def __init__(self, suspension, coords, targets, plans, tolerance):
+        self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
+        self.tolerance = tolerance
+        self.rates = any(t.metric.removesuffix("_left").removesuffix("_right") in RATE_METRICS for t in targets)
+        self.names = [c.name for c in coords]
+        self.evaluations = 0
+        self._last = None
+
+    def variant(self, x):
+        susp = self.suspension
+        moved = susp.mechanism.moved(moved_hardpoints(self.coords, x))
+        return Suspension(moved, susp.corners, susp.vehicle, susp.units, susp.name)
+
+    def at(self, x):
+        """``(suspension, {analysis: result})`` of the design with offsets ``x``."""
+        x = np.asarray(x, dtype=float)
+        if self._last is not None and np.array_equal(self._last[0], x):
+            return self._last[1]
+        susp = self.variant(x)
+        results = {}
+        try:
+            for analysis, (inputs, height) in self.plans.items():
+                if analysis == "parallel":
+                    results[analysis] = parallel_travel(susp, inputs, tolerance=self.tolerance)
+                else:
+                    results[analysis] = steering(susp, inputs, travel=height, tolerance=self.tolerance)
+        except SweepStopped as stop:
+            raise ModelError("optimise", f"the design with offsets {_describe(self.coords, x)} cannot be swept: "
+                             f"{stop.reason} (narrow the bounds)") from None
+        self.evaluations += 1
+        self._last = (x.copy(), (susp, results))
+        return susp, results
+
+    def axis_lengths(self, x):
+        """Per coordinate the length of its offset axis (1 for a location): the factor between
+        the moved design's sensitivity and the derivative with respect to the offset."""
+        out = np.ones(len(self.coords))
+        raw = moved_hardpoints(self.coords, x)
+        for j, c in enumerate(self.coords):
+            if c.hardpoint.is_direction:
+                out[j] = float(np.linalg.norm(raw[c.hardpoint.name]))
+        return out
+
+    def curves(self, x):
+        """The targeted curves (N,) of the design with offsets ``x``, one per target (SI)."""
+        _, results = self.at(x)
+        return [results[t.analysis].metric(t.metric) for t in self.targets]
+
+    def residual(self, x):
+        """``weight * (metric - target)`` of every target, stacked."""
+        return np.concatenate([t.weight * (v - t.values) for t, v in zip(self.targets, self.curves(x))])
+
+    def jacobian(self, x):
+        """d residual / d x: the sensitivities of the design with offsets ``x`` (an axis
+        component's over the length of its offset axis), weighted."""
+        _, results = self.at(x)
+        scale = 1.0 / self.axis_lengths(x)
+        blocks, sensitivities = [], {}
+        for t in self.targets:
+            if t.analysis not in sensitivities:
+                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names, rates=self.rates)
+            blocks.append(t.weight[:, None] * sensitivities[t.analysis][t.metric] * scale)
+        return np.concatenate(blocks, axis=0)
+
+
+def _describe(coords, x):
+    return ", ".join(f"{c.name} {v:+.6g}" for c, v in zip(coords, x))
+
+
+def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None, steering_targets=None,
+             steering_travel=0.0, start=None, tolerance=1e-10, max_evaluations=100, x_tolerance=1e-12,
+             f_tolerance=1e-12, g_tolerance=1e-12):
+    """Fit hardpoint coordinates, within bounds, to target metric curves (see the module
+    docstring).
+
+    Parameters
+    ----------
+    suspension : loops.suspension.Suspension (a corner or an axle); its design is offset 0
+    coords : list of coordinate names (``"lower_ball.z"``, ``"lower_ball"`` for x, y, z,
+        ``"upper_inner.axis.x"``) (k)
+    targets : dict metric -> (N,) target values at the wheel travels ``travel`` (SI), or ->
+        ``(values, weight)`` with ``weight`` a number or (N,) per SI unit of the metric
+        (default 1: radians and metres weigh alike); the names of the analysis's columns
+        (``camber``; an axle's ``camber_left``, ``camber_right``)
+    bounds : number b (every offset in [-b, b]) or (lower, upper), each a number or (k,), SI
+    travel : (N,) wheel travel, m, of the parallel-travel analysis
+    rack, steering_targets, steering_travel : the steering analysis (values of the steering
+        variable, targets as ``targets``, its fixed wheel travel)
+    start : (k,) initial offsets (default 0), within the bounds
+    tolerance : closure tolerance of the sweeps
+    max_evaluations : sweeps of the moved design at most
+    x_tolerance, f_tolerance, g_tolerance : scipy's ``xtol``, ``ftol``, ``gtol``
+
+    Returns
+    -------
+    Optimised
+
+    Raises
+    ------
+    ModelError
+        Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
+        :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
+        ``bounds``, ``start``; ``optimise`` when a design in the bounds cannot be swept.
+    """
+    from scipy.optimize import least_squares  # noqa: PLC0415
+
+    problem = _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance)
+    k = len(problem.coords)
+    lower, upper = _bounds(bounds, k)
+    x0 = np.zeros(k) if start is None else np.asarray(start, dtype=float)
+    if x0.shape != (k,) or not np.all((lower <= x0) & (x0 <= upper)):
+        raise ModelError("start", f"expected {k} offsets within the bounds")
+    before = problem.curves(x0)
+    start_cost = 0.5 * float(np.sum(problem.residual(x0) ** 2))
+    fit = least_squares(problem.residual, x0, jac=problem.jacobian, bounds=(lower, upper), method="trf",
+                        x_scale="jac", xtol=x_tolerance, ftol=f_tolerance, gtol=g_tolerance, max_nfev=max_evaluations)
+    after = problem.curves(fit.x)
+    susp, results = problem.at(fit.x)
+    inputs = {analysis: _input(results[analysis]) for analysis in problem.plans}
+    return Optimised(problem.coords, fit.x, x0, (lower, upper), susp, problem.targets, before, after, inputs,
+                     float(fit.cost), start_cost, problem.evaluations, fit.message, bool(fit.success), suspension)
+
+
+def _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance):
+    """The :class:`_Problem` of :func:`optimise`'s arguments, checked."""
+    coords = coordinates(suspension.model, coords, "vary")
+    plans, wanted = {}, []
+    if targets:
+        if travel is None:
+            raise ModelError("travel", "the parallel-travel targets need the wheel travel values")
+        travel = np.asarray(travel, dtype=float)
+        plans["parallel"] = (travel, None)
+        wanted += _targets(targets, "parallel", len(travel), "targets", suspension.is_axle)
+    if steering_targets:
+        if rack is None:
+            raise ModelError("rack", "the steering targets need the values of the steering variable")
+        rack = np.asarray(rack, dtype=float)
+        plans["steering"] = (rack, float(steering_travel))
+        wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension.is_axle)
+    if not wanted:
+        raise ModelError("targets", "nothing to fit: give targets (and travel) or steering_targets (and rack)")
+    return _Problem(suspension, coords, wanted, plans, tolerance)
+
+
+def _input(result):
+    """The column a result's curves are drawn against (wheel travel, or the steering input)."""
+    return next(iter(result.metrics.values()))
+
+
+class Optimised:
+    """The result of :func:`optimise`.
+
+    Attributes
+    ----------
+    coordinates : list of Coordinate (k); offsets : (k,) the optimal offsets (SI); start :
+        (k,) the initial ones; bounds : (lower, upper)
+    hardpoints : dict name -> (3,) the moved hardpoints' new values (SI; an axis as given
+        to :meth:`mechanism.Mechanism.moved`, not normalised)
+    suspension : the optimised Suspension; mechanism : its Mechanism
+    targets : list of Target; before, after : lists of (N,) curves, one per target (SI)
+    inputs : dict analysis -> Column, the input of each analysis (wheel travel, rack)
+    cost, start_cost : ``1/2 |residual|^2`` at the optimum and at the start
+    evaluations : sweeps of a moved design; message, success : scipy's
+    """
+
+    def __init__(self, coords, offsets, start, bounds, suspension, targets, before, after, inputs, cost, start_cost,
+                 evaluations, message, success, original):
+        self.coordinates, self.offsets, self.start, self.bounds = list(coords), offsets, start, bounds
+        self.suspension, self.mechanism = suspension, suspension.mechanism
+        self.hardpoints = moved_hardpoints(self.coordinates, offsets)
+        self.targets, self.before, self.after, self.inputs = targets, before, after, inputs
+        self.cost, self.start_cost, self.evaluations = cost, start_cost, evaluations
+        self.message, self.success = message, success
+        self._original = original
+
+    def __repr__(self):
+        return (f"Optimised({len(self.coordinates)} coordinates, cost {self.start_cost:.3g} -> {self.cost:.3g} in "
+                f"{self.evaluations} sweeps of the design: {self.message})")
+
+    def table(self, units=None):
+        """The moved hardpoints as a hardpoint table's text (``name,x,y,z`` in ``units``'
+        length unit, default the model file's; an axis as its unit vector)."""
+        from mechanism.units import Units  # noqa: PLC0415
+
+        units = self._original.units if units is None else Units.of(units)
+        buffer = io.StringIO()
+        buffer.write(f"# units: length={units.length}\n")
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["name", "x", "y", "z"])
+        for name, value in self.hardpoints.items():
+            if name.endswith(".axis"):
+                value = np.asarray(value) / np.linalg.norm(value)
+            else:
+                value = units.from_si(np.asarray(value, dtype=float), "length")
+            writer.writerow([name] + [repr(float(v)) for v in value])
+        return buffer.getvalue()
+
+    def write_hardpoints(self, path, units=None):
+        """Write :meth:`table` to ``path`` (CSV, atomically)."""
+        write_text_atomically(path, self.table(units))
+
+    def write_model(self, model_path, out_path):
+        """A new model file ``out_path``: ``model_path`` (the model file the suspension was read
+        from) with the moved hardpoints' numbers rewritten
+        (:func:`~loops.suspension.hardpoints.apply_hardpoints`). Returns the hardpoints moved."""
+        from mechanism.model_file import read_model  # noqa: PLC0415
+
+        units = read_model(model_path).units
+        directory = os.path.dirname(os.path.abspath(os.fspath(out_path)))
+        table = os.path.join(directory, f".{os.path.basename(os.fspath(out_path))}.hardpoints.csv")
+        write_text_atomically(table, self.table(units))
+        try:
+            return apply_hardpoints(model_path, table, out_path)
+        finally:
+            os.unlink(table)
+
+    def plot(self, path=None, *, units=None, title=None):
+        """The before/after sheet: one panel per target, its target, starting and optimised
+        curves against the analysis's input, in ``units`` (default the model file's); written
+        to ``path`` atomically when given. Returns the matplotlib Figure."""
+        from mechanism.units import Units  # noqa: PLC0415
+
+        from ..plotting import new_figure, save_figure  # noqa: PLC0415
+
+        units = self._original.units if units is None else Units.of(units)
+        count = len(self.targets)
+        columns = min(count, 3)
+        rows = math.ceil(count / columns)
+        fig = new_figure((5.2 * columns, 3.8 * rows))
+        for i, (target, before, after) in enumerate(zip(self.targets, self.before, self.after)):
+            ax = fig.add_subplot(rows, columns, i + 1)
+            x_column = self.inputs[target.analysis]
+            x = np.asarray(x_column.values) * units.factor(x_column.dimension)
+            dimension = target.dimension
+            factor = units.factor(dimension)
+            ax.plot(x, before * factor, color="tab:gray", linewidth=1.2, label="before")
+            ax.plot(x, after * factor, color="tab:blue", linewidth=2.4, alpha=0.7, label="after")
+            ax.plot(x, target.values * factor, color="black", linestyle="--", linewidth=1.2, label="target")
+            ax.set_xlabel(f"{x_column.name} [{units.label(x_column.dimension) or '-'}]")
+            ax.set_ylabel(f"{target.metric} [{units.label(dimension) or '-'}]")
+            ax.set_title(target.label.replace("_", " "), fontsize="medium")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize="x-small")
+        fig.suptitle(title or f"{self._original.name}: {len(self.coordinates)} hardpoint coordinates fitted, cost "
+                     f"{self.start_cost:.3g} -> {self.cost:.3g}")
+        save_figure(fig, path)
+        return fig

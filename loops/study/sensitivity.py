@@ -1,0 +1,765 @@
+"""Design sensitivities: how every suspension metric changes with each hardpoint coordinate.
+
+The derivatives come from the linearised closure (METHOD.md eq. 3) at every position of an
+analysis, exactly as the velocities do (eq. 4), with no step size and no finite
+differences. A hardpoint coordinate ``p`` (:mod:`loops.study.coordinates`) is treated as a
+motion of the mechanism at fixed drivers and held variables.
+
+What a hardpoint moves
+----------------------
+At the design pose every link frame is the global frame, and a pair's two frames have
+their origin at the pair's centre (DESIGN.md, "Frames from points"). Moving the centre
+``c`` of pair i by ``dp`` along the global unit vector ``e`` moves both frames by that
+translation, which is the same as inserting two virtual joints around the pair: a slide
+``(0, e)`` fixed in its first link before it, and the opposite slide fixed in its second
+link after it. Per unit ``p`` the second link moves relative to the first by the twist
+(global, origin-referenced, at the current position)
+
+    Xi_p = Xi_pre + Xi_post = Ad(T_first) X - Ad(T_second) X,   X = (0, e)      (H1)
+
+that is ``(0, R_first e - R_second e)``. A screw pair's axis component k (unit nominal
+axis ``u``; the varied axis is normalised again, so ``du = e_k - u u_k``) turns both frames
+about the centre by ``w = u x du``: ``X = (w, c x w)`` in (H1) (the frames' turn about the
+axis itself does not change a screw pair's matrix). A point moves the road loop of a point
+driver at it (its virtual pairs sit at the point; only its spherical pair gives a non-zero
+twist) and every corner point located there. A spring-damper's end moves only the corner
+points located there. ``Xi_p`` enters each loop exactly like a variable of pair i (same
+loop sign, referred to the loop's centre), so with the drivers and held variables fixed
+
+    B_free dq/dp = -B_p                                                          (H2)
+
+(``B`` of eq. 3 at the position, ``B_p`` the loop rows of ``Xi_p``; on an idle link's gauge
+row (:mod:`loops.passive`) ``B_p`` is ``(J_l(w)^-T u) . omega_p + w . du/dp``, the direct term
+of the gauge axis ``u``, which follows the idle link's pair centres). A link's twist along
+``p`` is the sum over its tree path of ``xi_c dq_c/dp`` and of the ``Xi_p`` of the pairs on
+it, signed by the direction the path walks each pair. A corner point located at the varied
+hardpoint (``Located.source``) also moves in its link: ``d/dp`` of ``T (r + p e)`` adds
+``R_link e`` to its velocity. The metrics then follow from :func:`loops.suspension.metrics.
+corner_metrics` fed with that motion (:class:`HardpointMotion`): every position metric
+written as jets (camber, toe, castor, kingpin inclination, scrub radius, castor trail,
+track change, wheel recession, half track, spring length, ...) gets ``d metric / dp``; the
+design-pose values the metrics subtract (the wheel centre and contact patch at the design
+pose) move with the hardpoint too (at the design pose ``dq/dp = 0``: the variant closes at
+zero pair variables).
+
+Rate metrics
+------------
+A rate metric is a ratio of derivatives along a driver ``a`` (``camber_gain = camber_a /
+w_a`` with ``w`` the wheel travel); its derivative along ``p`` needs the mixed second
+derivatives ``f_ap``. They come from the twice-differentiated closure (METHOD.md,
+"Velocity (4) and acceleration") written for the two directions: with ``u = d_p q_a + d_a
+q_p`` (the rates ``q_a`` per unit driver, ``q_p`` per unit ``p``),
+
+    B_free u = -sum_k sign (xi_k,a' q_k,p + xi_k,p' q_k,a) - (Xi_pre,a' + Xi_post,a')   (H3)
+
+where a twist's rate along a direction is its Lie bracket with the velocity of the body
+carrying it (the first link of its pair; for the pair moved by ``p`` the body after the
+virtual slide, whose velocity along ``p`` includes ``Xi_pre``), plus a Hooke pair's own
+rate; the gauge rows get the rate of their row and ``2 (J_l^-T du/dp) . omega_a``. The
+link sum of ``xi u`` and of those terms is the symmetric mixed acceleration ``S = d_p V_a +
+d_a V_p``, and a metric's jets along ``a``, along ``p`` and along ``a + p`` (with ``S`` as
+its acceleration) give ``f_ap = (f''(a+p) - f''(a) - f''(p)) / 2`` (polarisation; a jet's
+second rate is a quadratic form in the twists plus a linear one in the accelerations,
+so the parts left out cancel). So ``camber_gain``, ``bump_steer``, ``steer_rate``,
+``motion_ratio`` and ``damper_motion_ratio`` are exact as well. Not available: ``wheel_rate``
+(a third derivative), the instant-centre, roll-centre and anti-geometry metrics (written
+on the velocity field, not on jets), and with a virtual steering axis (``Corner.kingpin =
+None``) the steering-axis metrics; the roll analysis (its axis and contact conditions move
+with the design), and wheel travel measured at the contact patch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanism.errors import ModelError
+from mechanism.pairs import PairType
+from mechanism.transforms import cross, dexp_inverse, lie_bracket, point_shift_matrices, transform_twists
+from mechanism.units import Units
+
+from ..configuration import constraint_matrix, evaluate
+from ..linear import square_block
+from ..results import Column, write_columns
+from ..suspension import jets
+from ..suspension.analyses import combined, opposite_travel, parallel_travel, steering
+from ..suspension.metrics import METRICS, Frame, Motion, _wheel, corner_metrics
+from .coordinates import Coordinate, coordinates
+
+__all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
+           "ANALYSES"]
+
+#: The analyses whose sensitivities are available (see the module docstring for roll).
+ANALYSES = ("parallel", "opposite", "steering", "combined")
+
+#: Rate metrics with exact sensitivities: metric -> (driver role, jet of the numerator,
+#: sign). ``camber_gain = camber_a / w_a`` along the travel driver; ``steer_rate =
+#: steer_angle_s`` along the steering variable (not divided).
+RATE_METRICS = {
+    "camber_gain": ("travel", "camber", 1.0),
+    "bump_steer": ("travel", "toe", 1.0),
+    "steer_rate": ("steering", "steer_angle", 1.0),
+    "motion_ratio": ("travel", "spring_length", -1.0),
+    "damper_motion_ratio": ("travel", "damper_length", -1.0),
+}
+
+#: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
+#: upright's instant screw axis, a velocity quantity; no sensitivity then.
+KINGPIN_METRICS = ("castor", "kingpin_inclination", "scrub_radius", "kingpin_offset_wheel_centre", "castor_trail",
+                   "hub_trail")
+
+#: Positions where the chosen square rows of ``B`` leave the others unsatisfied by more
+#: than this (dimensionless residual over the right-hand side) are solved by least squares
+#: on every row instead.
+ROW_CONSISTENCY = 1e-9
+
+
+# ------------------------------------------------------------------ the motion along p
+class HardpointMotion(Motion):
+    """A :class:`~loops.suspension.metrics.Motion` along a hardpoint coordinate: link poses,
+    twists and accelerations as a Motion's, plus the points that are the moved hardpoint.
+
+    ``moved`` maps a hardpoint name (``Located.source``) to ``e`` (R, 3), the point's
+    displacement in its link's frame per unit of the motion's parameter (the global unit
+    vector of the coordinate at the design pose, where link frames are global; zero rows
+    where the row's coordinate is another one). Such a point ``p = T (r + s e)`` has
+
+        p' = omega x p + v_o + R e,   p'' = omega' x p + v_o' + omega x p' + omega x (R e)
+
+    (a point's second rate along a motion whose parameter also moves it in its link; with
+    p' including ``R e``, the link's point term of :func:`~loops.suspension.jets.point_jet`
+    and the rate of ``R e`` give ``omega x (R e)`` twice).
+    """
+
+    def __init__(self, pose, twist, acceleration, moved):
+        super().__init__(pose, twist, acceleration)
+        self.moved = moved
+
+    def point(self, located):
+        jet = super().point(located)
+        e = self.moved.get(located.source) if located.source is not None else None
+        if e is None:
+            return jet
+        R = self.pose(located.link)[:, :3, :3]
+        shift = np.einsum("nij,nj->ni", R, e)
+        omega = self.twist(located.link)[:, :3]
+        return jets.Jet(jet.value, jet.d + shift, jet.dd + 2.0 * jets.cross_product(omega, shift))
+
+
+class _DesignJets:
+    """A corner's design-pose values (``_Design``) as jets along the hardpoint coordinates
+    (R rows): the wheel centre and the contact patch move when their points are moved; the
+    rest is the nominal design's."""
+
+    def __init__(self, design, resolved, corner, moved, rows):
+        pose = np.broadcast_to(np.eye(4), (rows, 4, 4))
+        zero = np.zeros((rows, 6))
+        at_design = HardpointMotion(lambda link: pose, lambda link: zero, lambda link: zero, moved)
+        _, _, up = corner.axes
+        self.centre = at_design.point(resolved.wheel_centre)
+        _, self.patch = _wheel(self.centre, at_design.point(resolved.spin_axis_point), corner.wheel_radius, up)
+        self.patch_on_upright = design.patch_on_upright
+        self.steer_angle = design.steer_angle
+
+
+# ------------------------------------------------------------------ what each coordinate moves
+@dataclass(frozen=True)
+class _Move:
+    """What coordinate ``coordinate`` moves: ``pairs`` [(pair index, X (6,))] with the body
+    twist X of (H1); ``source`` and ``e`` (3,) for the points located at the hardpoint;
+    ``gauge_axes`` (G, 3) the rate of each gauge's axis."""
+
+    coordinate: Coordinate
+    pairs: tuple
+    source: str | None
+    e: np.ndarray
+    gauge_axes: np.ndarray
+
+
+def _moves(system, coords, where):
+    """The :class:`_Move` of each coordinate on the compiled nominal ``system``."""
+    model = system.model
+    if any(np.any(values) for _, values in model.reference):
+        raise ModelError(where, f"a design study needs the design pose of {model.name!r} to close at zero pair "
+                         "variables (it was assembled from guesses)")
+    drivers = {d.name: d for d in model.point_drivers}
+    at_point = {}  # the pairs of each point driver's road loop (after the model's own), all at its point
+    for i in range(len(model.pairs), len(system.pairs)):
+        at_point.setdefault(drivers[system.pairs[i].name.split("<", 1)[0]].point, []).append(i)
+    centres = np.array([p.frame_on_first[:3, 3] for p in system.pairs])
+    topology = system.topology
+    gauges = []
+    for gauge in system.gauges:
+        touching = [i for i in range(topology.pairs) if gauge.link in (topology.first[i], topology.second[i])]
+        spread = centres[touching] - centres[touching[0]]
+        far = int(np.argmax(np.linalg.norm(spread, axis=1)))
+        gauges.append((touching[0], touching[far], float(np.linalg.norm(spread[far])), gauge.axis))
+    out = []
+    for c in coords:
+        hp = c.hardpoint
+        e = np.eye(3)[c.component]
+        label = f"{where} {c.name!r}"
+        if hp.key == "axis":
+            if hp.owner not in system.pair_index:
+                raise ModelError(label, f"{hp.owner!r} is not a pair of {model.name!r}")
+            h = system.pair_index[hp.owner]
+            u = hp.value
+            w = cross(u, e - u * u[c.component])
+            pairs = ((h, np.r_[w, cross(centres[h], w)]),)
+            out.append(_Move(c, pairs, None, np.zeros(3), np.zeros((len(gauges), 3))))
+            continue
+        if hp.table == "pairs":
+            moved = [system.pair_index[hp.owner]]
+        elif hp.table == "points":
+            moved = at_point.get(hp.owner, [])
+        else:
+            moved = []
+        pairs = tuple((h, np.r_[np.zeros(3), e]) for h in moved)
+        axes = np.zeros((len(gauges), 3))
+        for g, (first, far, length, axis) in enumerate(gauges):
+            shift = (e if far in moved else 0.0) - (e if first in moved else 0.0)
+            axes[g] = (shift - axis * (axis @ shift)) / length if np.any(shift) else 0.0
+        out.append(_Move(c, pairs, hp.name, e, axes))
+    for move in out:
+        _keeps_idle_freedoms(system, move, gauges, centres, label=f"{where} {move.coordinate.name!r}")
+    return out
+
+
+def _keeps_idle_freedoms(system, move, gauges, centres, label):
+    """Raise when ``move`` takes an idle link's pairs off its line (to first order): a pair
+    centre off the line, or a screw pair's axis across it. The variant would then have a
+    real freedom where the design has an idle spin (which its sweep holds, a different
+    motion): the design is not a regular point of the family and has no derivative there."""
+    topology = system.topology
+    for g, (first, far, length, axis) in enumerate(gauges):
+        link = system.gauges[g].link
+        touching = [i for i in range(topology.pairs) if link in (topology.first[i], topology.second[i])]
+        zero = np.zeros(3)
+        dc = {h: X[3:] for h, X in move.pairs if not np.any(X[:3])}
+        turn = {h: X[:3] for h, X in move.pairs if np.any(X[:3])}
+        du = move.gauge_axes[g]
+        for i in touching:
+            offset = centres[i] - centres[first]
+            off_line = cross(dc.get(i, zero) - dc.get(first, zero), axis) + cross(offset, du)
+            pair = system.pairs[i]
+            across = np.zeros(3)
+            if pair.kind != "spherical":
+                a = pair.frame_on_first[:3, 2]
+                across = cross(cross(turn.get(i, zero), a), axis) + cross(a, du)
+            if max(np.abs(off_line).max() / length, np.abs(across).max()) > 1e-9:
+                raise ModelError(label, f"it takes pair {pair.name!r} off the line of link "
+                                 f"{system.link_names[link]!r}, whose idle spin the design has: the moved design "
+                                 "would have a real freedom there (a variable its sweep holds), so the design has "
+                                 "no derivative with respect to it (that line's pair centres and axes must stay "
+                                 "on one line)")
+
+
+# ------------------------------------------------------------------ the linearised closure
+class _Closure:
+    """The linearised closure (eq. 3) at N closed positions, stacked.
+
+    Attributes: ``q`` (N, n) the variables, ``xi`` (N, n, 6) their twists, ``poses`` (N, L, 4, 4), ``frames`` (N, P,
+    4, 4) pair frames j, ``centres`` (N, loops, 3), ``swings`` (N, G, 3), ``B`` (N, rows, n);
+    ``loop_pairs`` (loops, P) and ``path_pairs`` (L, P) the signed incidence of pairs in loops
+    and in links' tree paths; ``driven``, ``free`` columns.
+    """
+
+    def __init__(self, system, q, rotations, driven, where):
+        self.system, self.q = system, np.asarray(q)
+        topology = system.topology
+        configs = [evaluate(system, q[i], rotations[i]) for i in range(len(q))]
+        self.xi = np.stack([c.twists for c in configs])
+        self.poses = np.stack([c.link_poses for c in configs])
+        self.frames = np.stack([c.pair_frames for c in configs])
+        self.centres = np.stack([c.centres for c in configs])
+        self.swings = np.stack([c.swings for c in configs])
+        self.B = np.stack([constraint_matrix(system, c) for c in configs])
+        self.loops, self.gauge_links = topology.loops, np.asarray(topology.gauge_link, dtype=np.int64)
+        self.gauge_axes = np.asarray(system.geometry.gauge_axis)
+        self.driven = np.asarray(driven, dtype=np.int64)
+        mask = np.ones(system.n, dtype=bool)
+        mask[self.driven] = False
+        self.free = np.flatnonzero(mask)
+        self.row_scale, self.column_scale = system.row_scale, system.column_scale
+        self.scaled = self.B * self.row_scale[:, None] * self.column_scale
+        block = None
+        for i in range(len(q)):
+            block = square_block(system, self.scaled[i], self.driven)
+            if block is not None:
+                break
+        if block is None:
+            raise ModelError(where, "the drivers and held variables do not fix the mechanism at any position of the "
+                             "analysis: no sensitivities")
+        self.rows = np.flatnonzero(np.asarray(block.row_position) >= 0)
+        starts = np.asarray(topology.start)
+        self.column_pair = np.asarray(topology.column_pair)
+        incidence = np.zeros((topology.loops, system.n))
+        for i in range(topology.loops):
+            entries = slice(topology.loop_ptr[i], topology.loop_ptr[i + 1])
+            incidence[i, topology.loop_cols[entries]] = topology.loop_signs[entries]
+        self.loop_columns = incidence
+        self.loop_pairs = incidence[:, starts]
+        self.path_columns = np.asarray(system.link_incidence)
+        self.path_pairs = self.path_columns[:, starts]
+        self.first, self.second = np.asarray(topology.first), np.asarray(topology.second)
+        self.column_pairs = np.zeros((system.n, topology.pairs))
+        self.column_pairs[np.arange(system.n), self.column_pair] = 1.0
+        # The gauge rows' vector r = J_l(w)^-T u (their rows are r . omega of the idle link).
+        self.gauge_rows = dexp_inverse(self.swings, self.gauge_axes, transposed=True)
+
+    def solve(self, rhs, where):
+        """``x`` (N, n, m) with ``B_free x_free = rhs`` (rhs (N, rows, m), physical units) and the
+        driven columns zero: on the chosen square rows, by least squares on every row where
+        those leave the others unsatisfied."""
+        N, m = rhs.shape[0], rhs.shape[2]
+        scaled_rhs = rhs * self.row_scale[None, :, None]
+        square = self.scaled[:, self.rows][:, :, self.free]
+        try:
+            y = np.linalg.solve(square, scaled_rhs[:, self.rows])
+        except np.linalg.LinAlgError:
+            raise ModelError(where, "the closure is singular at a position of the analysis (a dead point of its "
+                             "drivers): no sensitivities there") from None
+        free_block = self.scaled[:, :, self.free]
+        residual = np.abs(free_block @ y - scaled_rhs).max(axis=(1, 2))
+        size = np.maximum(np.abs(scaled_rhs).max(axis=(1, 2)), 1.0)
+        for i in np.flatnonzero(~(residual <= ROW_CONSISTENCY * size)):
+            y[i] = np.linalg.lstsq(free_block[i], scaled_rhs[i], rcond=None)[0]
+        x = np.zeros((N, self.system.n, m))
+        x[:, self.free] = y * self.column_scale[self.free][None, :, None]
+        return x
+
+    def link_sum(self, rates, pair_terms):
+        """Per link the sum over its tree path of ``xi_c rates_c`` and of ``pair_terms``:
+        ``rates`` (N, K, n), ``pair_terms`` (N, K, P, 6) or None -> (N, K, L, 6)."""
+        out = np.einsum("ln,Nkn,Nns->Nkls", self.path_columns, rates, self.xi)
+        if pair_terms is not None:
+            out += np.einsum("lp,Nkps->Nkls", self.path_pairs, pair_terms)
+        return out
+
+    def rows_of(self, pair_terms, gauge_extra):
+        """Rows (N, rows, K) of per-pair twists ``pair_terms`` (N, K, P, 6) entering every loop
+        and gauge as their pairs' variables do: loops ``sum sign shift(term, centre)``, gauges
+        ``r . (path sum of the terms' omega)`` plus ``gauge_extra`` (N, K, G)."""
+        N, K = pair_terms.shape[:2]
+        loop = np.einsum("ip,Nkps->Nkis", self.loop_pairs, pair_terms)
+        loop = np.einsum("Nirs,Nkis->Nkir", point_shift_matrices(self.centres), loop)
+        rows = [loop.reshape(N, K, 6 * self.loops)]
+        if len(self.gauge_links):
+            omega = np.einsum("gp,Nkps->Nkgs", self.path_pairs[self.gauge_links], pair_terms[..., :3])
+            rows.append(np.einsum("Ngs,Nkgs->Nkg", self.gauge_rows, omega) + gauge_extra)
+        return np.concatenate(rows, axis=2).transpose(0, 2, 1)
+
+
+# ------------------------------------------------------------------ first and second order
+class _Directions:
+    """Rates of every variable and link along the drivers and the hardpoint coordinates."""
+
+    def __init__(self, closure, moves, driver_columns, where):
+        self.closure, self.moves, self.where = closure, moves, where
+        system = closure.system
+        N, P, K = closure.xi.shape[0], system.topology.pairs, len(moves)
+        # Drivers: unit rate of one, the others (and held variables) at rest (eq. 4).
+        D = len(driver_columns)
+        rhs = -closure.B[:, :, driver_columns] if D else np.zeros((N, closure.B.shape[1], 0))
+        q_a = closure.solve(rhs, where)
+        q_a[:, driver_columns, np.arange(D)] = 1.0
+        self.q_a = q_a.transpose(0, 2, 1)  # (N, D, n)
+        self.V_a = closure.link_sum(self.q_a, None)  # (N, D, L, 6)
+        # Hardpoints: (H1) per pair, (H2), link twists.
+        self.pre = np.zeros((N, K, P, 6))
+        self.post = np.zeros((N, K, P, 6))
+        for j, move in enumerate(moves):
+            for h, X in move.pairs:
+                self.pre[:, j, h] = transform_twists(closure.poses[:, closure.first[h]], X)
+                self.post[:, j, h] = -transform_twists(closure.poses[:, closure.second[h]], X)
+        self.Xi = self.pre + self.post
+        self.gauge_axes = np.array([m.gauge_axes for m in moves]).reshape(K, len(closure.gauge_links), 3)
+        direct = np.einsum("Ngs,kgs->Nkg", closure.swings, self.gauge_axes)
+        B_p = closure.rows_of(self.Xi, direct)
+        self.q_p = closure.solve(-B_p, where).transpose(0, 2, 1)  # (N, K, n)
+        self.V_p = closure.link_sum(self.q_p, self.Xi)  # (N, K, L, 6)
+        self._mixed = {}
+
+    def mixed(self, d):
+        """``S = d_p V_a + d_a V_p`` (N, K, L, 6) for driver ``d`` (index) and every coordinate
+        (H3); solved once per driver."""
+        if d not in self._mixed:
+            self._mixed[d] = self._solve_mixed(d)
+        return self._mixed[d]
+
+    def _solve_mixed(self, d):
+        c = self.closure
+        system = c.system
+        topology = system.topology
+        cols = c.column_pair
+        q_a, V_a = self.q_a[:, d], self.V_a[:, d]  # (N, n), (N, L, 6)
+        xi = c.xi[:, None]  # (N, 1, n, 6)
+        V_a_first = V_a[:, c.first[cols]][:, None]  # (N, 1, n, 6)
+        V_p_first = self.V_p[:, :, c.first[cols]] + self.pre[:, :, cols]  # (N, K, n, 6)
+        terms = (lie_bracket(V_a_first, xi) * self.q_p[..., None]
+                 + lie_bracket(V_p_first, xi) * q_a[:, None, :, None])
+        for p, pair in enumerate(system.pairs):
+            if type(pair.pair_type).twist_rates is PairType.twist_rates:
+                continue  # a pair whose twists do not change with its own variables (all but Hooke)
+            span = slice(topology.start[p], topology.start[p] + topology.size[p])
+            q = c.q[:, span]
+            rates_a = pair.pair_type.twist_rates(q[:, None], q_a[:, None, span])
+            rates_p = pair.pair_type.twist_rates(q[:, None], self.q_p[:, :, span])
+            W = c.frames[:, None, p, None]
+            terms[:, :, span] += (transform_twists(W, rates_a) * self.q_p[:, :, span, None]
+                                  + transform_twists(W, rates_p) * q_a[:, None, span, None])
+        pair_terms = np.einsum("np,Nkns->Nkps", c.column_pairs, terms)
+        pair_terms += (lie_bracket(V_a[:, None, c.first], self.pre) + lie_bracket(V_a[:, None, c.second], self.post))
+        gauge = np.zeros(pair_terms.shape[:2] + (len(c.gauge_links),))
+        if len(c.gauge_links):
+            gauge = self._gauge_rates(d)
+        rhs = c.rows_of(pair_terms, gauge)
+        u = c.solve(-rhs, self.where).transpose(0, 2, 1)
+        return c.link_sum(u, pair_terms)
+
+    def _gauge_rates(self, d):
+        """The gauge rows' second-order terms besides ``r . S``: ``rate(w, w_p, u) . omega_a +
+        rate(w, w_a, u) . omega_p + 2 (J_l^-T du/dp) . omega_a`` (N, K, G), with ``w_x =
+        J_l(w)^-1 omega_x`` the rotation vector's rates (:mod:`loops.passive`)."""
+        from ..kernels.rotations import dexp_inverse_transposed_rate  # noqa: PLC0415 (kernels on first use)
+
+        c = self.closure
+        w = c.swings  # (N, G, 3)
+        omega_a = self.V_a[:, d][:, c.gauge_links, :3]  # (N, G, 3)
+        omega_p = self.V_p[:, :, c.gauge_links, :3]  # (N, K, G, 3)
+        w_a = dexp_inverse(w, omega_a)
+        w_p = dexp_inverse(w[:, None], omega_p)
+        N, K, G = omega_p.shape[:3]
+        out = 2.0 * np.einsum("Nkgs,Ngs->Nkg", dexp_inverse(w[:, None], self.gauge_axes[None], transposed=True),
+                              omega_a)
+        rate, scratch = np.empty(3), np.empty((5, 3))
+        for i in range(N):
+            for g in range(G):
+                u = np.ascontiguousarray(c.gauge_axes[g])
+                dexp_inverse_transposed_rate(w[i, g], w_a[i, g], u, rate, scratch)
+                along_p = rate.copy()
+                for k in range(K):
+                    dexp_inverse_transposed_rate(w[i, g], np.ascontiguousarray(w_p[i, k, g]), u, rate, scratch)
+                    out[i, k, g] += along_p @ omega_p[i, k, g] + rate @ omega_a[i, g]
+        return out
+
+
+# ------------------------------------------------------------------ the result
+@dataclass(frozen=True)
+class Influence:
+    """One row of :meth:`Sensitivities.ranked`: ``derivative`` of ``metric`` with respect to
+    ``coordinate`` (SI per metre, or per unit of an axis component) at ``position`` (index),
+    where the analysis's input was ``at`` (SI)."""
+
+    metric: str
+    coordinate: str
+    derivative: float
+    position: int
+    at: float
+
+
+class Sensitivities:
+    """Derivatives of the metrics of an analysis with respect to hardpoint coordinates.
+
+    Attributes
+    ----------
+    coordinates : list of loops.study.coordinates.Coordinate (k)
+    values : dict metric -> (N, k): ``d metric / d coordinate`` at each position, SI per
+        metre (a location) or per unit (an axis component: the change of the unit axis);
+        an axle's per-wheel metrics end in ``_left`` and ``_right``
+    dimensions : dict metric -> the metric's dimension (:data:`loops.suspension.METRICS`)
+    inputs : list of loops.results.Column, the analysis's input(s) (``wheel_travel``, the
+        rack travel) at the N positions
+    result : the nominal analysis (a SuspensionResult)
+    units : mechanism.units.Units, the model file's (the default of :meth:`to_csv`)
+    """
+
+    def __init__(self, coordinates, values, dimensions, inputs, result, directions):
+        self.coordinates, self.values, self.dimensions = list(coordinates), values, dimensions
+        self.inputs, self.result = inputs, result
+        self.units = result.suspension.units
+        self._directions = directions
+
+    def __repr__(self):
+        return (f"Sensitivities({len(self.values)} metrics x {len(self.coordinates)} coordinates at "
+                f"{len(self.result)} positions of the {self.result.analysis})")
+
+    def __getitem__(self, metric):
+        return self.values[self._metric(metric)]
+
+    def _metric(self, metric):
+        if metric not in self.values:
+            raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
+        return metric
+
+    def _link(self, link):
+        system = self.result.system
+        if not isinstance(link, str) or link not in system.link_index or \
+                system.links[system.link_index[link]].virtual:
+            raise ModelError(f"link {link!r}", f"not a link of {self.result.model.name!r}")
+        return system.link_index[link]
+
+    def link_twist(self, link):
+        """The motion of ``link`` per unit of each coordinate at fixed drivers: ``(omega, v_o)``
+        (N, k, 6), global, origin-referenced (rad and m per metre, or per unit of an axis
+        component): ``d T / dp = hat(twist) T``."""
+        return self._directions.V_p[:, :, self._link(link)].copy()
+
+    def link_velocity_rate(self, link, driver):
+        """``d/dp`` of the velocity of ``link`` per unit rate of ``driver`` (a driver of the
+        analysis, the others and the held variables at rest): (N, k, 6), global,
+        origin-referenced. It is ``(S + [V_p, V_a]) / 2`` with ``S`` of (H3), ``V_p`` the
+        link's twist along p and ``V_a`` its velocity."""
+        index = self._link(link)
+        drivers = list(self.result.drivers)
+        if driver not in drivers:
+            raise ModelError(f"driver {driver!r}", f"not a driver of this analysis (drivers: {', '.join(drivers)})")
+        d = drivers.index(driver)
+        directions = self._directions
+        S = directions.mixed(d)[:, :, index]
+        V_p, V_a = directions.V_p[:, :, index], directions.V_a[:, d, index][:, None]
+        return (S + lie_bracket(V_p, V_a)) / 2.0
+
+    def ranked(self, metric=None, position=None) -> list[Influence]:
+        """The most influential coordinates: for each metric (or ``metric`` alone), one row per
+        coordinate with its derivative where it is largest in magnitude over the positions (or
+        at ``position``, an index), sorted by that magnitude, largest first. Derivatives are
+        SI per metre for locations and per unit for axis components (compare those two kinds
+        with care)."""
+        metrics = list(self.values) if metric is None else [self._metric(metric)]
+        count = len(self.result)
+        if position is not None and (isinstance(position, bool) or not isinstance(position, (int, np.integer))
+                                     or not -count <= position < count):
+            raise ModelError("position", f"expected a position index in [{-count}, {count}), got {position!r}")
+        at = np.asarray(self.inputs[0].values, dtype=float)
+        out = []
+        for name in metrics:
+            values = self.values[name]
+            rows = []
+            for j, coordinate in enumerate(self.coordinates):
+                column = values[:, j]
+                if position is None:
+                    i = int(np.argmax(np.where(np.isfinite(column), np.abs(column), -1.0)))
+                else:
+                    i = int(position) % count
+                rows.append(Influence(name, coordinate.name, float(column[i]), i, float(at[i])))
+            rows.sort(key=lambda r: -abs(r.derivative) if math.isfinite(r.derivative) else math.inf)
+            out += rows
+        return out
+
+    def columns(self) -> list[Column]:
+        """The table's columns: the inputs, then ``METRIC/COORDINATE`` for every metric and
+        coordinate (dimension: the metric's per length, or the metric's for an axis)."""
+        out = list(self.inputs)
+        for name, values in self.values.items():
+            for j, coordinate in enumerate(self.coordinates):
+                dimension = self.dimensions[name]
+                if coordinate.dimension == "length":
+                    dimension = f"{dimension}/length"
+                out.append(Column(f"{name}/{coordinate.name}", values[:, j], dimension, 0))
+        return out
+
+    def to_csv(self, path=None, units=None):
+        """Write :meth:`columns` to a CSV file (atomically) in ``units`` (default: the model
+        file's), the first line naming them; ``path=None`` returns the text."""
+        units = self.units if units is None else Units.of(units)
+        note = f"sensitivities of the {self.result.analysis} of {self.result.suspension.name!r}"
+        return write_columns(path, self.columns(), units, note, len(self.result))
+
+
+# ------------------------------------------------------------------ public
+def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, travel_at="wheel-centre",
+                  tolerance=1e-10, rates=True) -> Sensitivities:
+    """Derivatives of every position metric (and the exact rate metrics) of an analysis with
+    respect to hardpoint coordinates, at every position (see the module docstring).
+
+    Parameters
+    ----------
+    suspension : loops.suspension.Suspension (a corner or an axle)
+    coords : list of coordinate names (``"lower_ball.z"``, ``"lower_ball"`` for x, y, z,
+        ``"upper_inner.axis.x"``) or of :class:`~loops.study.coordinates.Coordinate`
+    travel : (N,) wheel travel, m, for ``"parallel"``, ``"opposite"`` and ``"combined"``;
+        the fixed wheel travel (float, default 0) for ``"steering"``
+    analysis : {"parallel", "opposite", "steering", "combined"}
+    rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
+    travel_at : "wheel-centre" (the contact-patch convention is not available)
+    tolerance : closure tolerance of the analysis's sweep
+    rates : also the rate metrics (``camber_gain``, ``bump_steer``, ``steer_rate``, motion
+        ratios); False skips the second-order solve
+
+    Returns
+    -------
+    Sensitivities
+
+    Raises
+    ------
+    ModelError
+        Located ``vary 'NAME'`` for a name that is not a hardpoint coordinate; ``analysis``,
+        ``travel_at``, ``travel`` or ``rack`` for inputs this does not take.
+    """
+    if analysis not in ANALYSES:
+        extra = " (roll: its axis and contact conditions move with the design; not available)" \
+            if analysis == "roll" else ""
+        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}{extra}")
+    _check_travel_at(travel_at)
+    if analysis in ("parallel", "opposite", "combined") and travel is None:
+        raise ModelError("travel", f"the {analysis} analysis needs the wheel travel values")
+    if analysis in ("steering", "combined") and rack is None:
+        raise ModelError("rack", f"the {analysis} analysis needs the values of the steering variable")
+    if analysis == "parallel":
+        result = parallel_travel(suspension, travel, tolerance=tolerance)
+    elif analysis == "opposite":
+        result = opposite_travel(suspension, travel, tolerance=tolerance)
+    elif analysis == "steering":
+        result = steering(suspension, rack, travel=0.0 if travel is None else float(travel), tolerance=tolerance)
+    else:
+        result = combined(suspension, travel, rack, tolerance=tolerance)
+    return sensitivities_of(result, coords, rates=rates)
+
+
+def _check_travel_at(travel_at):
+    if travel_at != "wheel-centre":
+        raise ModelError("travel_at", f"sensitivities are taken at fixed wheel-centre travel; got {travel_at!r} "
+                         "(the contact-patch convention is not available)")
+
+
+def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
+    """:func:`sensitivities` of an analysis already run (a SuspensionResult of
+    :func:`~loops.suspension.parallel_travel`, :func:`~loops.suspension.steering`, ...):
+    ``coords`` names or Coordinates of its model."""
+    where = "vary"
+    susp = getattr(result, "suspension", None)
+    if susp is None or not hasattr(result, "analysis"):
+        raise ModelError("result", "expected the result of a suspension analysis (parallel_travel, steering, ...)")
+    if result.analysis == "roll":
+        raise ModelError("analysis", "the roll analysis has no sensitivities (its axis and contact conditions move "
+                         "with the design)")
+    _check_travel_at(result.travel_at)
+    if result.stop_reason is not None:
+        raise ModelError("result", f"the analysis stopped ({result.stop_reason}): no sensitivities")
+    model = result.model
+    if coords and all(isinstance(c, Coordinate) for c in coords):
+        coords = list(coords)
+    else:
+        coords = coordinates(model, coords, where)
+    system = result.system
+    moves = _moves(system, coords, where)
+    _check_kingpin_axes(susp, coords, where)
+    count = len(result)
+    if not count:
+        raise ModelError("result", "the analysis reached no position")
+    closure = _Closure(system, result._q, result._rotations, result._driven_columns(), where)
+    driver_names = list(result.drivers)
+    driver_columns = np.array([system.variable_index[n] for n in driver_names], dtype=np.int64)
+    directions = _Directions(closure, moves, driver_columns, where)
+    values, dimensions = {}, {}
+    for side, corner in susp.corners.items():
+        suffix = f"_{side}" if susp.is_axle else ""
+        per_wheel = _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates)
+        for name, value in per_wheel.items():
+            if not susp.is_axle and name == "wheel_travel":
+                continue
+            values[name + suffix] = value
+            dimensions[name + suffix] = METRICS[name]
+    inputs = [result.metrics[name] for name in _input_names(result)]
+    return Sensitivities(coords, values, dimensions, inputs, result, directions)
+
+
+def _input_names(result):
+    names = list(result.metrics)
+    count = 2 if result.analysis.startswith("combined") else 1
+    if result.analysis != "parallel travel" and "steering_wheel_angle" in names:
+        count += 1
+    return names[:count]
+
+
+def _check_kingpin_axes(susp, coords, where):
+    for corner in susp.corners.values():
+        if isinstance(corner.kingpin, str):
+            for c in coords:
+                if c.hardpoint.key == "axis" and c.hardpoint.owner == corner.kingpin:
+                    raise ModelError(f"{where} {c.name!r}", f"{corner.kingpin!r} is the corner's steering axis: "
+                                     "sensitivities to its axis are not available (vary its centre)")
+
+
+def _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates):
+    """``{metric: (N, k)}`` of one wheel."""
+    system = result.system
+    resolved, design = susp.resolved[side], susp.design[side]
+    N, K = closure.xi.shape[0], len(directions.moves)
+    rows = N * K
+    link_index = system.link_index
+    moved = {}
+    for j, move in enumerate(directions.moves):
+        if move.source is not None:
+            e = moved.setdefault(move.source, np.zeros((N, K, 3)))
+            e[:, j] = move.e
+    moved = {source: e.reshape(rows, 3) for source, e in moved.items()}
+    design_jets = _DesignJets(design, resolved, corner, moved, rows)
+    frame = Frame.body(corner)
+    poses = closure.poses
+
+    def repeated(array):
+        return lambda link: np.repeat(array[:, link_index[link]], K, axis=0)
+
+    def flat(array):
+        return lambda link: array[:, :, link_index[link]].reshape(rows, 6)
+
+    pose_rows = repeated(poses)
+    zeros_rows = np.zeros((rows, 6))
+    zeros_positions = np.zeros((N, 6))
+    d_index = {name: i for i, name in enumerate(driver_names)}
+    steer_index = d_index.get(corner.steering) if corner.steering is not None else None
+
+    def steer_motion(expand):
+        if steer_index is None:
+            return None
+        V = directions.V_a[:, steer_index]
+        if not expand:
+            return Motion(lambda link: poses[:, link_index[link]], lambda link: V[:, link_index[link]],
+                          lambda link: zeros_positions)
+        return Motion(pose_rows, repeated(V), lambda link: zeros_rows)
+
+    def run(motion, design_values, expand):
+        _, named, _ = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
+                                     steer_motion=steer_motion(expand))
+        return named
+
+    along_p = run(HardpointMotion(pose_rows, flat(directions.V_p), lambda link: zeros_rows, moved), design_jets, True)
+    out = {}
+    skip = KINGPIN_METRICS if corner.kingpin is None else ()
+    for name, jet in along_p.items():
+        if name in METRICS and name not in skip:
+            out[name] = jet.d.reshape(N, K)
+    if not rates:
+        return out
+    roles = {"travel": d_index.get(resolved.travel), "steering": steer_index}
+    mixed = {}
+    for role, d in roles.items():
+        if d is None:
+            continue
+        V_a = directions.V_a[:, d]
+        along_a = run(Motion(lambda link: poses[:, link_index[link]], lambda link: V_a[:, link_index[link]],
+                             lambda link: zeros_positions), design, False)
+        S = directions.mixed(d)
+        V_ap = V_a[:, None] + directions.V_p
+        both = run(HardpointMotion(pose_rows, flat(V_ap), flat(S), moved), design_jets, True)
+        mixed[role] = (along_a, both)
+    for name, (role, numerator, sign) in RATE_METRICS.items():
+        if role not in mixed or numerator not in along_p:
+            continue
+        along_a, both = mixed[role]
+
+        def cross_term(key):
+            return (both[key].dd.reshape(N, K) - along_p[key].dd.reshape(N, K) - along_a[key].dd[:, None]) / 2.0
+
+        f_a, f_ap = along_a[numerator].d[:, None], cross_term(numerator)
+        if role == "steering":
+            out[name] = sign * f_ap
+            continue
+        w_a, w_ap = along_a["wheel_travel"].d[:, None], cross_term("wheel_travel")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
+    return {name: out[name] for name in METRICS if name in out}

@@ -1,0 +1,329 @@
+"""Design sensitivities and hardpoint optimisation (loops.study.sensitivity, loops.study.optimise).
+
+Reference: central differences of separate sweeps of moved designs
+(:meth:`mechanism.Mechanism.moved`), each a whole analysis of its own, with ``H = 1e-6`` m
+(or 1e-6 on an axis component). Tolerance: ``1e-6`` of the derivative's largest magnitude
+over the positions, plus an absolute floor of ``1e-7`` (SI per metre). The floor: the
+differenced sweeps are closed to ``1e-13`` of the mechanism's size (about 1 m), so a
+position, and so a metric, can be off by about ``1e-13`` in each, which the difference
+over ``2 H`` turns into up to ``1e-13 / 1e-6 = 1e-7``; the truncation error of the central
+difference, ``H^2 f''' / 6``, is below ``1e-10`` for these curves (observed differences are
+about ``1e-9``). The tolerance matters for derivatives that vanish (castor against the
+inner tie-rod ball).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from loops.study.coordinates import coordinates, moved_hardpoints
+from loops.study.optimise import optimise
+from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
+from loops.suspension import Suspension, load_suspension, parallel_travel, steering
+from loops.suspension.metrics import Motion
+from mechanism import ModelError
+from mechanism.hardpoints import hardpoints_of
+from mechanism.transforms import twist_vector
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+H = 1e-6
+CLOSED = 1e-13  # closure tolerance of every sweep compared here
+RELATIVE, FLOOR = 1e-6, 1e-7
+TRAVEL = np.linspace(-0.08, 0.08, 7)
+RACK = np.linspace(-0.02, 0.02, 5)
+
+#: On the double wishbone: a ball joint, a chassis pivot, both tie-rod ends, the wheel-centre
+#: point (which carries the wheel-travel driver), the spin-axis point, an axis component.
+COORDINATES = ["lower_ball.z", "lower_ball.x", "upper_inner.y", "rack_end.x", "steer_ball.z", "wheel_centre.y",
+               "wheel_centre.z", "hub_inner.x", "upper_inner.axis.z"]
+
+
+@pytest.fixture(scope="module")
+def corner():
+    return load_suspension(EXAMPLES / "double_wishbone.toml")
+
+
+@pytest.fixture(scope="module")
+def steered():
+    return load_suspension(EXAMPLES / "double_wishbone_steer.toml")
+
+
+def variant(susp, coords, offsets):
+    moved = susp.mechanism.moved(moved_hardpoints(coords, offsets))
+    return Suspension(moved, susp.corners, susp.vehicle, susp.units)
+
+
+def differences(susp, coords, analyse):
+    """Central differences ``{metric: (N, k)}`` of the analyses of moved designs."""
+    out = {}
+    for j in range(len(coords)):
+        offsets = np.zeros(len(coords))
+        offsets[j] = H
+        plus, minus = analyse(variant(susp, coords, offsets)), analyse(variant(susp, coords, -offsets))
+        for name in plus.metrics:
+            column = out.setdefault(name, np.zeros((len(plus), len(coords))))
+            column[:, j] = (plus.metric(name) - minus.metric(name)) / (2 * H)
+    return out
+
+
+def assert_matches(sens, reference, names=None):
+    names = list(sens.values) if names is None else names
+    checked = 0
+    for name in names:
+        exact, fd = sens.values[name], reference[name]
+        for j, coordinate in enumerate(sens.coordinates):
+            scale = np.abs(exact[:, j]).max()
+            error = np.abs(exact[:, j] - fd[:, j]).max()
+            assert error <= RELATIVE * scale + FLOOR, (name, coordinate.name, error, scale)
+            checked += 1
+    assert checked
+
+
+def test_sensitivities_equal_differences_of_moved_designs(corner):
+    sens = sensitivities(corner, COORDINATES, TRAVEL, tolerance=CLOSED)
+    assert [c.name for c in sens.coordinates] == COORDINATES
+    for name in ("camber", "toe", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "track_change",
+                 "wheel_recession", "half_track", "camber_gain", "bump_steer"):
+        assert sens[name].shape == (len(TRAVEL), len(COORDINATES)), name
+    for name in ("wheel_rate", "roll_centre_height", "fvic_height", "anti_dive"):
+        assert name not in sens.values
+    reference = differences(corner, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
+    assert_matches(sens, reference)
+
+
+def test_steering_sensitivities_and_the_steer_rate(steered):
+    names = ["steer_ball.x", "rack_end.y", "upper_ball.z", "wheel_centre.x"]
+    sens = sensitivities(steered, names, 0.02, analysis="steering", rack=RACK, tolerance=CLOSED)
+    assert "steer_rate" in sens.values and sens.inputs[0].name == "rack_travel"
+    reference = differences(steered, sens.coordinates,
+                            lambda s: steering(s, RACK, travel=0.02, tolerance=CLOSED))
+    assert_matches(sens, reference)
+
+
+def test_spring_on_an_idle_link_and_a_virtual_steering_axis():
+    """five_link_rear: the spring's inner end sits on the spring link, which spins idly about
+    the line through its balls; the steering axis is the upright's instant axis (no
+    sensitivities of the steering-axis metrics then)."""
+    rear = load_suspension(EXAMPLES / "five_link_rear.toml")
+    names = ["spring_link_inner.z", "coil.at_a", "toe_link_inner.y", "toe_adjust.axis.x"]
+    sens = sensitivities(rear, names, TRAVEL, tolerance=CLOSED)
+    assert "motion_ratio" in sens.values and "castor" not in sens.values
+    reference = differences(rear, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
+    assert_matches(sens, reference)
+
+
+def test_located_points_move_with_their_hardpoint(corner, monkeypatch):
+    """The wheel centre and the spin-axis point are hardpoints of the corner: their own move in
+    the upright (``R_link e``) is what their sensitivities are made of; without it they are
+    wrong."""
+    names = ["hub_inner.x", "wheel_centre.y"]
+    sens = sensitivities(corner, names, TRAVEL, tolerance=CLOSED)
+    reference = differences(corner, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
+    assert_matches(sens, reference, ["toe", "camber", "scrub_radius", "camber_gain", "bump_steer"])
+    monkeypatch.setattr(HardpointMotion, "point", Motion.point)  # the located-point term deleted
+    without = sensitivities(corner, names, TRAVEL, tolerance=CLOSED)
+    for name in ("toe", "scrub_radius", "bump_steer"):
+        assert np.abs(without[name] - reference[name]).max() > 1e-2 * np.abs(reference[name]).max(), name
+
+
+def test_an_idle_link_follows_its_gauge(corner):
+    """The tie rod's own motion along a hardpoint (its spin held by the gauge, whose axis
+    follows the tie-rod ends) and the rate of its velocity along the travel, against the
+    moved designs' poses and velocities: the gauge rows' terms, first and second order."""
+    names = ["rack_end.x", "steer_ball.z", "lower_ball.z"]
+    sens = sensitivities(corner, names, TRAVEL, tolerance=CLOSED)
+    twist, rate = sens.link_twist("tie_rod"), sens.link_velocity_rate("tie_rod", "travel")
+    nominal = sens.result.pose("tie_rod")
+    for j in range(len(names)):
+        offsets = np.zeros(len(names))
+        offsets[j] = H
+        runs = [parallel_travel(variant(corner, sens.coordinates, s * offsets), TRAVEL, tolerance=CLOSED)
+                for s in (1, -1)]
+        pose_rate = (runs[0].pose("tie_rod") - runs[1].pose("tie_rod")) / (2 * H)
+        expected = twist_vector(pose_rate @ np.linalg.inv(nominal))
+        assert np.abs(twist[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, names[j]
+        velocities = [r.along("travel").link_velocity("tie_rod") for r in runs]
+        expected = (velocities[0] - velocities[1]) / (2 * H)
+        assert np.abs(rate[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, names[j]
+
+
+def test_a_hooke_pair_rates_its_own_twist(tmp_path):
+    """The tie rod on a Hooke joint at the upright (an S-U link, no idle spin): the second pin
+    turns with the first angle, a term of the second-order closure."""
+    text = (EXAMPLES / "double_wishbone.toml").read_text()
+    spherical = 'name = "steer_ball"\ntype = "spherical"\nlinks = ["tie_rod", "upright"]\nat = [-140, 700, 170]'
+    assert spherical in text
+    path = tmp_path / "hooke_tie_rod.toml"
+    hooke = spherical.replace("spherical", "hooke") + "\naxes = [[0, 0, 1], [1, 0, 0]]"  # pins across the rod
+    path.write_text(text.replace(spherical, hooke))
+    susp = load_suspension(path)
+    names = ["steer_ball.z", "lower_ball.z"]
+    sens = sensitivities(susp, names, TRAVEL, tolerance=CLOSED)
+    rate = sens.link_velocity_rate("tie_rod", "travel")
+    for j in range(len(names)):
+        offsets = np.zeros(len(names))
+        offsets[j] = H
+        velocities = [parallel_travel(variant(susp, sens.coordinates, s * offsets), TRAVEL, tolerance=CLOSED)
+                      .along("travel").link_velocity("tie_rod") for s in (1, -1)]
+        expected = (velocities[0] - velocities[1]) / (2 * H)
+        assert np.abs(rate[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, names[j]
+    reference = differences(susp, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
+    assert_matches(sens, reference, ["toe", "bump_steer", "camber_gain"])
+
+
+def test_ranked_and_the_table_in_file_units(corner, tmp_path):
+    sens = sensitivities(corner, ["lower_ball", "upper_inner.axis.z"], TRAVEL, rates=False)
+    assert "camber_gain" not in sens.values
+    rows = sens.ranked("camber")
+    assert [r.metric for r in rows] == ["camber"] * 4
+    magnitudes = [abs(r.derivative) for r in rows]
+    assert magnitudes == sorted(magnitudes, reverse=True)
+    top = rows[0]
+    j = [c.name for c in sens.coordinates].index(top.coordinate)
+    assert top.derivative == np.abs(sens["camber"][:, j]).max() * math.copysign(1, top.derivative)
+    assert top.at == TRAVEL[top.position]
+    at_design = sens.ranked("toe", position=3)
+    assert all(r.position == 3 for r in at_design) and len(sens.ranked()) == 4 * len(sens.values)
+    path = tmp_path / "sensitivities.csv"
+    sens.to_csv(path)
+    pandas = pytest.importorskip("pandas")
+    table = pandas.read_csv(path, comment="#")
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# units: length=mm angle=deg") and "sensitivities of the parallel travel" in first
+    assert table.columns[0] == "wheel_travel"
+    np.testing.assert_allclose(table["wheel_travel"], TRAVEL * 1e3, rtol=1e-15)
+    # deg per mm for a location, deg per unit for an axis component
+    np.testing.assert_allclose(table["camber/lower_ball.z"], sens["camber"][:, 2] * 180 / np.pi / 1e3, rtol=1e-12)
+    np.testing.assert_allclose(table["camber/upper_inner.axis.z"], sens["camber"][:, 3] * 180 / np.pi, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, where, text", [
+    ({"coords": ["nope.z"]}, "vary 'nope.z'", "not a hardpoint"),
+    ({"coords": ["lower_ball.w"]}, "vary 'lower_ball.w'", "not a hardpoint"),
+    ({"analysis": "roll"}, "analysis", "roll"),
+    ({"travel_at": "contact-patch"}, "travel_at", "contact-patch"),
+    ({"analysis": "steering"}, "rack", "steering variable"),
+])
+def test_mistakes_are_located(corner, kwargs, where, text):
+    arguments = {"coords": ["lower_ball.z"], **kwargs}
+    with pytest.raises(ModelError, match=text) as info:
+        sensitivities(corner, arguments.pop("coords"), TRAVEL, **arguments)
+    assert info.value.where == where
+
+
+def test_a_move_that_breaks_an_idle_spin_has_no_derivative():
+    """MacPherson: the strut rod spins idly about its axis through the top mount; moving the
+    top mount off that axis gives a design with one more real freedom."""
+    strut = load_suspension(EXAMPLES / "macpherson.toml")
+    result = parallel_travel(strut, TRAVEL[:3])
+    for name in ("top_mount.y", "strut.x", "strut.axis.y"):
+        with pytest.raises(ModelError, match="idle spin") as info:
+            sensitivities_of(result, [name])
+        assert info.value.where == f"vary {name!r}"
+    assert sensitivities_of(result, ["strut_top.x", "lca_inner.axis.z"], rates=False)["camber"].shape == (3, 2)
+
+
+# ------------------------------------------------------------------ optimisation
+def test_optimisation_recovers_the_design(corner, tmp_path):
+    """From a design with five hardpoint coordinates moved by 2 to 4 mm, fit them to the
+    original camber and toe curves over +-80 mm: the original hardpoints come back.
+
+    Tolerance 1e-7 m: the curves are computed by sweeps closed to 1e-10 of the size, so a
+    residual can be off by about 1e-10 rad per position (34 of them); the smallest singular
+    value of their Jacobian with respect to these coordinates is about 5e-3 rad/m, so the
+    fitted coordinates are determined to about sqrt(34) 1e-10 / 5e-3 = 1.2e-7 m at worst
+    (in practice the sweeps close far tighter and they come back to about 1e-13 m)."""
+    travel = np.linspace(-0.08, 0.08, 17)
+    original = parallel_travel(corner, travel)
+    names = ["lower_ball.z", "upper_ball.y", "steer_ball.z", "rack_end.y", "upper_inner.z"]
+    coords = coordinates(corner.model, names)
+    moved = np.array([0.003, -0.004, 0.002, 0.003, -0.003])
+    start = variant(corner, coords, moved)
+    fit = optimise(start, names, {"camber": original.metric("camber"), "toe": original.metric("toe")},
+                   bounds=0.01, travel=travel, f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success, fit.message
+    assert np.abs(fit.offsets + moved).max() < 1e-7
+    assert fit.cost < 1e-20 < fit.start_cost
+    np.testing.assert_allclose(fit.after[0], original.metric("camber"), atol=1e-10)
+    assert np.abs(fit.before[1] - original.metric("toe")).max() > 1e-3
+    designed = hardpoints_of(corner.model)
+    for name, value in fit.hardpoints.items():
+        np.testing.assert_allclose(value, designed[name].value, atol=1e-7)
+    # The fitted model file: only the moved hardpoints' numbers rewritten (in mm), and it
+    # loads and reproduces the original curves.
+    out = tmp_path / "fitted.toml"
+    moved_names = fit.write_model(EXAMPLES / "double_wishbone.toml", out)
+    assert sorted(moved_names) == sorted(n.rsplit(".", 1)[0] for n in names)
+    data = tomllib.loads(out.read_text())
+    ball = next(p for p in data["pairs"] if p["name"] == "lower_ball")
+    assert ball["at"] == pytest.approx([0, 720, 100], abs=1e-4)
+    again = parallel_travel(load_suspension(out), travel)
+    np.testing.assert_allclose(again.metric("toe"), original.metric("toe"), atol=1e-9)
+    sheet = tmp_path / "fit.png"
+    figure = fit.plot(sheet)
+    assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figure.axes) == 2
+
+
+def test_optimisation_with_an_axis_and_steering_targets(steered, tmp_path):
+    """An axis component and a steering target: the axis column of the Jacobian is the moved
+    design's sensitivity over the length of the offset axis; the table writes the axis as a
+    unit vector, which the model file takes."""
+    travel, rack = np.linspace(-0.06, 0.06, 9), np.linspace(-0.03, 0.03, 7)
+    bump, steer = parallel_travel(steered, travel), steering(steered, rack)
+    names = ["upper_inner.axis.z", "steer_ball.z", "rack_end.z"]
+    coords = coordinates(steered.model, names)
+    moved = np.array([0.03, 0.002, -0.002])
+    fit = optimise(variant(steered, coords, moved), names, {"bump_steer": bump.metric("bump_steer"),
+                   "camber": (bump.metric("camber"), 2.0)}, bounds=([-0.1, -0.01, -0.01], [0.1, 0.01, 0.01]),
+                   travel=travel, rack=rack, steering_targets={"toe": steer.metric("toe")},
+                   f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success and fit.cost < 1e-20, fit
+    # the offset axis (0, 0, 1) - ... + 0.03 e_z normalised, then offset back: the original direction
+    axis = moved_hardpoints(fit.coordinates, fit.offsets)["upper_inner.axis"]
+    original = coordinates(steered.model, ["upper_inner.axis"])[0].hardpoint.value
+    np.testing.assert_allclose(axis / np.linalg.norm(axis), original, atol=1e-8)
+    out = tmp_path / "fitted.toml"
+    fit.write_model(EXAMPLES / "double_wishbone_steer.toml", out)
+    again = load_suspension(out)
+    np.testing.assert_allclose(steering(again, rack).metric("toe"), steer.metric("toe"), atol=1e-9)
+
+
+def test_the_optimiser_jacobian_is_the_derivative_of_its_residuals(steered):
+    """Away from the start (an axis offset of 0.2, whose unit axis is normalised again, and a
+    ball joint moved), with weights: the Jacobian against central differences of the
+    residuals (the tolerance of the module docstring, times the weight)."""
+    from loops.study.optimise import _problem  # noqa: PLC0415 (the optimiser's own residuals)
+
+    travel, rack = np.linspace(-0.06, 0.06, 5), np.linspace(-0.02, 0.02, 3)
+    names = ["upper_inner.axis.z", "lower_ball.y"]
+    targets = {"camber": (np.zeros(5), 3.0), "bump_steer": (np.zeros(5), np.linspace(1.0, 2.0, 5))}
+    problem = _problem(steered, names, targets, travel, rack, {"toe": np.zeros(3)}, 0.0, CLOSED)
+    x = np.array([0.2, 0.004])
+    jacobian = problem.jacobian(x)
+    for j in range(len(x)):
+        step = np.zeros(len(x))
+        step[j] = H
+        expected = (problem.residual(x + step) - problem.residual(x - step)) / (2 * H)
+        assert np.abs(jacobian[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + 3 * FLOOR, names[j]
+
+
+@pytest.mark.parametrize("kwargs, where", [
+    ({"targets": {"camber": np.zeros(3)}}, "targets['camber']"),
+    ({"targets": {"cambr": np.zeros(7)}}, "targets['cambr']"),
+    ({"targets": {"camber": (np.zeros(7), -1.0)}}, "targets['camber']"),
+    ({"bounds": (0.01, -0.01)}, "bounds"),
+    ({"start": [0.5]}, "start"),
+    ({"targets": {}}, "targets"),
+    ({"steering_targets": {"toe": np.zeros(3)}, "targets": None}, "rack"),
+])
+def test_optimisation_mistakes_are_located(corner, kwargs, where):
+    arguments = {"targets": {"camber": np.zeros(7)}, "bounds": 0.01, "travel": TRAVEL, **kwargs}
+    targets = arguments.pop("targets")
+    with pytest.raises(ModelError) as info:
+        optimise(corner, ["lower_ball.z"], targets, **arguments)
+    assert info.value.where == where
