@@ -26,7 +26,7 @@ from .linear import RANK_TOLERANCE, new_factor, square_block
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -96,6 +96,20 @@ def iteration_count(value, where="max_iterations") -> int:
     return int(value)
 
 
+def walk_parameters(tolerance, system=None, block=None) -> np.ndarray:
+    """The compiled walk's ``params`` (see :mod:`loops.kernels.continuation`) at a closure
+    ``tolerance``: the limits of this module; rows are chosen anew below
+    RECHOOSE_CONDITIONING only when ``block`` (of ``system``) leaves rows out (else never: 0)."""
+    rechoose = RECHOOSE_CONDITIONING if block is not None and _leaves_rows_out(system, block) else 0.0
+    return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
+                     SINGULAR_CONDITIONING, rechoose])
+
+
+def _leaves_rows_out(system, block) -> bool:
+    """True when the square ``block`` leaves closure equations out (redundant ones)."""
+    return np.count_nonzero(block.row_position >= 0) < system.rows
+
+
 class WalkStopped(Exception):
     """A walk could not reach its target (internal: callers turn it into their own stop).
 
@@ -133,8 +147,7 @@ class Walk:
         self.system = system
         self.driven = np.asarray(driven, dtype=np.int64)
         self.tolerance = float(tolerance)
-        self.params = np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS,
-                                MAX_NEWTON_STEP, SINGULAR_CONDITIONING, 0.0])
+        self.params = walk_parameters(tolerance)
         self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
         self.diagnostics = np.zeros(8)
         self.here = new_work(system, q, rotations)
@@ -160,7 +173,7 @@ class Walk:
 
     def _set_rechoose_threshold(self, value):
         """Watch the block's conditioning only when it leaves rows out (redundant equations)."""
-        self.params[7] = value if np.count_nonzero(self.block.row_position >= 0) < self.system.rows else 0.0
+        self.params[7] = value if _leaves_rows_out(self.system, self.block) else 0.0
 
     def _allocate(self):
         system, d = self.system, len(self.driven)

@@ -38,7 +38,12 @@ import numpy as np
 from mechanism.specs import GROUND
 from mechanism.transforms import cross
 
-__all__ = ["idle_spin", "Gauge", "find_gauges"]
+__all__ = ["idle_spin", "Gauge", "find_gauges", "pairs_touching"]
+
+
+def pairs_touching(topology, link) -> np.ndarray:
+    """Indices of the pairs joining link index ``link`` to another, in pair order."""
+    return np.flatnonzero((topology.first == link) | (topology.second == link))
 
 
 def idle_spin(system, config, link):
@@ -49,7 +54,7 @@ def idle_spin(system, config, link):
     """
     index = system.link_index[link]
     topology = system.topology
-    touching = [i for i in range(topology.pairs) if index in (topology.first[i], topology.second[i])]
+    touching = pairs_touching(topology, index)
     if len(touching) < 2:
         return None  # a link hanging on one pair has a real freedom
     centres = config.pair_frames[touching, :3, 3]

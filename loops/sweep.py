@@ -99,14 +99,16 @@ def driver_table(drivers):
     return list(arrays), np.column_stack([np.broadcast_to(a, (count,)) for a in arrays.values()])
 
 
-def _progress(total, enabled):
+def _progress(total, enabled, unit="pos", least=200):
+    """A progress bar on stderr for ``total`` ``unit``s, or None; ``enabled`` None shows it
+    on a terminal from ``least`` on (it appears after a second)."""
     if enabled is None:
-        enabled = total >= 200 and sys.stderr.isatty()
+        enabled = total >= least and sys.stderr.isatty()
     if not enabled:
         return None
     from tqdm import tqdm  # noqa: PLC0415
 
-    return tqdm(total=total, unit="pos", file=sys.stderr, leave=False, delay=1.0)
+    return tqdm(total=total, unit=unit, file=sys.stderr, leave=False, delay=1.0)
 
 
 def _describe(system, names, cols, values):

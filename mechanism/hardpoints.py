@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hardpoint", "hardpoints_of", "AXIS_PAIRS"]
+__all__ = ["Hardpoint", "hardpoints_of", "point_hardpoint", "AXIS_PAIRS"]
 
 #: Pair types whose axis is a hardpoint direction (one axis through the pair's centre).
 AXIS_PAIRS = ("revolute", "prismatic", "cylindrical", "helical")
@@ -42,6 +42,12 @@ class Hardpoint:
         return self.key == "axis"
 
 
+def point_hardpoint(point_name, pair_names) -> str:
+    """The hardpoint name of the point ``point_name``: itself, or ``points.NAME`` when one of
+    ``pair_names`` is the same (a pair's centre takes the plain name)."""
+    return f"points.{point_name}" if point_name in pair_names else point_name
+
+
 def hardpoints_of(model) -> dict[str, Hardpoint]:
     """Every hardpoint of a model snapshot by name (see the module docstring), in the model's
     order: pairs' centres and axes, points, spring-dampers' ends."""
@@ -58,7 +64,7 @@ def hardpoints_of(model) -> dict[str, Hardpoint]:
     for point in model.points:
         if point.local:
             continue
-        name = f"points.{point.name}" if point.name in pair_names else point.name
+        name = point_hardpoint(point.name, pair_names)
         out[name] = Hardpoint(name, "points", point.name, "at", np.asarray(point.at, dtype=float))
     for spring in model.spring_dampers:
         for key in ("at_a", "at_b"):

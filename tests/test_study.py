@@ -163,3 +163,21 @@ def test_bad_study_input_is_located(wishbone, call, where):
 def test_plan_is_checked_before_anything_runs():
     with pytest.raises(ModelError, match="travel"):
         Plan(analysis="parallel", travel=[np.inf]).check()
+
+
+def test_a_model_with_link_local_frames_cannot_be_studied():
+    # Bennett's pairs are declared by link-local frames and assembled: hardpoints are not
+    # global design-pose locations there, so variants cannot be built from them.
+    from mechanism import load_model
+
+    system = compile_model(load_model(EXAMPLES / "bennett.toml").snapshot())
+    with pytest.raises(ModelError, match="link-local frames") as error:
+        VariantGeometry(system, [])
+    assert error.value.where == "vary"
+
+
+def test_a_nominal_design_that_stops_is_refused(wishbone):
+    # Travel far past the arms' reach: the nominal itself stops, so the study has no reference.
+    with pytest.raises(ModelError, match="the nominal design does not complete") as error:
+        run_study(wishbone, ["lower_ball.z"], [[0.0]], travel=np.linspace(0.0, 0.6, 7))
+    assert error.value.where == "model"

@@ -26,9 +26,8 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from ..configuration import constraint_matrix, evaluate, new_work
-from ..continuation import (DEFAULT_TOLERANCE, MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, MAX_NEWTON_STEP,
-                            MAX_STEPS, NEWTON_ITERATIONS, RECHOOSE_CONDITIONING, SINGULAR_CONDITIONING, Walk,
-                            WalkStopped, closure_tolerance, motion_at_positions)
+from ..continuation import (DEFAULT_TOLERANCE, MAX_STEPS, Walk, WalkStopped, closure_tolerance, motion_at_positions,
+                            walk_parameters)
 from ..held import DependentDrivers, held_freedoms
 from ..linear import new_factor, square_block
 
@@ -45,10 +44,8 @@ def _stacked(value, count):
 def variant_system(system, geometry, v):
     """A shallow copy of the compiled ``system`` carrying variant ``v`` of the stacked ``geometry``."""
     out = copy.copy(system)
-    out.geometry = type(geometry)(*(np.ascontiguousarray(field[v]) if np.ndim(field) else field
-                                    for field in geometry))
-    out.geometry = out.geometry._replace(scale=float(geometry.scale[v]))
     out.scale = float(geometry.scale[v])
+    out.geometry = type(geometry)(*(np.ascontiguousarray(field[v]) for field in geometry))._replace(scale=out.scale)
     return out
 
 
@@ -72,10 +69,6 @@ class VariantRecord:
     accelerations: np.ndarray
     reached: np.ndarray
     reasons: dict
-
-    @property
-    def count(self) -> int:
-        return self.q.shape[0]
 
     @property
     def complete(self) -> np.ndarray:
@@ -108,10 +101,7 @@ class _Setup:
                              "nominal design's motion at its design pose")
         self.rotations0 = start.rotations.copy()
         self.tolerance = tolerance
-        rows_left_out = np.count_nonzero(self.block.row_position >= 0) < system.rows
-        self.params = np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS,
-                                MAX_NEWTON_STEP, SINGULAR_CONDITIONING,
-                                RECHOOSE_CONDITIONING if rows_left_out else 0.0])
+        self.params = walk_parameters(tolerance, system, self.block)
 
 
 def _in_threads(function, arguments, count, workers):

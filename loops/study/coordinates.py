@@ -75,11 +75,14 @@ def coordinates(model, names, where="vary") -> list[Coordinate]:
 
 def moved_hardpoints(coords, offsets) -> dict:
     """``{hardpoint name: new value}`` for one variant's ``offsets`` (k,) (SI), as
-    :meth:`mechanism.Mechanism.moved` takes them."""
+    :meth:`mechanism.Mechanism.moved` takes them: (3,) each; for a stack of variants'
+    ``offsets`` (V, k), (V, 3) each. Axes are the nominal unit axis plus the offsets (not
+    normalised again)."""
+    offsets = np.asarray(offsets, dtype=float)
     out = {}
-    for coordinate, offset in zip(coords, np.asarray(offsets, dtype=float)):
+    for j, coordinate in enumerate(coords):
         hp = coordinate.hardpoint
-        value = out.get(hp.name, hp.value.copy())
-        value[coordinate.component] += offset
-        out[hp.name] = value
+        if hp.name not in out:
+            out[hp.name] = np.broadcast_to(hp.value, offsets.shape[:-1] + (3,)).copy()
+        out[hp.name][..., coordinate.component] += offsets[..., j]
     return out

@@ -25,8 +25,20 @@ from mechanism.transforms import frame_from_axis
 
 from ..compiled import Geometry
 from ..linear import SquareBlock
+from ..passive import pairs_touching
+from .coordinates import moved_hardpoints
 
-__all__ = ["VariantGeometry"]
+__all__ = ["VariantGeometry", "road_loop_pairs"]
+
+
+def road_loop_pairs(system) -> dict:
+    """``{point name: [pair indices]}``: the pairs of each point driver's road loop (the
+    driver's own slide and its virtual pairs, after the model's pairs), all at its point."""
+    drivers = {d.name: d for d in system.model.point_drivers}
+    out = {}
+    for i in range(len(system.model.pairs), len(system.pairs)):
+        out.setdefault(drivers[system.pairs[i].name.split("<", 1)[0]].point, []).append(i)
+    return out
 
 
 class VariantGeometry:
@@ -45,56 +57,43 @@ class VariantGeometry:
             raise ModelError("vary", f"a design study needs every pair declared by global at/axis at a design pose "
                              f"that closes (pairs with link-local frames: {', '.join(local) or 'none'})")
         self.system, self.coords = system, list(coords)
-        pairs = system.pairs
-        self.centres = np.array([p.frame_on_first[:3, 3] for p in pairs])  # (P, 3) design-pose centres
-        drivers = {d.name: d for d in model.point_drivers}
-        # Which pairs sit at which point: a point driver's road loop sits at its point.
-        self._at_point = {}
-        real = {p.name for p in model.pairs}
-        for i, pair in enumerate(pairs):
-            if pair.name not in real:  # a road loop's pairs: the driver's own and its virtual ones
-                driver = pair.name.split("<", 1)[0]
-                self._at_point.setdefault(drivers[driver].point, []).append(i)
+        self.centres = np.array([p.frame_on_first[:3, 3] for p in system.pairs])  # (P, 3) design-pose centres
+        self._at_point = road_loop_pairs(system)
         self._touching = []
-        topology = system.topology
         for gauge in system.gauges:
-            touching = [i for i in range(topology.pairs) if gauge.link in (topology.first[i], topology.second[i])]
             if not np.allclose(gauge.reference, np.eye(3)):
                 raise ModelError("vary", "a design study needs the reference assembly at the design pose")
-            self._touching.append(np.array(touching, dtype=np.int64))
+            self._touching.append(pairs_touching(system.topology, gauge.link))
+
+    def _moved(self, offsets):
+        """``(hardpoint, (V, 3) value)`` of each hardpoint the variants move."""
+        hardpoints = {c.hardpoint.name: c.hardpoint for c in self.coords}
+        return [(hardpoints[name], value) for name, value in moved_hardpoints(self.coords, offsets).items()]
 
     def centres_of(self, offsets):
         """Pair centres (V, P, 3) of the variants with ``offsets`` (V, k) (SI)."""
         offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
         centres = np.repeat(self.centres[None], len(offsets), axis=0)
-        for j, c in enumerate(self.coords):
-            hp = c.hardpoint
+        for hp, value in self._moved(offsets):
             if hp.key != "at":
                 continue
             if hp.table == "pairs":
-                centres[:, self.system.pair_index[hp.owner], c.component] += offsets[:, j]
+                centres[:, self.system.pair_index[hp.owner]] = value
             elif hp.table == "points":
-                for i in self._at_point.get(hp.owner, ()):
-                    centres[:, i, c.component] += offsets[:, j]
+                centres[:, self._at_point.get(hp.owner, [])] = value[:, None]
         return centres
 
     def axes_of(self, offsets):
-        """``{pair index: (V, 3) new axis}`` for the pairs whose axis varies."""
+        """``{pair index: (V, 3) new axis}`` (not normalised) for the pairs whose axis varies."""
         offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
         out = {}
-        for j, c in enumerate(self.coords):
-            hp = c.hardpoint
-            if hp.key == "axis":
-                i = self.system.pair_index[hp.owner]
-                if i not in out:
-                    out[i] = np.repeat(hp.value[None], len(offsets), axis=0)
-                out[i][:, c.component] += offsets[:, j]
-        for i, axis in out.items():
-            length = np.linalg.norm(axis, axis=1)
-            bad = np.flatnonzero(~(length > 1e-9))
+        for hp, axis in self._moved(offsets):
+            if hp.key != "axis":
+                continue
+            bad = np.flatnonzero(~(np.linalg.norm(axis, axis=1) > 1e-9))
             if len(bad):
-                raise ModelError(f"vary {self.system.pairs[i].name + '.axis'!r}",
-                                 f"variant {int(bad[0])} makes the axis vanish")
+                raise ModelError(f"vary {hp.name!r}", f"variant {int(bad[0])} makes the axis vanish")
+            out[self.system.pair_index[hp.owner]] = axis
         return out
 
     def geometries(self, offsets) -> Geometry:

@@ -82,11 +82,13 @@ from mechanism.units import Units
 
 from ..configuration import constraint_matrix, evaluate
 from ..linear import square_block
+from ..passive import pairs_touching
 from ..results import Column, write_columns
 from ..suspension import jets
 from ..suspension.analyses import combined, opposite_travel, parallel_travel, steering
 from ..suspension.metrics import METRICS, Frame, Motion, _wheel, corner_metrics
 from .coordinates import Coordinate, coordinates
+from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
            "ANALYSES"]
@@ -184,15 +186,11 @@ def _moves(system, coords, where):
     if any(np.any(values) for _, values in model.reference):
         raise ModelError(where, f"a design study needs the design pose of {model.name!r} to close at zero pair "
                          "variables (it was assembled from guesses)")
-    drivers = {d.name: d for d in model.point_drivers}
-    at_point = {}  # the pairs of each point driver's road loop (after the model's own), all at its point
-    for i in range(len(model.pairs), len(system.pairs)):
-        at_point.setdefault(drivers[system.pairs[i].name.split("<", 1)[0]].point, []).append(i)
+    at_point = road_loop_pairs(system)
     centres = np.array([p.frame_on_first[:3, 3] for p in system.pairs])
-    topology = system.topology
     gauges = []
     for gauge in system.gauges:
-        touching = [i for i in range(topology.pairs) if gauge.link in (topology.first[i], topology.second[i])]
+        touching = pairs_touching(system.topology, gauge.link)
         spread = centres[touching] - centres[touching[0]]
         far = int(np.argmax(np.linalg.norm(spread, axis=1)))
         gauges.append((touching[0], touching[far], float(np.linalg.norm(spread[far])), gauge.axis))
@@ -232,10 +230,9 @@ def _keeps_idle_freedoms(system, move, gauges, centres, label):
     centre off the line, or a screw pair's axis across it. The variant would then have a
     real freedom where the design has an idle spin (which its sweep holds, a different
     motion): the design is not a regular point of the family and has no derivative there."""
-    topology = system.topology
     for g, (first, far, length, axis) in enumerate(gauges):
         link = system.gauges[g].link
-        touching = [i for i in range(topology.pairs) if link in (topology.first[i], topology.second[i])]
+        touching = pairs_touching(system.topology, link)
         zero = np.zeros(3)
         dc = {h: X[3:] for h, X in move.pairs if not np.any(X[:3])}
         turn = {h: X[:3] for h, X in move.pairs if np.any(X[:3])}

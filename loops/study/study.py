@@ -14,7 +14,6 @@ stop are NaN, and the others go on.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +22,7 @@ from mechanism.atomic import write_atomically
 from mechanism.errors import ModelError
 
 from ..results import Column, write_columns
+from ..sweep import _progress
 from ..suspension.analyses import opposite_travel, parallel_travel, steering
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
@@ -59,10 +59,6 @@ class Plan:
         if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
             raise ModelError(what, "expected a finite 1-D sequence of values")
         return values
-
-    @property
-    def positions(self) -> int:
-        return len(self.check())
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
@@ -181,13 +177,12 @@ class StudyResult:
     # ----------------------------------------------------------- statistics
     def band(self, metric, lower=5.0, upper=95.0):
         """``(low, high)`` (N,) percentiles of ``metric`` over the variants (stopped rows left out)."""
-        values = self.values(metric)
-        with np.errstate(all="ignore"):
-            import warnings  # noqa: PLC0415
+        import warnings  # noqa: PLC0415
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return np.nanpercentile(values, lower, axis=0), np.nanpercentile(values, upper, axis=0)
+        values = self.values(metric)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # positions no variant reached: NaN
+            return np.nanpercentile(values, lower, axis=0), np.nanpercentile(values, upper, axis=0)
 
     def summary(self, percentiles=(5.0, 50.0, 95.0)) -> list:
         """Columns per position: the inputs, then per metric its nominal, mean, standard
@@ -209,16 +204,6 @@ class StudyResult:
         """:meth:`summary` as CSV (one row per position)."""
         note = f"design study summary: {self.analysis}, {self.variants} variants"
         return write_columns(path, self.summary(), self._units(units), note, self.positions)
-
-
-def _progress(total, enabled):
-    if enabled is None:
-        enabled = total >= 2000 and sys.stderr.isatty()
-    if not enabled:
-        return None
-    from tqdm import tqdm  # noqa: PLC0415
-
-    return tqdm(total=total, unit="variant", file=sys.stderr, leave=False)
 
 
 def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_size=DEFAULT_CHUNK, workers=None,
@@ -265,7 +250,7 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
         outputs = run_on_cluster(scheduler, suspension, coords, chunks, plan)
     else:
         outputs = []
-        bar = _progress(len(offsets), progress)
+        bar = _progress(len(offsets), progress, unit="variant", least=2000)
         try:
             for chunk in chunks:
                 outputs.append(run_chunk(suspension, coords, chunk, plan, workers))

@@ -21,6 +21,7 @@ from ..suspension.analyses import Suspension
 from ..suspension.corner import Located
 from ..suspension.metrics import _Design
 from .batch import _Setup, sweep_variants
+from .coordinates import moved_hardpoints
 from .geometry import VariantGeometry
 
 __all__ = ["VariantSuspension"]
@@ -62,9 +63,8 @@ class _VariantMechanism:
     """Stands for the suspension's mechanism: ``sweep`` walks every variant (driver values
     given per row, V x N), and keeps why variants stopped (``reasons``)."""
 
-    def __init__(self, system, builder, offsets, positions, workers):
-        self.system, self.builder, self.offsets = system, builder, offsets
-        self.positions, self.workers = positions, workers
+    def __init__(self, system, builder, offsets, workers):
+        self.system, self.builder, self.offsets, self.workers = system, builder, offsets, workers
         self._setups = {}
         self.reasons, self.reached = {}, None
 
@@ -93,7 +93,7 @@ class VariantSuspension(Suspension):
         self.positions = int(positions)
         system = compile_model(nominal.model)
         self.builder = VariantGeometry(system, self.coords)
-        self.mechanism = _VariantMechanism(system, self.builder, self.offsets, self.positions, workers)
+        self.mechanism = _VariantMechanism(system, self.builder, self.offsets, workers)
         moved = self._moved_values()
         self.resolved = {side: self._moved_resolved(r, moved) for side, r in nominal.resolved.items()}
         reference = _identity_poses
@@ -107,12 +107,7 @@ class VariantSuspension(Suspension):
 
     def _moved_values(self):
         """``{hardpoint name: (V, 3) value}`` of every hardpoint the variants move (axes unit)."""
-        out = {}
-        for j, c in enumerate(self.coords):
-            hp = c.hardpoint
-            if hp.name not in out:
-                out[hp.name] = np.repeat(hp.value[None], len(self.offsets), axis=0)
-            out[hp.name][:, c.component] += self.offsets[:, j]
+        out = moved_hardpoints(self.coords, self.offsets)
         for i, axis in self.builder.axes_of(self.offsets).items():  # checked: no axis vanishes
             out[f"{self.builder.system.pairs[i].name}.axis"] = axis / np.linalg.norm(axis, axis=1, keepdims=True)
         return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from mechanism.errors import ModelError
+from mechanism.hardpoints import point_hardpoint
 from mechanism.specs import GROUND
 
 __all__ = ["Corner", "corner_from_table", "model_size", "SIZE_RATIO", "UP", "resolve"]
@@ -407,7 +408,7 @@ def _point_source(model, point):
     """The hardpoint name of a point (:mod:`mechanism.hardpoints`); None for a local point."""
     if point.local:
         return None
-    return f"points.{point.name}" if any(p.name == point.name for p in model.pairs) else point.name
+    return point_hardpoint(point.name, {p.name for p in model.pairs})
 
 
 def _locate_point(model, name, where):

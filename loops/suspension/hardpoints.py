@@ -27,6 +27,7 @@ import numpy as np
 
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
+from mechanism.hardpoints import point_hardpoint
 from mechanism.model_file import Units, read_model
 
 __all__ = ["hardpoints", "write_hardpoints", "read_hardpoints", "apply_hardpoints"]
@@ -45,7 +46,7 @@ def _entries(data, axes=False):
     for index, entry in enumerate(data.get("points", [])):
         if isinstance(entry, dict) and not entry.get("local", False):
             name = entry["name"]
-            out[f"points.{name}" if name in pair_names else name] = ("points", index, "at")
+            out[point_hardpoint(name, pair_names)] = ("points", index, "at")
     for index, entry in enumerate(data.get("spring_dampers", [])):
         if isinstance(entry, dict):
             for key in ("at_a", "at_b"):
