@@ -182,6 +182,10 @@ class Walk:
         self.trial_factor = new_factor(self.block)
         self.G = np.zeros((system.n, d))
         self.new_G = np.zeros((system.n, d))
+        # The memory of the last accepted step (its start's tangent, its driven increment):
+        # the second-order predictor's (loops.kernels.continuation.bend); zero: none yet.
+        self.last_G = np.zeros((system.n, d))
+        self.last_step = np.zeros(d)
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the
@@ -269,8 +273,8 @@ class Walk:
         while True:
             self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
             status = k.continue_to(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                   self.trial, self.trial_factor, self.new_G, target, self.params, self.counters,
-                                   self.diagnostics)
+                                   self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step, target,
+                                   self.params, self.counters, self.diagnostics)
             if status == k.OK:
                 return
             if status == k.RECHOOSE:
@@ -293,10 +297,10 @@ class Walk:
         system = self.system
         self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                         self.trial, self.trial_factor, self.new_G, targets, speeds, accelerations,
-                                         first, self.params, self.counters, self.diagnostics, out["q"],
-                                         out["rotations"], out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"],
-                                         out["G"])
+                                         self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
+                                         targets, speeds, accelerations, first, self.params, self.counters,
+                                         self.diagnostics, out["q"], out["rotations"], out["q_dot"], out["q_ddot"],
+                                         out["T"], out["V"], out["A"], out["G"])
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:

@@ -81,10 +81,10 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     :func:`seat_spherical`), and ``result`` (4,) holds ``[error, iterations, correction,
     factorizations]``; ``correction`` is the sum of the step sizes (dimensionless, max norm).
     With ``polish``, once the defect is within the tolerance one more step is taken (kept if
-    it lowers the defect): quadratic convergence puts the position far below the tolerance
-    at the cost of one evaluation, and two solves of one position then agree (sweeps). A
-    start already within the tolerance is left as it is (a saved assembly reloads bit for
-    bit).
+    it lowers the defect), also from a start that is within it already (a walk's small steps
+    predicted to second order): the position ends far below the tolerance at the cost of one
+    evaluation, and two solves of one position then agree (sweeps). Without, a start already
+    within the tolerance is left as it is (a saved assembly reloads bit for bit).
     Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
 
     Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare constant: numba
@@ -92,7 +92,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     """
     n = topology.n
     error = configure(topology, geometry, work)
-    polished = not (error > tolerance and polish)
+    polished = not polish
     dq = work.scratch.variables[0]
     saved_q = work.scratch.variables[1]
     saved_rotations = work.scratch.rotations

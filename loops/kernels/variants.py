@@ -60,9 +60,10 @@ def _block_of(b, v):
 
 
 @inline_kernel
-def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, q0, rotations0, targets,
-              unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A, out_G):
+def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, q0,
+              rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A, out_G):
     """One variant from its design pose through ``targets`` (N, d); returns (status, reached)."""
+    last_step[:] = 0.0
     here.q[:] = q0
     here.rotations[:, :, :] = rotations0
     result = diagnostics[4:8]
@@ -74,8 +75,8 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
     for i in range(targets.shape[0]):
         status = BUDGET
         while status == BUDGET:
-            status = continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, targets[i],
-                                 params, counters, diagnostics)
+            status = continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+                                 last_step, targets[i], params, counters, diagnostics)
             if status == BUDGET and counters[0] >= counters[1]:
                 return BUDGET, i
         if status != OK:
@@ -90,9 +91,9 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
 
 
 @kernel
-def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, q0, rotations0, targets,
-                  unit_speeds, params, counters, diagnostics, status, reached, out_q, out_T, out_V, out_A, out_G,
-                  first, last):
+def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, q0,
+                  rotations0, targets, unit_speeds, params, counters, diagnostics, status, reached, out_q, out_T, out_V,
+                  out_A, out_G, first, last):
     """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
 
     Parameters
@@ -101,8 +102,8 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     geometries : Geometry with a leading variant axis on every field (``scale`` (V,))
     block : SquareBlock, the nominal's rows and band ordering, with ``row_scale`` (V, rows) and
         ``column_scale`` (V, n) per variant
-    here, trial : Work, factor, trial_factor : Factor, G, new_G : (V, n, d)
-        Scratch with a leading variant axis.
+    here, trial : Work, factor, trial_factor : Factor, G, new_G, last_G : (V, n, d), last_step : (V, d)
+        Scratch with a leading variant axis (``last_*``: the walk's memory, see :mod:`.continuation`).
     q0 (n,), rotations0 (m, 3, 3) : the design pose (closed by Newton first, per variant)
     targets : (V, N, d) driven values per position (drivers, then held columns)
     unit_speeds : (D, d) the driver directions whose rates are recorded
@@ -119,7 +120,8 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     for v in range(first, last):
         geometry = _geometry_of(geometries, v)
         s, r = _walk_one(topology, geometry, _block_of(block, v), _work_of(here, v), _factor_of(factor, v), G[v],
-                         _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], q0, rotations0, targets[v],
+                         _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], last_G[v], last_step[v], q0,
+                         rotations0, targets[v],
                          unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v],
                          out_G[v])
         status[v] = s
