@@ -494,20 +494,30 @@ def cmd_study(args):
     names, offsets = read_vary(args.vary, suspension)
     coords = coordinates(suspension.model, names)
     units, kind = suspension.units, args.analysis
+    if args.rack is not None and kind not in ("steering", "combined"):
+        raise UserError(f"--rack: only with --analysis steering or combined, not {kind}")
+    if args.roll is not None and kind != "roll":
+        raise UserError(f"--roll: only with --analysis roll, not {kind}")
+    if kind == "roll" and args.travel is not None:
+        raise UserError("--travel: not with --analysis roll (the wheel travels follow the roll angle, --roll)")
+    if kind in ("opposite", "roll") and not suspension.is_axle:
+        raise UserError(f"--analysis {kind}: {os.path.basename(args.model)} is a corner; study an axle file "
+                        "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
+                        "(lower_ball_left, ...)")
     if kind == "steering":
         rack = _range_values(units, args.rack, "--rack", _steering_quantity(suspension), kind)
         travel = _range_values(units, args.travel, "--travel", "length", kind, required=False)
         if travel is not None and len(travel) != 1:
-            raise UserError("--travel: a steering study takes one wheel travel")
+            raise UserError("--travel: a steering study takes one wheel travel (--analysis combined takes several)")
         plan = Plan("steering", rack=rack, steer_travel=0.0 if travel is None else float(travel[0]),
                     travel_at=args.travel_at)
+    elif kind == "roll":
+        plan = Plan("roll", roll=_range_values(units, args.roll, "--roll", "angle", kind), travel_at=args.travel_at)
+    elif kind == "combined":
+        plan = Plan("combined", travel=_range_values(units, args.travel, "--travel", "length", kind),
+                    rack=_range_values(units, args.rack, "--rack", _steering_quantity(suspension), kind),
+                    travel_at=args.travel_at)
     else:
-        if args.rack is not None:
-            raise UserError(f"--rack: only with --analysis steering, not {kind}")
-        if kind == "opposite" and not suspension.is_axle:
-            raise UserError(f"--analysis opposite: {os.path.basename(args.model)} is a corner; study an axle file "
-                            "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
-                            "(lower_ball_left, ...)")
         plan = Plan(kind, travel=_range_values(units, args.travel, "--travel", "length", kind),
                     travel_at=args.travel_at)
     chunk = DEFAULT_CHUNK if args.chunk_size is None else args.chunk_size
@@ -672,10 +682,13 @@ def build_parser():
     p._negative_number_matcher = _RANGE_ARGUMENT
     p.add_argument("model", metavar="MODEL", help="model file with a [corner] table (or [axle])")
     p.add_argument("--vary", required=True, metavar="VARY.toml", help="the variants: design and varied hardpoints")
-    p.add_argument("--analysis", choices=("parallel", "opposite", "steering"), default="parallel",
-                   help="parallel (default) or opposite wheel travel (an axle file), or steering")
+    p.add_argument("--analysis", choices=("parallel", "opposite", "roll", "steering", "combined"),
+                   default="parallel", help="parallel (default) or opposite wheel travel, body roll (opposite and "
+                   "roll: an axle file), steering, or steering at several travels (combined)")
     p.add_argument("--travel", metavar="START:STOP:STEP",
-                   help="wheel travel in the file's length unit (+ bump); for steering one value (default 0)")
+                   help="wheel travel in the file's length unit (+ bump); for steering one value (default 0), for "
+                   "combined the levels")
+    p.add_argument("--roll", metavar="START:STOP:STEP", help="roll angle in the file's angle unit (+ right side down)")
     p.add_argument("--rack", metavar="START:STOP:STEP", help="steering variable (rack travel) in the file's units")
     p.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
                    help="where wheel travel is measured (default wheel-centre)")

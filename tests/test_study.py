@@ -19,13 +19,15 @@ from loops.compiled import compile_model
 from loops.study.coordinates import coordinates, moved_hardpoints
 from loops.study.geometry import VariantGeometry
 from loops.study.study import Plan, run_study
-from loops.suspension.analyses import Suspension, parallel_travel, steering
+from loops.study.suspension import VariantSuspension
+from loops.suspension.analyses import Suspension, combined, parallel_travel, roll, static_roll_centre, steering
 from loops.suspension.files import load_suspension
 from mechanism.errors import ModelError, SweepStopped
 from mechanism.hardpoints import hardpoints_of
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 TRAVEL = np.linspace(-0.08, 0.08, 11)
+ROLL = np.radians(np.linspace(-3.0, 3.0, 7))
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +39,14 @@ def _every_hardpoint(model):
     return [name for name, hp in hardpoints_of(model).items() if hp.key != "axis"]
 
 
+def _moved(susp, coords, offsets):
+    """The suspension of ``Mechanism.moved``: one variant built, checked and compiled anew."""
+    return Suspension(susp.mechanism.moved(moved_hardpoints(coords, offsets)), susp.corners, susp.vehicle,
+                      susp.units)
+
+
 def _single(susp, coords, offsets, analysis=parallel_travel, **options):
-    moved = Suspension(susp.mechanism.moved(moved_hardpoints(coords, offsets)), susp.corners, susp.vehicle,
-                       susp.units)
-    return analysis(moved, **options)
+    return analysis(_moved(susp, coords, offsets), **options)
 
 
 #: Metrics that divide one velocity component by another: the instant centres and swing
@@ -52,12 +58,20 @@ RATIOS = {"fvic_height", "fvsa_length", "svic_height", "svsa_length"}
 
 def _worst(result, study, v):
     """Largest difference over the metrics, relative to max(1, |value|), in units of each
-    metric's tolerance (1e-12; 1e-10 for RATIOS): below 1 passes."""
+    metric's tolerance (1e-12; 1e-10 for RATIOS): below 1 passes. A metric NaN in one and
+    not the other (Ackermann straight ahead is NaN in both) is an infinite difference; so is
+    a study row past the positions ``result`` reached (a stopped run's partial) that is not NaN."""
     worst = 0.0
     for name in study.metrics:
-        reference = result.metric(name)
-        error = np.abs(reference - study.values(name)[v]) / np.maximum(1.0, np.abs(reference))
-        worst = max(worst, float(np.max(error)) / (1e-10 if name in RATIOS else 1e-12))
+        reference, value = result.metric(name), study.values(name)[v]
+        reached = len(reference)
+        if not np.all(np.isnan(value[reached:])):
+            return np.inf
+        value = value[:reached]
+        if not np.array_equal(np.isnan(reference), np.isnan(value)):
+            return np.inf
+        error = np.abs(reference - value) / np.maximum(1.0, np.abs(reference))
+        worst = max(worst, float(np.nanmax(error, initial=0.0)) / (1e-10 if name in RATIOS else 1e-12))
     return worst
 
 
@@ -107,6 +121,98 @@ def test_a_variant_that_stops_keeps_its_reason_and_the_others_go_on(wishbone):
     assert _worst(_single(wishbone, coords, offsets[3], travel=TRAVEL), study, 3) < 1.0
 
 
+def test_contact_patch_travel_goes_on_past_a_stopped_variant(wishbone):
+    # At the contact patch every Newton step on the travels sweeps again: the stopped
+    # variant's NaN rows are positions it is not walked to, and its reason stands.
+    offsets = np.array([[0.0], [-0.36], [0.002]])
+    study = run_study(wishbone, ["lower_ball.y"], offsets, travel=TRAVEL, travel_at="contact-patch")
+    assert list(study.reasons) == [1]
+    coords = coordinates(wishbone.model, ["lower_ball.y"])
+    with pytest.raises(SweepStopped) as stopped:
+        _single(wishbone, coords, offsets[1], travel=TRAVEL, travel_at="contact-patch")
+    assert study.reasons[1] == stopped.value.reason
+    assert 0 < len(stopped.value.partial) < len(TRAVEL)
+    assert _worst(stopped.value.partial, study, 1) < 1.0
+    assert _worst(_single(wishbone, coords, offsets[2], travel=TRAVEL, travel_at="contact-patch"), study, 2) < 1.0
+
+
+# ------------------------------------------------------------------ an axle: roll and combined
+@pytest.fixture(scope="module")
+def front_axle():
+    return load_suspension(EXAMPLES / "front_axle.toml")
+
+
+#: Hardpoints of both corners of the mirrored axle (each side's move on their own, so the
+#: variants are asymmetric), the tie rod's outer ball among them.
+AXLE_HARDPOINTS = ["lower_ball_left", "upper_inner_left.z", "steer_ball_left.z", "lower_ball_right.z",
+                   "upper_ball_right"]
+
+
+def _axle_variants(axle, count, seed):
+    coords = coordinates(axle.model, AXLE_HARDPOINTS)
+    return coords, np.random.default_rng(seed).uniform(-0.005, 0.005, (count, len(coords)))
+
+
+def test_static_roll_centre_is_per_row_for_variants(front_axle):
+    coords, offsets = _axle_variants(front_axle, 3, 2)
+    centres = static_roll_centre(VariantSuspension(front_axle, coords, offsets, 2))
+    assert centres.shape == (6, 3)  # (variant, position) rows
+    for v in range(3):
+        single = static_roll_centre(_moved(front_axle, coords, offsets[v]))
+        # an intersection of two lines (like the instant centres of RATIOS): 1e-12 m holds here
+        assert np.allclose(centres[2 * v:2 * v + 2], single, rtol=0, atol=1e-12)
+    assert static_roll_centre(front_axle).shape == (3,)  # one design: one point, as before
+    assert np.ptp(centres[:, 2]) > 1e-3
+
+
+def test_roll_study_equals_separate_rolls(front_axle):
+    coords, offsets = _axle_variants(front_axle, 30, 7)
+    study = run_study(front_axle, AXLE_HARDPOINTS, offsets, analysis="roll", roll=ROLL)
+    assert study.reasons == {}
+    assert study.values("roll_camber_left").shape == (30, len(ROLL))
+    assert np.array_equal(study.inputs["roll_angle"][1], ROLL)
+    worst = max(_worst(_single(front_axle, coords, offsets[v], roll, roll_angle=ROLL), study, v) for v in range(30))
+    assert worst < 1.0
+    nominal = roll(front_axle, ROLL)
+    for name, values in study.nominal.items():
+        assert np.allclose(values, nominal.metric(name), rtol=0, atol=1e-12 * max(1.0, np.abs(values).max()))
+    # every variant rolls about its own roll centre, millimetres apart
+    assert np.ptp(study.values("roll_centre_height")[:, len(ROLL) // 2]) > 1e-3
+
+
+def test_combined_study_equals_separate_runs(front_axle):
+    coords, offsets = _axle_variants(front_axle, 20, 8)
+    # No straight-ahead rack position: there Ackermann is a ratio of the ~1e-3 rad bump steer
+    # angles, conditioned only as well as their difference is far from zero.
+    levels, rack = np.array([-0.03, 0.0, 0.03]), np.linspace(-0.02, 0.02, 4)
+    study = run_study(front_axle, AXLE_HARDPOINTS, offsets, analysis="combined", travel=levels, rack=rack)
+    assert study.reasons == {}
+    assert np.array_equal(study.inputs["wheel_travel"][1], np.repeat(levels, len(rack)))
+    assert np.array_equal(study.inputs["rack_travel"][1], np.tile(rack, len(levels)))
+    worst = max(_worst(_single(front_axle, coords, offsets[v], combined, travel=levels, rack=rack), study, v)
+                for v in range(20))
+    assert worst < 1.0
+
+
+def test_a_variant_that_stops_in_roll_keeps_its_reason_and_the_others_go_on(front_axle):
+    # The left tie rod's outer ball 330 mm inboard meets a dead point at the sixth roll angle,
+    # 360 mm inboard before the first: each stops as its separate roll stops.
+    offsets = np.array([[0.0], [-0.33], [-0.36], [0.002]])
+    study = run_study(front_axle, ["steer_ball_left.y"], offsets, analysis="roll", roll=ROLL)
+    assert list(study.reasons) == [1, 2]
+    coords = coordinates(front_axle.model, ["steer_ball_left.y"])
+    for v, reached in ((1, 5), (2, 0)):
+        with pytest.raises(SweepStopped) as stopped:
+            _single(front_axle, coords, offsets[v], roll, roll_angle=ROLL)
+        assert study.reasons[v] == stopped.value.reason
+        assert len(stopped.value.partial) == reached
+        if reached:
+            assert _worst(stopped.value.partial, study, v) < 1.0
+        else:
+            assert all(np.all(np.isnan(study.values(name)[v])) for name in study.metrics)
+    assert _worst(_single(front_axle, coords, offsets[3], roll, roll_angle=ROLL), study, 3) < 1.0
+
+
 def test_variant_geometry_equals_the_compiled_moved_model(wishbone):
     model = wishbone.model
     names = ["lower_ball", "wheel_centre.z", "upper_inner.axis.x", "rack_end"]
@@ -149,8 +255,11 @@ def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):
     (lambda s: run_study(s, ["lower_ball", "lower_ball.z"], np.zeros((1, 4)), travel=TRAVEL), "vary 'lower_ball.z'"),
     (lambda s: run_study(s, ["lower_ball.z"], np.zeros((2, 2)), travel=TRAVEL), "offsets"),
     (lambda s: run_study(s, ["lower_ball.z"], [[np.nan]], travel=TRAVEL), "offsets"),
-    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="roll", travel=TRAVEL), "analysis"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="bounce", travel=TRAVEL), "analysis"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="roll", roll=ROLL), "analysis"),  # a corner
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="roll", travel=TRAVEL), "roll"),
     (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="steering"), "rack"),
+    (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="combined", travel=TRAVEL), "rack"),
     (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], travel=TRAVEL, chunk_size=0), "chunk_size"),
     (lambda s: run_study(s, ["upper_inner.axis.x"], [[-1.0]], travel=TRAVEL), "vary 'upper_inner.axis'"),
 ])
@@ -163,6 +272,10 @@ def test_bad_study_input_is_located(wishbone, call, where):
 def test_plan_is_checked_before_anything_runs():
     with pytest.raises(ModelError, match="travel"):
         Plan(analysis="parallel", travel=[np.inf]).check()
+    with pytest.raises(ModelError, match="the roll analysis needs its roll values"):
+        Plan(analysis="roll", travel=TRAVEL).check()
+    with pytest.raises(ModelError, match="the combined analysis needs its rack values"):
+        Plan(analysis="combined", travel=TRAVEL).check()
 
 
 def test_a_model_with_link_local_frames_cannot_be_studied():

@@ -295,6 +295,37 @@ def test_study_command_end_to_end(tmp_path, corner):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # written atomically
 
 
+def test_roll_and_combined_studies_of_an_axle_file(tmp_path):
+    """``--analysis roll --roll`` (deg) and ``--analysis combined --travel --rack`` (mm) of the
+    shipped axle: the Python API's numbers in the file's units."""
+    axle = load_suspension(EXAMPLES / "front_axle.toml")
+    vary = write(tmp_path, 'design = "latin-hypercube"\nvariants = 4\nseed = 2\n[[vary]]\nhardpoint = '
+                 '"lower_ball_left"\nrange = [-2, 2]\n[[vary]]\nhardpoint = "upper_ball_right.z"\nrange = [-2, 2]\n')
+    names, design = read_vary(vary, axle)
+    runs = {"roll": (["--roll", "-3:3:1.5"], {"roll": np.radians(np.arange(-3.0, 3.1, 1.5))}),
+            "combined": (["--travel", "-20:20:20", "--rack", "-10:10:10"],
+                         {"travel": np.array([-0.02, 0.0, 0.02]), "rack": np.array([-0.01, 0.0, 0.01])})}
+    for kind, (options, plan) in runs.items():
+        out = tmp_path / f"{kind}.csv"
+        assert main(["study", str(EXAMPLES / "front_axle.toml"), "--vary", str(vary), "--analysis", kind, *options,
+                     "--out", str(out)]) == 0
+        comment, header, table = read_csv(out)
+        assert comment.endswith(f"design study: {kind}, 4 variants, 0 stopped")
+        api = run_study(axle, names, design, analysis=kind, **plan)
+        positions = api.positions
+        assert table.shape[0] == 4 * positions
+        column = {name: table[:, i] for i, name in enumerate(header)}
+        if kind == "roll":
+            assert_allclose(column["roll_angle"][:positions], np.degrees(plan["roll"]), rtol=0, atol=1e-12)
+        else:
+            assert_allclose(column["rack_travel"][:positions], np.tile([-10.0, 0.0, 10.0], 3), rtol=0, atol=1e-12)
+        # the same computation written in deg and mm: equal to round-off of the unit conversion
+        assert_allclose(column["camber_left"].reshape(4, positions), np.degrees(api.values("camber_left")),
+                        rtol=1e-12, atol=1e-12)
+        assert_allclose(column["half_track_right"].reshape(4, positions), api.values("half_track_right") * 1e3,
+                        rtol=1e-12, atol=1e-9)
+
+
 def test_stopped_variants_are_listed_and_keep_their_rows(tmp_path, capsys):
     """Variants with the lower ball up to 250 mm inboard meet a dead point before 330 mm of
     travel: their later rows are NaN, stderr counts and lists them, the status is 0."""
@@ -331,10 +362,16 @@ def test_nominal_design_that_stops_exits_1_and_writes_nothing(tmp_path, capsys):
     (["--travel", TRAVEL], "the following arguments are required: --vary (see 'kinematrix study --help')"),
     (["--vary", "{vary}"], "--travel: required by --analysis parallel"),
     (["--vary", "{vary}", "--analysis", "steering"], "--rack: required by --analysis steering"),
-    (["--vary", "{vary}", "--travel", "0", "--rack", "0"], "--rack: only with --analysis steering, not parallel"),
+    (["--vary", "{vary}", "--travel", "0", "--rack", "0"],
+     "--rack: only with --analysis steering or combined, not parallel"),
+    (["--vary", "{vary}", "--travel", "0", "--roll", "0"], "--roll: only with --analysis roll, not parallel"),
+    (["--vary", "{vary}", "--analysis", "roll", "--roll", "0", "--travel", "0"],
+     "--travel: not with --analysis roll (the wheel travels follow the roll angle, --roll)"),
     (["--vary", "{vary}", "--travel", "0", "--analysis", "opposite"],
      "--analysis opposite: double_wishbone.toml is a corner; study an axle file ([axle] mirror = true, or left "
      "and right), whose hardpoints the vary file names (lower_ball_left, ...)"),
+    (["--vary", "{vary}", "--roll", "0", "--analysis", "roll"], "--analysis roll: double_wishbone.toml is a corner"),
+    (["--vary", "{vary}", "--travel", "0", "--analysis", "combined"], "--rack: required by --analysis combined"),
     (["--vary", "{vary}", "--travel", "0:10:-1"], "--travel: STEP -1 does not lead from 0 to 10"),
     (["--vary", "{vary}", "--travel", "0", "--chunk-size", "0"],
      "--chunk-size: expected a positive number of variants, got 0"),

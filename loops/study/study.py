@@ -1,10 +1,10 @@
 """Design studies: a workbench analysis of thousands of hardpoint variants, and its table.
 
 :func:`run_study` runs one analysis of :mod:`loops.suspension.analyses` (parallel travel,
-opposite travel, steering) for the nominal design and for every variant (``offsets`` of
-hardpoint coordinates, :mod:`.coordinates`; designs of them in :mod:`.designs`). Variants go
-in chunks (bounded memory, a progress bar, and the unit of work a Dask cluster runs:
-:mod:`.cluster`); within a chunk they walk at once on every core
+opposite travel, roll, steering, steering at several travels) for the nominal design and for
+every variant (``offsets`` of hardpoint coordinates, :mod:`.coordinates`; designs of them in
+:mod:`.designs`). Variants go in chunks (bounded memory, a progress bar, and the unit of work
+a Dask cluster runs: :mod:`.cluster`); within a chunk they walk at once on every core
 (:mod:`loops.study.batch`) and their metrics are the workbench's own, computed over all rows
 (:class:`loops.study.suspension.VariantSuspension`). Every variant is closed to the
 tolerance of a single sweep: each equals a separate sweep of ``Mechanism.moved`` to round-off
@@ -23,14 +23,19 @@ from mechanism.errors import ModelError
 
 from ..results import Column, write_columns
 from ..sweep import _progress
-from ..suspension.analyses import opposite_travel, parallel_travel, steering
+from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
+__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
 
 #: The analyses a study runs: name -> the workbench function.
-ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "steering": steering}
+ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "roll": roll, "steering": steering,
+            "combined": combined}
+#: The inputs each analysis takes from the plan, in the order they vary across positions
+#: (combined: each travel level through every rack value).
+INPUTS = {"parallel": ("travel",), "opposite": ("travel",), "roll": ("roll",), "steering": ("rack",),
+          "combined": ("travel", "rack")}
 #: Variants per chunk: large enough that a chunk runs for a good fraction of a second.
 DEFAULT_CHUNK = 500
 
@@ -38,8 +43,9 @@ DEFAULT_CHUNK = 500
 @dataclass(frozen=True)
 class Plan:
     """What every variant runs: the ``analysis`` (a key of :data:`ANALYSES`), its input
-    values per position (``travel`` m for travel analyses, ``rack`` for steering, SI), where
-    travel is measured and the closure tolerance."""
+    values per position, SI (:data:`INPUTS`: ``travel`` m for travel analyses and the levels
+    of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the wheel travel
+    of a steering analysis, where travel is measured and the closure tolerance."""
 
     analysis: str = "parallel"
     travel: np.ndarray | None = None
@@ -47,18 +53,36 @@ class Plan:
     steer_travel: float = 0.0
     travel_at: str = "wheel-centre"
     tolerance: float = 1e-10
+    roll: np.ndarray | None = None
 
-    def check(self):
+    def check(self) -> dict:
+        """The analysis's inputs checked: ``{name: (n,) values}`` in :data:`INPUTS` order."""
         if self.analysis not in ANALYSES:
             raise ModelError("analysis", f"a study runs one of {', '.join(ANALYSES)}, got {self.analysis!r}")
-        values = self.rack if self.analysis == "steering" else self.travel
-        what = "rack" if self.analysis == "steering" else "travel"
-        if values is None:
-            raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
-        values = np.atleast_1d(np.asarray(values, dtype=float))
-        if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
-            raise ModelError(what, "expected a finite 1-D sequence of values")
-        return values
+        out = {}
+        for what in INPUTS[self.analysis]:
+            values = getattr(self, what)
+            if values is None:
+                raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
+            values = np.atleast_1d(np.asarray(values, dtype=float))
+            if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+                raise ModelError(what, "expected a finite 1-D sequence of values")
+            out[what] = values
+        return out
+
+
+def _run(rows, plan, values, count):
+    """``plan``'s analysis on the variant suspension ``rows``: the inputs of one variant's
+    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants."""
+    options = {"travel_at": plan.travel_at, "tolerance": plan.tolerance}
+    if plan.analysis == "steering":
+        steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
+    elif plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
+        combined(rows, np.tile(values["travel"], count), values["rack"], **options)
+    elif plan.analysis == "roll":
+        roll(rows, np.tile(values["roll"], count), **options)
+    else:
+        ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
@@ -67,14 +91,9 @@ def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
     N) SI values)}`` and ``{variant in chunk: reason}`` for those that stopped. The unit of work
     of a study, locally or on a Dask worker."""
     values = plan.check()
-    count, N = len(offsets), len(values)
+    count, N = len(offsets), int(np.prod([len(v) for v in values.values()]))
     rows = VariantSuspension(suspension, coords, offsets, N, workers)
-    tiled = np.tile(values, count)
-    function = ANALYSES[plan.analysis]
-    if plan.analysis == "steering":
-        function(rows, rack=tiled, travel=plan.steer_travel, travel_at=plan.travel_at, tolerance=plan.tolerance)
-    else:
-        function(rows, tiled, travel_at=plan.travel_at, tolerance=plan.tolerance)
+    _run(rows, plan, values, count)
     inputs, metrics = rows.finished
     inputs = {c.name: (c.dimension, np.asarray(c.values)[:N]) for c in inputs}
     metrics = {c.name: (c.dimension, np.asarray(c.values, dtype=float).reshape(count, N)) for c in metrics}

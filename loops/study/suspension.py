@@ -6,8 +6,9 @@ values. :class:`VariantSuspension` is such a suspension for V variants of one no
 at N positions each: its rows are the V x N (variant, position) pairs, variant-major; its
 sweep walks every variant at once (:func:`loops.study.batch.sweep_variants`); its located
 points and design-pose values (wheel centre, contact patch, kingpin points) are per row,
-moved with the variants' hardpoints. So every analysis and every metric is the workbench's
-own code, written once, run for a single design or for thousands.
+moved with the variants' hardpoints (:attr:`Suspension.design_rows` says so, and roll's
+static roll centre is then one per row). So every analysis and every metric is the
+workbench's own code, written once, run for a single design or for thousands.
 """
 
 from __future__ import annotations
@@ -61,22 +62,48 @@ class _Rows:
 
 class _VariantMechanism:
     """Stands for the suspension's mechanism: ``sweep`` walks every variant (driver values
-    given per row, V x N), and keeps why variants stopped (``reasons``)."""
+    given per row, V x N), and keeps why variants stopped (``reasons``) over the sweeps of
+    one analysis."""
 
     def __init__(self, system, builder, offsets, workers):
         self.system, self.builder, self.offsets, self.workers = system, builder, offsets, workers
         self._setups = {}
-        self.reasons, self.reached = {}, None
+        self.reasons = {}
 
     def sweep(self, drivers, tolerance):
+        """Walk every variant through its rows of ``drivers`` (name -> V x N values).
+
+        NaN values are rows a variant did not reach in an earlier sweep of the analysis (an
+        analysis that sweeps again, a Newton step on the travels, goes on from a stopped
+        variant's NaN rows as from a single design's shortened record): the variant stands at
+        its last row given (at the design pose if none), its rows from the first NaN stay
+        NaN, and the reason it stopped stands unless it stops again before them."""
         count = len(self.offsets)
         key = (tuple(drivers), tolerance)
         if key not in self._setups:
             self._setups[key] = _Setup(self.system, list(drivers), None, tolerance)
         rows = {name: np.asarray(values, dtype=float).reshape(count, -1) for name, values in drivers.items()}
+        N = next(iter(rows.values())).shape[1]
+        given = np.all([np.isfinite(values) for values in rows.values()], axis=0)  # (V, N)
+        ends = np.where(given.all(axis=1), N, np.argmin(given, axis=1))  # (V,) rows given before the first NaN
+        short = np.flatnonzero(ends < N)
+        if len(short):
+            before = np.arange(N)[None] < ends[:, None]
+            last = np.maximum(ends - 1, 0)
+            for name, values in rows.items():
+                standing = np.where(ends > 0, values[np.arange(count), last], 0.0)  # design pose: every variable 0
+                rows[name] = np.where(before, values, standing[:, None])
         record = sweep_variants(self.system, self.builder, self.offsets, rows, tolerance=tolerance,
                                 setup=self._setups[key], workers=self.workers)
-        self.reasons, self.reached = record.reasons, record.reached
+        reasons = dict(record.reasons)
+        for v in short:
+            for array in (record.q, record.poses, record.velocities, record.accelerations):
+                array[v, ends[v]:] = np.nan
+            if record.reached[v] >= ends[v]:  # did not stop again before its first NaN row
+                reasons[int(v)] = self.reasons.get(int(v), f"no values for its drivers from position {ends[v]} "
+                                                  "on (the analysis could not place it there)")
+        record.reached = np.minimum(record.reached, ends)
+        self.reasons = dict(sorted(reasons.items()))
         return _Rows(record)
 
 
@@ -91,6 +118,7 @@ class VariantSuspension(Suspension):
         self.nominal, self.coords = nominal, list(coords)
         self.offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
         self.positions = int(positions)
+        self.design_rows = len(self.offsets) * self.positions
         system = compile_model(nominal.model)
         self.builder = VariantGeometry(system, self.coords)
         self.mechanism = _VariantMechanism(system, self.builder, self.offsets, workers)

@@ -119,6 +119,12 @@ class Suspension:
     def is_axle(self) -> bool:
         return len(self.corners) == 2
 
+    #: None for one design: its design-pose values hold at every position. A suspension
+    #: whose design-pose values are per row (a design study's V x N (variant, position)
+    #: rows, :class:`loops.study.suspension.VariantSuspension`) gives their number: an
+    #: analysis's own sweeps at the design pose (the static roll centre) have that many rows.
+    design_rows: int | None = None
+
     @property
     def steering(self):
         """The steering variables of the corners (one when shared, as a rack)."""
@@ -476,9 +482,13 @@ def _rotation(axis, angle):
 
 
 def static_roll_centre(susp, tolerance=1e-10):
-    """The axle's kinematic roll centre at the design pose: (3,) m, body frame."""
+    """The axle's kinematic roll centre at the design pose, m, body frame: (3,) for one
+    design; (rows, 3), one per row, for a suspension with per-row design values
+    (:attr:`Suspension.design_rows`: a design study's variants)."""
     susp = susp.axle()
-    record, _ = _solve_travel(susp, _Plan({s: np.zeros(1) for s in SIDES}, _steering_plan(susp, 1)),
+    rows = susp.design_rows
+    count = 1 if rows is None else rows
+    record, _ = _solve_travel(susp, _Plan({s: np.zeros(count) for s in SIDES}, _steering_plan(susp, count)),
                               "wheel-centre", tolerance)
     wheels = {}
     for side, corner in susp.corners.items():
@@ -486,8 +496,8 @@ def static_roll_centre(susp, tolerance=1e-10):
         values, _, extra = corner_metrics(susp.resolved[side], corner, susp.design[side], motion,
                                           Frame.body(corner), vehicle=susp.vehicle)
         wheels[side] = extra
-    frame = Frame.body(susp.corners["left"])
-    return _roll_centre_point(wheels, frame)[0]
+    centre = _roll_centre_point(wheels, Frame.body(susp.corners["left"]))
+    return centre[0] if rows is None else centre
 
 
 def _roll_centre_point(wheels, frame):
@@ -509,7 +519,9 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
 
     Parameters
     ----------
-    susp : Suspension (a corner is mirrored into an axle)
+    susp : Suspension (a corner is mirrored into an axle); with per-row design values (a
+        design study's variants, :attr:`Suspension.design_rows`) each row rolls about its
+        own static roll centre and its travels are solved for its own contact patches
     roll_angle : (N,) rad, ISO 8855 (positive: right side down)
 
     Returns
@@ -521,15 +533,16 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
     _check_travel_at(travel_at)
     susp = susp.axle()
     phi = _values(roll_angle, "roll_angle")
-    axis_point = static_roll_centre(susp, tolerance)
+    count = len(phi)
+    # The roll axis's point per row (N, 3): one design's, or each row's own variant's.
+    axis_point = np.broadcast_to(static_roll_centre(susp, tolerance), (count, 3))
     frame_body = Frame.body(susp.corners["left"])
     f, up = frame_body.forward, frame_body.up
-    count = len(phi)
     steering_values = _steering_plan(susp, count)
     design = susp.design
     centre = {}
     for side in SIDES:
-        lateral = float((design[side].patch - axis_point) @ frame_body.left)
+        lateral = (design[side].patch - axis_point) @ frame_body.left  # (N,) m
         centre[side] = -lateral * np.sin(phi)
     stop = None
     for step in range(NEWTON_STEPS):
@@ -538,12 +551,12 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
         record, stopped = _sweep(susp, drivers, tolerance)
         if stopped is not None:
             stop, count = stopped, len(record)
-            phi = phi[:count]
+            phi, axis_point = phi[:count], axis_point[:count]
             centre = {s: v[:count] for s, v in centre.items()}
         if not count:
             break
         R = _rotation(f, phi)
-        shift = axis_point - np.einsum("nij,j->ni", R, axis_point)
+        shift = axis_point - np.einsum("nij,nj->ni", R, axis_point)
         motions = {s: Motion.of(record.along(susp.resolved[s].travel)).in_frame(R, shift) for s in SIDES}
         residual = np.zeros((count, 2))
         jacobian = np.zeros((count, 2, 2))
@@ -553,22 +566,21 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
                 jacobian[:, i, j] = P.d @ up
                 if i == j:
                     residual[:, i] = (P.value - design[side].patch) @ up
-        if np.abs(residual).max() <= NEWTON_TOLERANCE:
+        if _largest(residual) <= NEWTON_TOLERANCE:
             break
         delta = np.linalg.solve(jacobian, residual[..., None])[..., 0]
         for i, side in enumerate(SIDES):
             centre[side] = centre[side] - delta[:, i]
     else:
         raise ModelError("roll_angle", f"the contact patches could not be held on the road in {NEWTON_STEPS} "
-                         f"steps (residual {np.abs(residual).max():.3g} m)")
+                         f"steps (residual {_largest(residual):.3g} m)")
     inputs = [Column("roll_angle", phi, "angle", 0)]
     if not count:
         return susp.finish(record, "roll", travel_at, inputs, [], stop)
 
     # The roll motion: the frame turning about the axis, and the travels that keep the
     # patches on the road: dt/dphi = -J^-1 dg/dphi (implicit function theorem).
-    frame_twist = np.concatenate([np.broadcast_to(f, (count, 3)), -np.cross(f, axis_point) * np.ones((count, 1))],
-                                 axis=1)
+    frame_twist = np.concatenate([np.broadcast_to(f, (count, 3)), -np.cross(f, axis_point)], axis=1)
     road = Motion.of(record).in_frame(R, shift)
     turning = road.combined([(np.ones(count), frame_twist)])
     g_phi = np.zeros((count, 2))
