@@ -422,3 +422,36 @@ def test_accelerations_are_the_second_rates_of_the_tree_products(case):
         bias_rhs(topology, system.geometry, work, V, terms, rhs)
         _rows_close(rhs[:6 * topology.loops], np.concatenate(expected) if expected else np.zeros(0), system,
                     topology.loops, "bias")
+
+
+def test_least_squares_factor_is_the_pseudo_inverse(case):
+    """The least-squares block's factor (one-sided Jacobi SVD, in place) is the pseudo-inverse of the
+    dimensionless B_free (numpy's SVD, same cut), with the ratio of the smallest kept singular value."""
+    # Reference: numpy's SVD of the dense scaled B without the driven columns (every row), singular values at or
+    # below RANK_TOLERANCE * max(largest, 1) dropped, as the factor's docstring states; one driven column, the
+    # first, as the sweeps' drivers are. Entries agree to 1e-12 of the largest entry of the pseudo-inverse times the
+    # condition number of the kept part (a pseudo-inverse's round-off grows with it); the reported ratio to 1e-12.
+    from loops.kernels.closure import configure
+    from loops.kernels.linear import factorize_block
+    from loops.linear import RANK_TOLERANCE, least_squares_block, new_factor
+
+    system, rows = case
+    if not system.topology.loops:
+        return
+    driven = np.array([0])
+    free = np.arange(1, system.n)
+    block = least_squares_block(system, driven)
+    for q, config, _ in rows:
+        work = new_work(system, q, config.rotations)
+        configure(system.topology, system.geometry, work)
+        factor = new_factor(block)
+        factorize_block(system.topology, system.geometry, block, work, factor)
+        B = constraint_matrix(system, config, scaled=True)[:, free]
+        U, sv, Vt = np.linalg.svd(B, full_matrices=False)
+        kept = sv > RANK_TOLERANCE * max(sv[0], 1.0)
+        expected = (Vt[kept].T / sv[kept]) @ U[:, kept].T
+        actual = factor.band[:len(free), :B.shape[0]]
+        condition = sv[0] / sv[kept][-1]
+        assert_allclose(actual, expected, rtol=0.0, atol=TOL * condition * np.abs(expected).max())
+        assert factor.info[2] == 1.0
+        assert factor.info[0] == pytest.approx(sv[min(B.shape) - 1] / sv[0], rel=1e-12, abs=1e-15)

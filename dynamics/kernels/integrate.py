@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
 from loops.kernels.newton import copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs

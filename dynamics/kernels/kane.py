@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
 from loops.kernels.rotations import cross
 
 __all__ = ["centre_and_inertia", "newton_euler_terms", "inertia_wrench"]

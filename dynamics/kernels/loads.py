@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from loops.kernels._compile import callback_kernel, kernel
+from loops.kernels._compile import callback_kernel, allocating_kernel as kernel
 from loops.kernels.points import point_position, point_velocity
 from loops.kernels.rotations import cross
 

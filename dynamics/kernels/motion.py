@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block

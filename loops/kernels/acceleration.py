@@ -46,7 +46,8 @@ def link_accelerations(topology, xi, q_ddot, terms, A):
     for child in topology.tree_order:
         p = topology.tree_pair[child]
         sign = topology.forward[child]
-        A[child, :] = A[topology.parent[child]]
+        for r in range(6):
+            A[child, r] = A[topology.parent[child], r]
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
             for r in range(6):
                 A[child, r] += sign * (xi[col, r] * q_ddot[col] + terms[col, r])

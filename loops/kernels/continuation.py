@@ -51,14 +51,15 @@ import numpy as np
 from ..continuation import TRUSTED_CONDITIONING
 from ..linear import SQUARE
 from ._compile import inline_kernel, kernel
+from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
 from .linear import factorize_block, transmission
 from .newton import CONVERGED, apply_step, copy_factor, copy_work, corrector, seat_spherical
 from .velocity import link_velocities, solve_with_drivers
 
-__all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here", "tangent_at",
-           "motion_at_positions", "on_branch", "same_orientation", "bend"]
+__all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
+           "tangent_at", "motion_at_positions", "on_branch", "same_orientation", "bend"]
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
 
@@ -130,15 +131,15 @@ def bend(span, last_step):
 
 @kernel
 def _copy_evaluated(source, target):
-    target.q[:] = source.q
-    target.rotations[:, :, :] = source.rotations
-    target.A[:, :, :] = source.A
-    target.T[:, :, :] = source.T
-    target.W[:, :, :] = source.W
-    target.xi[:, :] = source.xi
-    target.defects[:] = source.defects
-    target.centres[:, :] = source.centres
-    target.swings[:, :] = source.swings
+    copy_vector(source.q, target.q)
+    copy_stack(source.rotations, target.rotations)
+    copy_stack(source.A, target.A)
+    copy_stack(source.T, target.T)
+    copy_stack(source.W, target.W)
+    copy_matrix(source.xi, target.xi)
+    copy_vector(source.defects, target.defects)
+    copy_matrix(source.centres, target.centres)
+    copy_matrix(source.swings, target.swings)
 
 
 @kernel
@@ -148,7 +149,7 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
     unusable. Returns True when the position is regular."""
     factorize_block(topology, geometry, block, work, factor)
     if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
-        G[:, :] = incoming
+        copy_matrix(incoming, G)
         factor.info[2] = 0.0
         return False
     transmission(block, factor, G, work.scratch.equations[1])
@@ -230,8 +231,8 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         curvature = bend(span, last_step)
         _copy_evaluated(trial, here)
         copy_factor(trial_factor, factor)
-        last_G[:, :] = G
-        G[:, :] = new_G
+        copy_matrix(G, last_G)
+        copy_matrix(new_G, G)
         fraction = 1.0 if last else fraction + h
         halvings = max(halvings - 1, 0)
         h *= 2.0
@@ -287,10 +288,10 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
         if status != OK:
             diagnostics[3] = i
             return i, status
-        out_q[i] = here.q
-        out_rotations[i] = here.rotations
-        out_T[i] = here.T
-        out_G[i] = G
+        copy_vector(here.q, out_q[i])
+        copy_stack(here.rotations, out_rotations[i])
+        copy_stack(here.T, out_T[i])
+        copy_matrix(G, out_G[i])
         rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
     diagnostics[3] = count
@@ -305,7 +306,8 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], bool(False),
                        result)
     if status == CONVERGED:
-        previous = here.q.copy()
+        previous = here.scratch.variables[3]
+        copy_vector(here.q, previous)
         seat_spherical(topology, here, previous)
         configure(topology, geometry, here)
         new_G[:, :] = 0.0
@@ -320,8 +322,8 @@ def motion_at_positions(topology, geometry, block, work, factor, q, rotations, G
     ``G`` (N, n, d) for the driven ``speeds`` and ``accelerations`` (N, d) (eq. 4 and its
     derivative; see :func:`rates_at`)."""
     for i in range(q.shape[0]):
-        work.q[:] = q[i]
-        work.rotations[:, :, :] = rotations[i]
+        copy_vector(q[i], work.q)
+        copy_stack(rotations[i], work.rotations)
         configure(topology, geometry, work)
         factorize_block(topology, geometry, block, work, factor)
         if factor.info[1] < singular_rcond or factor.info[3] != 0.0:

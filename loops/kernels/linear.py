@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..linear import LEAST_SQUARES, RANK_TOLERANCE
-from ._compile import kernel
+from ._compile import inline_kernel, kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
 
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
 
 __all__ = ["band_lu", "band_determinant_sign", "band_solve", "band_solve_transposed", "band_one_norm_of_inverse",
-           "factorize_block", "solve_block", "transmission"]
+           "factorize_block", "solve_block", "transmission", "solve_scaled", "solution_at", "scaled_rhs"]
 
 
 @kernel
@@ -196,29 +196,86 @@ def _dense_rows(topology, block, work, free_part, driven_part):
 @kernel
 def _factorize_least_squares(topology, block, work, factor):
     """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
-    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve."""
+    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve.
+
+    The SVD is one-sided Jacobi (Hestenes): plane rotations ``V`` orthogonalize the columns of
+    ``A = B_free`` (rows, N) until every pair is orthogonal to round-off; then ``A V = U S``
+    with the column norms as singular values, and ``pinv = V S^-2 (A V)^T``. It works in the
+    factor's own storage (:func:`loops.linear.new_factor`: the pseudo-inverse (N, rows) in
+    ``band[:N]``, ``V`` (N, N) and ``A`` (rows, N) below it), allocating nothing.
+    """
     rows = block.row_position.shape[0]
-    free_part = np.zeros((rows, block.size))
-    _dense_rows(topology, block, work, free_part, factor.driven)
+    size = block.size
+    pinv = factor.band[:size, :rows]
+    V = factor.band[size:2 * size, :size]
+    A = factor.band[2 * size:2 * size + rows, :size]
+    _dense_rows(topology, block, work, A, factor.driven)
     factor.info[3] = 0.0
     factor.info[2] = 1.0
     factor.info[4] = 0.0
-    if block.size == 0 or rows == 0:
-        factor.band[:, :] = 0.0
+    pinv[:, :] = 0.0
+    if size == 0 or rows == 0:
         factor.info[0] = 1.0
         factor.info[1] = 1.0
         return
-    U, sv, Vt = np.linalg.svd(free_part, full_matrices=False)
-    cut = RANK_TOLERANCE * max(sv[0], 1.0)
-    factor.band[:, :] = 0.0
-    for k in range(sv.shape[0]):
+    V[:, :] = 0.0
+    for k in range(size):
+        V[k, k] = 1.0
+    for sweep in range(60):
+        rotated = False
+        for p in range(size - 1):
+            for q in range(p + 1, size):
+                alpha, beta, gamma = 0.0, 0.0, 0.0
+                for r in range(rows):
+                    alpha += A[r, p] * A[r, p]
+                    beta += A[r, q] * A[r, q]
+                    gamma += A[r, p] * A[r, q]
+                if gamma == 0.0 or abs(gamma) <= 1e-15 * np.sqrt(alpha * beta):
+                    continue
+                rotated = True
+                if abs(beta - alpha) >= 1e150 * abs(gamma):
+                    t = gamma / (beta - alpha)  # 1 / (2 zeta): zeta itself would overflow
+                else:
+                    zeta = (beta - alpha) / (2.0 * gamma)
+                    t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + np.hypot(1.0, zeta))  # the smaller root
+                c = 1.0 / np.hypot(1.0, t)
+                sn = c * t
+                for r in range(rows):
+                    a, b = A[r, p], A[r, q]
+                    A[r, p], A[r, q] = c * a - sn * b, sn * a + c * b
+                for r in range(size):
+                    a, b = V[r, p], V[r, q]
+                    V[r, p], V[r, q] = c * a - sn * b, sn * a + c * b
+        if not rotated:
+            break
+    # Singular values: the column norms (into the free part of the scratch, largest first
+    # for the ratio of the smallest kept to the largest).
+    sv = work.scratch.equations[2][:size]
+    largest = 0.0
+    for k in range(size):
+        norm = 0.0
+        for r in range(rows):
+            norm += A[r, k] * A[r, k]
+        sv[k] = np.sqrt(norm)
+        largest = max(largest, sv[k])
+    cut = RANK_TOLERANCE * max(largest, 1.0)
+    for k in range(size):
         if sv[k] > cut:
-            inverse = 1.0 / sv[k]
-            for i in range(block.size):
+            inverse = 1.0 / (sv[k] * sv[k])
+            for i in range(size):
                 for j in range(rows):
-                    factor.band[i, j] += Vt[k, i] * inverse * U[j, k]
-    smallest = sv[min(block.size, rows) - 1]
-    factor.info[0] = smallest / sv[0] if sv[0] > 0.0 else 0.0
+                    pinv[i, j] += V[i, k] * inverse * A[j, k]
+    # The min(N, rows)-th largest singular value over the largest (0: rank deficient).
+    rank_count = min(size, rows)
+    smallest = largest
+    for _ in range(size - rank_count + 1):
+        smallest = -1.0
+        at = -1
+        for k in range(size):
+            if sv[k] >= 0.0 and (smallest < 0.0 or sv[k] < smallest):
+                smallest, at = sv[k], k
+        sv[at] = -1.0
+    factor.info[0] = smallest / largest if largest > 0.0 else 0.0
     factor.info[1] = factor.info[0]
 
 
@@ -306,18 +363,28 @@ def factorize_block(topology, geometry, block, work, factor):
     factor.info[4] = band_determinant_sign(band, n, kl, ku, factor.pivots)
 
 
-@kernel
+@inline_kernel
 def solve_scaled(block, factor, b):
     """Solve the factorized block for a dimensionless right-hand side ``b`` (rows of the band
-    ordering for a square block, every row for a least-squares one); returns the scaled
-    free unknowns in column positions."""
+    ordering for a square block, every row for a least-squares one): in place for a square
+    block; read the scaled free unknowns with :func:`solution_at`."""
+    if block.mode != LEAST_SQUARES:
+        band_solve(factor.band, block.size, block.kl, block.ku, factor.pivots, b)
+
+
+@inline_kernel
+def solution_at(block, factor, b, position):
+    """The scaled free unknown at column ``position`` after :func:`solve_scaled` on ``b``: the
+    pseudo-inverse's row times ``b`` for a least-squares block, ``b[position]`` otherwise."""
     if block.mode == LEAST_SQUARES:
-        return factor.band @ b
-    band_solve(factor.band, block.size, block.kl, block.ku, factor.pivots, b)
-    return b
+        value = 0.0
+        for j in range(b.shape[0]):
+            value += factor.band[position, j] * b[j]
+        return value
+    return b[position]
 
 
-@kernel
+@inline_kernel
 def scaled_rhs(block, rhs, buffer):
     """``rhs`` (rows,) made dimensionless and laid out for :func:`solve_scaled`, in ``buffer``
     (at least rows long); returns the used part."""
@@ -331,17 +398,18 @@ def scaled_rhs(block, rhs, buffer):
     return b
 
 
-@kernel
+@inline_kernel
 def solve_block(block, factor, rhs, x, buffer):
     """``x`` (n,) free entries (physical units) of ``B_free x = rhs`` for the rows of ``rhs`` (rows,),
     with the factors of :func:`factorize_block`; driven entries are left as they are. ``buffer``:
     scratch at least rows long."""
-    solution = solve_scaled(block, factor, scaled_rhs(block, rhs, buffer))
+    b = scaled_rhs(block, rhs, buffer)
+    solve_scaled(block, factor, b)
     for col in block.free:
-        x[col] = solution[block.column_position[col]] * block.column_scale[col]
+        x[col] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col]
 
 
-@kernel
+@inline_kernel
 def transmission(block, factor, G, buffer):
     """``G`` (n, d) = ``dq/d(driven)``: identity on the driven rows, ``-B_free^-1 B_driven`` on the
     free ones (eq. 4: Pavlov's transmission ratios), physical units. ``buffer``: scratch."""
@@ -353,7 +421,7 @@ def transmission(block, factor, G, buffer):
         G[block.driven[k], k] = 1.0
         for i in range(length):
             b[i] = -factor.driven[i, k]
-        solution = solve_scaled(block, factor, b)
+        solve_scaled(block, factor, b)
         scale = 1.0 / block.column_scale[block.driven[k]]
         for col in block.free:
-            G[col, k] = solution[block.column_position[col]] * block.column_scale[col] * scale
+            G[col, k] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col] * scale

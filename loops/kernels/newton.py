@@ -20,6 +20,7 @@ import numpy as np
 
 from ..linear import SQUARE
 from ._compile import kernel
+from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .linear import factorize_block, solve_block
 from .rotations import log_so3, rotate_left, unwrap_rotation_vector
@@ -59,16 +60,16 @@ def seat_spherical(topology, work, previous):
 @kernel
 def copy_work(source, target):
     """Copy the state (variables and spherical rotations) of ``source`` into ``target``."""
-    target.q[:] = source.q
-    target.rotations[:, :, :] = source.rotations
+    copy_vector(source.q, target.q)
+    copy_stack(source.rotations, target.rotations)
 
 
 @kernel
 def copy_factor(source, target):
-    target.band[:, :] = source.band
-    target.pivots[:] = source.pivots
-    target.driven[:, :] = source.driven
-    target.info[:] = source.info
+    copy_matrix(source.band, target.band)
+    copy_vector(source.pivots, target.pivots)
+    copy_matrix(source.driven, target.driven)
+    copy_vector(source.info, target.info)
 
 
 @kernel
@@ -126,8 +127,8 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
         scale = 1.0
         if longest > max_step:
             scale = max_step / longest
-        saved_q[:] = work.q
-        saved_rotations[:, :, :] = work.rotations
+        copy_vector(work.q, saved_q)
+        copy_stack(work.rotations, saved_rotations)
         apply_step(topology, work, dq, scale)
         trial = configure(topology, geometry, work)
         if polishing:
@@ -136,8 +137,8 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 correction += scale * longest
                 error = trial
             else:  # at the round-off floor already
-                work.q[:] = saved_q
-                work.rotations[:, :, :] = saved_rotations
+                copy_vector(saved_q, work.q)
+                copy_stack(saved_rotations, work.rotations)
                 configure(topology, geometry, work)
             break
         if trial < 0.5 * error:
@@ -149,8 +150,8 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
             continue
         if not fresh:
             # A stale factorization that no longer halves the defect: refactorize here.
-            work.q[:] = saved_q
-            work.rotations[:, :, :] = saved_rotations
+            copy_vector(saved_q, work.q)
+            copy_stack(saved_rotations, work.rotations)
             configure(topology, geometry, work)
             factor.info[2] = 0.0
             continue
@@ -159,8 +160,8 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
         while trial >= error and halvings < 6:
             halvings += 1
             scale *= 0.5
-            work.q[:] = saved_q
-            work.rotations[:, :, :] = saved_rotations
+            copy_vector(saved_q, work.q)
+            copy_stack(saved_rotations, work.rotations)
             apply_step(topology, work, dq, scale)
             trial = configure(topology, geometry, work)
         if trial >= error:

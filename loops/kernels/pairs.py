@@ -87,7 +87,9 @@ def pair_matrix(family, coefficients, beta, q, start, size, rotation, out):
         _hooke_matrix(beta, q[start], q[start + 1], out)
     else:
         out[:, :] = 0.0
-        out[:3, :3] = rotation
+        for i in range(3):
+            for j in range(3):
+                out[i, j] = rotation[i, j]
         out[3, 3] = 1.0
 
 

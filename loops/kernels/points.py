@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compile import kernel
+from ._compile import allocating_kernel, kernel
 
 __all__ = ["point_position", "point_velocity", "point_acceleration", "point_trajectory"]
 
@@ -43,7 +43,7 @@ def point_acceleration(position, velocity, V, A, out):
     out[2] = A[0] * position[1] - A[1] * position[0] + A[5] + V[0] * velocity[1] - V[1] * velocity[0]
 
 
-@kernel
+@allocating_kernel
 def point_trajectory(T, V, A, r, order, out):
     """Position (``order`` 0), velocity (1) or acceleration (2) of the point ``r`` (link frame) at
     each of N configurations of its link: ``T`` (N, 4, 4), ``V``, ``A`` (N, 6) -> ``out`` (N, 3)."""

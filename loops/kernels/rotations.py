@@ -103,7 +103,9 @@ def rotate_left(dw, R, E, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = E[i, 0] * R[0, j] + E[i, 1] * R[1, j] + E[i, 2] * R[2, j]
-    R[:, :] = out
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = out[i, j]
 
 
 @kernel

@@ -16,12 +16,11 @@ the single-model walk) and the others go on.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..compiled import Geometry
 from ..configuration import Scratch, Work
 from ..linear import Factor, SquareBlock
 from ._compile import inline_kernel, kernel
+from .arrays import copy_matrix, copy_stack, copy_vector
 from .continuation import BUDGET, OK, close_here, continue_to, rates_at
 from .newton import CONVERGED
 
@@ -64,14 +63,13 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
               rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A, out_G):
     """One variant from its design pose through ``targets`` (N, d); returns (status, reached)."""
     last_step[:] = 0.0
-    here.q[:] = q0
-    here.rotations[:, :, :] = rotations0
+    copy_vector(q0, here.q)
+    copy_stack(rotations0, here.rotations)
     result = diagnostics[4:8]
     if close_here(topology, geometry, block, here, factor, G, new_G, params, result) != CONVERGED:
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         return START_FAILED, 0
-    zeros = np.zeros(targets.shape[1])
     for i in range(targets.shape[0]):
         status = BUDGET
         while status == BUDGET:
@@ -81,9 +79,11 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
                 return BUDGET, i
         if status != OK:
             return status, i
-        out_q[i] = here.q
-        out_T[i] = here.T
-        out_G[i] = G
+        copy_vector(here.q, out_q[i])
+        copy_stack(here.T, out_T[i])
+        copy_matrix(G, out_G[i])
+        zeros = trial.scratch.variables[2][:targets.shape[1]]  # the driven accelerations: none
+        zeros[:] = 0.0
         for k in range(unit_speeds.shape[0]):
             rates_at(topology, geometry, block, here, factor, G, unit_speeds[k], zeros, trial.scratch.variables[0],
                      trial.scratch.variables[1], out_V[i, k], out_A[i, k])

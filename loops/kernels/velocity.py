@@ -9,13 +9,13 @@ twist of the pair between them.
 
 from __future__ import annotations
 
-from ._compile import kernel
-from .linear import scaled_rhs, solve_scaled
+from ._compile import inline_kernel, kernel
+from .linear import scaled_rhs, solution_at, solve_scaled
 
 __all__ = ["solve_with_drivers", "link_velocities"]
 
 
-@kernel
+@inline_kernel
 def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
     """``x`` (n,) with ``x[driven] = driven_values`` and ``B_free x_free = rhs - B_driven driven_values``
     on the chosen rows of ``rhs`` (rows,); physical units (eq. 4 with ``rhs = 0``). ``buffer``:
@@ -28,9 +28,9 @@ def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
         if value != 0.0:
             for i in range(b.shape[0]):
                 b[i] -= factor.driven[i, k] * value
-    solution = solve_scaled(block, factor, b)
+    solve_scaled(block, factor, b)
     for col in block.free:
-        x[col] = solution[block.column_position[col]] * block.column_scale[col]
+        x[col] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col]
 
 
 @kernel
@@ -41,7 +41,8 @@ def link_velocities(topology, xi, q_dot, V):
     for child in topology.tree_order:
         p = topology.tree_pair[child]
         sign = topology.forward[child]
-        V[child, :] = V[topology.parent[child]]
+        for r in range(6):
+            V[child, r] = V[topology.parent[child], r]
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
             rate = sign * q_dot[col]
             for r in range(6):
