@@ -200,6 +200,14 @@ class Walk:
         self.G[self.driven, np.arange(len(self.driven))] = 1.0
         self.G[free] = x * scale[free, None]
 
+    def copy(self) -> "Walk":
+        """An independent walk standing where this one stands (its arrays copied; the compiled
+        system and the square block, read-only, shared)."""
+        other = object.__new__(Walk)
+        for key, value in self.__dict__.items():
+            other.__dict__[key] = _copied(value)
+        return other
+
     def rechoose_rows(self):
         """Choose the square block's rows anew at the current position (the rows chosen before
         became dependent or ill conditioned: a spatial overconstrained loop); True when the new
@@ -319,6 +327,15 @@ class Walk:
         if kind is None:
             kind = "dead point" if conditioning < DEAD_POINT_CONDITIONING else "closure"
         return WalkStopped(kind, conditioning, float(self.diagnostics[0]), int(self.diagnostics[1]))
+
+
+def _copied(value):
+    """A copy of a walk's attribute: arrays and named tuples of them copied, the rest shared."""
+    if isinstance(value, np.ndarray):
+        return value if not value.flags.writeable else value.copy()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_copied(v) for v in value))
+    return value
 
 
 def motion_at_positions(system, driven, q, rotations, tangents, speeds, accelerations):

@@ -20,6 +20,7 @@ of reach, or a walk longer than :data:`loops.continuation.MAX_STEPS` steps. Ctrl
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
@@ -134,6 +135,19 @@ def _check_span(system, names, driven, start, table):
                          f"{units.show(reach * scale[worst], dimension)}); sweep a shorter range")
 
 
+def _held(system, start, driven, hold):
+    """The held columns at the reference assembly ``start`` (cached per drivers and ``hold``;
+    a ``hold`` that is no sequence of names goes to :func:`loops.held.held_freedoms` to be
+    refused there)."""
+    key = None if hold is None else (hold,) if isinstance(hold, str) else hold
+    try:
+        key = None if key is None else tuple(key)
+        hash(key)
+    except TypeError:
+        return held_freedoms(system, start, driven, hold)
+    return _held_at_reference(system, np.asarray(driven, dtype=np.int64).tobytes(), key)
+
+
 def _check_memory(system, count, tangents):
     """Refuse a sweep whose record would not fit in MAX_RECORD_BYTES."""
     size = record_bytes(system, count, tangents)
@@ -158,19 +172,48 @@ def _stop_reason(system, names, cols, reached, wanted, stop):
 
 
 class _Outputs(dict):
-    """Arrays of a sweep's positions, filled by the walk (see :meth:`loops.continuation.Walk.positions`)."""
+    """Arrays of a sweep's positions, filled by the walk (see :meth:`loops.continuation.Walk.positions`):
+    every row up to the one the walk reached is written, the rest is never read."""
 
     def __init__(self, system, count, d):
         n, links, m = system.n, system.topology.links, len(system.spherical_pairs)
-        super().__init__(q=np.zeros((count, n)), rotations=np.zeros((count, m, 3, 3)), q_dot=np.zeros((count, n)),
-                         q_ddot=np.zeros((count, n)), T=np.zeros((count, links, 4, 4)), V=np.zeros((count, links, 6)),
-                         A=np.zeros((count, links, 6)), G=np.zeros((count, n, d)))
+        super().__init__(q=np.empty((count, n)), rotations=np.empty((count, m, 3, 3)), q_dot=np.empty((count, n)),
+                         q_ddot=np.empty((count, n)), T=np.empty((count, links, 4, 4)), V=np.empty((count, links, 6)),
+                         A=np.empty((count, links, 6)), G=np.empty((count, n, d)))
+        self.count = count
 
     def result(self, system, names, held, reached, stop_reason=None):
-        k = slice(0, reached)
-        return SweepResult(system, names, self["q"][k].copy(), self["q_dot"][k].copy(), self["q_ddot"][k].copy(),
-                           self["T"][k].copy(), self["V"][k].copy(), self["A"][k].copy(), held=held,
-                           stop_reason=stop_reason, rotations=self["rotations"][k].copy(), tangents=self["G"][k].copy())
+        """The record of the first ``reached`` positions (the arrays themselves when all were)."""
+        def part(key):
+            return self[key] if reached == self.count else self[key][:reached].copy()
+
+        return SweepResult(system, names, part("q"), part("q_dot"), part("q_ddot"), part("T"), part("V"), part("A"),
+                           held=held, stop_reason=stop_reason, rotations=part("rotations"), tangents=part("G"))
+
+
+@functools.lru_cache(maxsize=64)
+def _reference(system):
+    """The reference assembly every sweep of ``system`` starts from: ``(q0, configuration)``."""
+    q0 = system.reference_q()
+    q0.setflags(write=False)
+    return q0, evaluate(system, q0)
+
+
+@functools.lru_cache(maxsize=256)
+def _held_at_reference(system, driven, hold):
+    """:func:`loops.held.held_freedoms` at the reference assembly for the ``driven`` columns
+    (int64 bytes) and the ``hold`` names (a tuple, or None), read-only."""
+    held = held_freedoms(system, _reference(system)[1], np.frombuffer(driven, dtype=np.int64),
+                         None if hold is None else list(hold))
+    held.setflags(write=False)
+    return held
+
+
+@functools.lru_cache(maxsize=256)
+def _walk_at_reference(system, columns, tolerance):
+    """The walk standing on the reference assembly with the driven and held ``columns`` (int64
+    bytes), closed and factorized: each sweep walks a copy of it."""
+    return Walk(system, np.frombuffer(columns, dtype=np.int64).copy(), _reference(system)[0], tolerance=tolerance)
 
 
 def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, tolerance=DEFAULT_TOLERANCE,
@@ -223,10 +266,9 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     speed_table = np.column_stack([speed.get(n, np.zeros(count)) for n in names])
     accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
 
-    q0 = system.reference_q()
+    q0, start = _reference(system)
     _check_span(system, names, driven, q0, table)
     _check_memory(system, count, len(driven))
-    start = evaluate(system, q0)
     if start.closure_error() > max(tolerance, 1e-8):
         loop = worst_loop(system, start)
         reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
@@ -234,7 +276,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
                            residual=start.closure_error())
     try:
-        held = held_freedoms(system, start, driven, hold)
+        held = _held(system, start, driven, hold)
     except DependentDrivers:
         at = _describe(system, names, driven, q0[driven])
         reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
@@ -251,7 +293,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     second = np.ascontiguousarray(np.column_stack([accel_table, zeros]))
     out = _Outputs(system, count, len(columns))
     try:
-        walk = Walk(system, columns, q0, tolerance=tolerance)
+        walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
