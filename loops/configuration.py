@@ -113,7 +113,7 @@ def evaluate(system, q, rotations=None) -> Configuration:
 
     work = new_work(system, q, rotations)
     closure.configure(system.topology, system.geometry, work)
-    closure.world_twists(system.topology, work)
+    closure.world_twists(system.topology, system.geometry, work)
     arrays = (work.q, work.rotations, work.A, work.T, work.W, work.xi, work.defects, work.centres, work.swings)
     _read_only(*arrays)
     return Configuration(*arrays, system.geometry.scale)

@@ -182,10 +182,10 @@ class Walk:
         self.trial_factor = new_factor(self.block)
         self.G = np.zeros((system.n, d))
         self.new_G = np.zeros((system.n, d))
-        # The memory of the last accepted step (its start's tangent, its driven increment):
-        # the second-order predictor's (loops.kernels.continuation.bend); zero: none yet.
-        self.last_G = np.zeros((system.n, d))
-        self.last_step = np.zeros(d)
+        # The memory of the last two accepted steps (their starts' tangents, their driven
+        # increments): the predictor's (loops.kernels.continuation._predict); zero: none yet.
+        self.last_G = np.zeros((2, system.n, d))
+        self.last_step = np.zeros((2, d))
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the

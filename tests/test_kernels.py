@@ -417,7 +417,7 @@ def test_accelerations_are_the_second_rates_of_the_tree_products(case):
             expected += [_vee(Y)[:3], (Y @ np.r_[target[0][:3, 3], 1.0])[:3]]
         work = new_work(system, q, config.rotations)
         configure(topology, system.geometry, work)
-        world_twists(topology, work)
+        world_twists(topology, system.geometry, work)
         rhs = np.zeros(system.rows)
         bias_rhs(topology, system.geometry, work, V, terms, rhs)
         _rows_close(rhs[:6 * topology.loops], np.concatenate(expected) if expected else np.zeros(0), system,

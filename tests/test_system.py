@@ -94,7 +94,7 @@ def test_a_reused_work_evaluates_each_configuration_as_a_fresh_one(case):
         work.q[:] = q
         work.rotations[:] = rotations_of(system, q)
         error = configure(topology, geometry, work)
-        world_twists(topology, work)
+        world_twists(topology, geometry, work)
         loop_jacobian(topology, work.xi, work.centres, work.loop_blocks)
         if topology.gauges:
             gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows, work.scratch.v3[5:8])

@@ -45,8 +45,10 @@ def edge_matrix(topology, geometry, A, p, out, tmp):
 
 @kernel
 def evaluate(topology, geometry, work):
-    """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5) and pair frames ``W``
-    (P, 4, 4) into ``work``, at its ``q`` (n,) and spherical states ``rotations``."""
+    """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5) and the chords' pair
+    frames ``W`` into ``work``, at its ``q`` (n,) and spherical states ``rotations``. The other
+    pairs' frames are needed by the twists only, and :func:`world_twists` makes them: a
+    Newton iteration evaluates the defects alone."""
     q, rotations, A, T, W = work.q, work.rotations, work.A, work.T, work.W
     dummy = work.scratch.m3[0]
     for p in range(topology.pairs):
@@ -67,16 +69,20 @@ def evaluate(topology, geometry, work):
             rigid_product(T[parent], edge, T[child])
         else:
             rigid_product_inverse_right(T[parent], edge, T[child])
-    for p in range(topology.pairs):
-        rigid_product(T[topology.first[p]], geometry.frame_j[p], W[p])
+    for i in range(topology.loops):
+        c = topology.chord[i]
+        rigid_product(T[topology.first[c]], geometry.frame_j[c], W[c])
 
 
 @kernel
-def world_twists(topology, work):
-    """The world twist of every variable, ``xi = Ad(W_p) S_k(q)`` (n, 6), into ``work.xi``: the
-    velocity of the pair's second link relative to its first per unit rate. Needed by the
-    Jacobian and the rates only (not by the defects), so computed where those are."""
-    q, W, xi = work.q, work.W, work.xi
+def world_twists(topology, geometry, work):
+    """Every pair frame ``W_p = T_0(first) F_j`` (P, 4, 4) and the world twist of every
+    variable, ``xi = Ad(W_p) S_k(q)`` (n, 6), into ``work``: the velocity of the pair's second
+    link relative to its first per unit rate. Needed by the Jacobian and the rates only (not
+    by the defects), so computed where those are, after :func:`evaluate`."""
+    q, T, W, xi = work.q, work.T, work.W, work.xi
+    for p in range(topology.pairs):
+        rigid_product(T[topology.first[p]], geometry.frame_j[p], W[p])
     unit = work.scratch.v6[0]
     for col in range(topology.n):
         p = topology.column_pair[col]
@@ -168,8 +174,8 @@ def gauge_rows(topology, geometry, xi, swings, rows, scratch):
 @kernel
 def configure(topology, geometry, work):
     """Evaluate the configuration held in ``work`` (its ``q`` and ``rotations``): pair matrices,
-    poses, frames and defects into ``work``'s arrays (twists: :func:`world_twists`); returns
-    the closure error."""
+    poses, the chords' frames and defects into ``work``'s arrays (the other frames and the
+    twists: :func:`world_twists`); returns the closure error."""
     evaluate(topology, geometry, work)
     closure_defects(topology, geometry, work)
     return closure_error(topology, geometry, work.defects)

@@ -3,8 +3,8 @@
 From a closed configuration ``here`` (evaluated, with the factorization of its square
 block and its transmission matrix ``G = dq/d(driven)``) the driven values move towards a
 target in steps. Each step predicts along the tangent (``dq = G d(driven)``, eq. 4) and,
-when it continues the straight line of the step before, along the branch's curvature too
-(:func:`bend`), corrects with Newton (:mod:`.newton`, eq. 3) holding the driven values, and
+when it continues the straight line of the steps before, along the branch's curvature too
+(:func:`_predict`), corrects with Newton (:mod:`.newton`, eq. 3) holding the driven values, and
 is accepted only if
 
 * every loop closes to the tolerance,
@@ -33,9 +33,10 @@ spherical four-bar's, with singularities of their own). After an accepted step w
 conditioning falls below ``rechoose_rcond`` the walk returns ``RECHOOSE`` for the caller to
 choose the rows anew where it stands.
 
-``last_G`` (n, d) and ``last_step`` (d,) are the walk's memory of its last accepted step:
-the tangent where it started and its driven increment (zero: none, so the next prediction
-is first order; the caller zeroes it wherever it puts the walk down anew).
+``last_G`` (2, n, d) and ``last_step`` (2, d) are the walk's memory of its last two accepted
+steps, the latest first: the tangent where each started and its driven increment (zero:
+none, so the prediction has that order less; the caller zeroes it wherever it puts the walk
+down anew).
 
 ``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
 max_step, singular_rcond, rechoose_rcond]``. ``counters``: ``[steps taken, step budget]``; the walk returns
@@ -110,15 +111,10 @@ def same_orientation(block, before, after):
 
 @kernel
 def bend(span, last_step):
-    """The second-order predictor's factor: ``(span . d) / (d . d)`` for the last step's driven
-    increment ``d`` (``last_step``) when the coming step's driven increment ``span`` lies on the
-    same line (either way), else 0 (first-order prediction).
-
-    Along a line of driven values ``x = x0 + a d`` the tangents at the two ends of the last
-    step give the curvature of the branch, ``d2q/da2 = (G - G_last) d + O(|d|^2)``, so a step
-    ``D = a d`` predicts ``dq = G D + a/2 (G - G_last) D``, wrong by ``O(|D|^3)`` instead of
-    ``O(|D|^2)``: a sweep's corrector converges in one iteration fewer. Only the tangent's
-    change *along* ``d`` is known, hence the line."""
+    """``(span . d) / (d . d)`` for a driven increment ``d`` (``last_step``) when ``span`` lies on
+    its line (either way), else 0: how many of the last step the coming one is, along a line
+    of driven values (a sweep's), where the tangents at the ends of the last steps tell the
+    branch's curvature (:func:`_predict`)."""
     sd, ss, dd = 0.0, 0.0, 0.0
     for k in range(span.shape[0]):
         sd += span[k] * last_step[k]
@@ -127,6 +123,46 @@ def bend(span, last_step):
     if dd == 0.0 or sd * sd < (1.0 - 1e-12) * ss * dd:
         return 0.0
     return sd / dd
+
+
+@inline_kernel
+def _predict(block, G, last_G, last_step, span, h, step):
+    """The predicted change ``step`` (n,) of the variables for the driven increment ``h span``;
+    returns its size (dimensionless, max norm).
+
+    Along the line of the last step ``d0`` (``last_step[0]``; the one before, ``d1 = b d0``) the
+    variables are a function of one parameter ``a`` (``x = x_here + a d0``), and the tangents
+    ``t = G d0`` at ``a = 0`` (here), ``-1`` and ``-1 - b`` (``last_G``) are its first
+    derivative there. The quadratic through them, integrated, predicts the step ``a = h c``
+    (``c = bend(span, d0)``): ``dq = t a + (f1 + f2) a^2 / 2 + f2 a^3 / 3`` with the divided
+    differences ``f1 = t(0) - t(-1)``, ``f2 = (f1 - (t(-1) - t(-1 - b)) / b) / (1 + b)``: wrong by
+    ``O(a^4)`` where the tangent alone is wrong by ``O(a^2)`` (a sweep's corrector then starts
+    within the tolerance or a chord iteration from it). Off the line, or without the memory,
+    the orders it cannot have are left out; comparable steps only (``1/4 <= b <= 4``), as the
+    divided differences of very unequal ones amplify round-off.
+    """
+    n, d = G.shape
+    a = h * bend(span, last_step[0])
+    b = bend(last_step[1], last_step[0]) if a != 0.0 else 0.0
+    cubic = 0.25 <= b <= 4.0
+    motion = 0.0
+    for col in range(n):
+        s = 0.0
+        for k in range(d):
+            s += G[col, k] * span[k]
+        value = h * s
+        if a != 0.0:
+            t1, t0, tm = 0.0, 0.0, 0.0
+            for k in range(d):
+                t1 += G[col, k] * last_step[0, k]
+                t0 += last_G[0, col, k] * last_step[0, k]
+                tm += last_G[1, col, k] * last_step[0, k]
+            f1 = t1 - t0
+            f2 = (f1 - (t0 - tm) / b) / (1.0 + b) if cubic else 0.0
+            value += 0.5 * (f1 + f2) * a * a + f2 * a * a * a / 3.0
+        step[col] = value
+        motion = max(motion, abs(value) / block.column_scale[col])
+    return motion
 
 
 @kernel
@@ -180,21 +216,13 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         return OK
     step = here.scratch.variables[2]
     result = diagnostics[4:8]
-    curvature = bend(span, last_step)
     fraction, h, halvings = 0.0, 1.0, 0
     while fraction < 1.0:
         if counters[0] >= counters[1]:
             return BUDGET
         h = min(h, 1.0 - fraction)
         last = fraction + h >= 1.0
-        motion = 0.0
-        for col in range(n):
-            s, c = 0.0, 0.0
-            for k in range(d):
-                s += G[col, k] * span[k]
-                c += (G[col, k] - last_G[col, k]) * span[k]
-            step[col] = h * (s + 0.5 * h * curvature * c)
-            motion = max(motion, abs(step[col]) / block.column_scale[col])
+        motion = _predict(block, G, last_G, last_step, span, h, step)
         if motion > max_motion:
             h *= max_motion / motion
             continue
@@ -224,14 +252,16 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
                 diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
                 return STOPPED
             continue
-        # The curvature is remembered only between regular ends: a singular one keeps the
-        # incoming tangent, whose difference from the next is no curvature.
+        # Steps are remembered only between regular ends: a singular one keeps the incoming
+        # tangent, whose difference from the next is no curvature.
+        remembered = regular and factor.info[2] != 0.0
         for k in range(d):
-            last_step[k] = h * span[k] if regular and factor.info[2] != 0.0 else 0.0
-        curvature = bend(span, last_step)
+            last_step[1, k] = last_step[0, k] if remembered else 0.0
+            last_step[0, k] = h * span[k] if remembered else 0.0
         _copy_evaluated(trial, here)
         copy_factor(trial_factor, factor)
-        copy_matrix(G, last_G)
+        copy_matrix(last_G[0], last_G[1])
+        copy_matrix(G, last_G[0])
         copy_matrix(new_G, G)
         fraction = 1.0 if last else fraction + h
         halvings = max(halvings - 1, 0)

@@ -293,7 +293,7 @@ def factorize_block(topology, geometry, block, work, factor):
     solves) is made only when the pivots' ratio is below ``CHEAP_CONDITIONING``; above it
     the ratio stands for it (a well-conditioned block is all the callers need to know).
     """
-    world_twists(topology, work)
+    world_twists(topology, geometry, work)
     loop_jacobian(topology, work.xi, work.centres, work.loop_blocks)
     if topology.gauges:
         gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows, work.scratch.v3[5:8])

@@ -102,7 +102,8 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     geometries : Geometry with a leading variant axis on every field (``scale`` (V,))
     block : SquareBlock, the nominal's rows and band ordering, with ``row_scale`` (V, rows) and
         ``column_scale`` (V, n) per variant
-    here, trial : Work, factor, trial_factor : Factor, G, new_G, last_G : (V, n, d), last_step : (V, d)
+    here, trial : Work, factor, trial_factor : Factor, G, new_G : (V, n, d), last_G : (V, 2, n, d),
+        last_step : (V, 2, d)
         Scratch with a leading variant axis (``last_*``: the walk's memory, see :mod:`.continuation`).
     q0 (n,), rotations0 (m, 3, 3) : the design pose (closed by Newton first, per variant)
     targets : (V, N, d) driven values per position (drivers, then held columns)

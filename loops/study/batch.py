@@ -152,8 +152,8 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     trial = _stacked(new_work(system, setup.q0, setup.rotations0), count)
     factor = _stacked(new_factor(setup.block), count)
     trial_factor = _stacked(new_factor(setup.block), count)
-    G, new_G, last_G = np.zeros((count, n, d)), np.zeros((count, n, d)), np.zeros((count, n, d))
-    last_step = np.zeros((count, d))
+    G, new_G, last_G = np.zeros((count, n, d)), np.zeros((count, n, d)), np.zeros((count, 2, n, d))
+    last_step = np.zeros((count, 2, d))
     counters = np.zeros((count, 2), dtype=np.int64)
     counters[:, 1] = MAX_STEPS
     diagnostics = np.zeros((count, 8))
