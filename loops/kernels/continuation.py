@@ -195,11 +195,27 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
 @kernel
 def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, target,
                 params, counters, diagnostics):
-    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED or BUDGET.
+    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED, BUDGET or RECHOOSE.
 
     ``here``/``factor``/``G`` and the memory ``last_G``/``last_step`` are updated at every
     accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
     """
+    status, swapped = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+                                last_step, target, params, counters, diagnostics)
+    if swapped:
+        _copy_evaluated(trial, here)
+        copy_factor(trial_factor, factor)
+    return status
+
+
+@kernel
+def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, target,
+              params, counters, diagnostics):
+    """:func:`continue_to` without copying an accepted step into ``here``: the trial and its
+    factorization become the state, the old state the trial (two buffers that swap roles).
+    Returns ``(status, swapped)``: with ``swapped`` the state ends in ``trial`` and
+    ``trial_factor``."""
+    swapped = False
     tolerance, max_motion, ratio = params[0], params[1], params[2]
     max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
     driven = block.driven
@@ -213,13 +229,13 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         span[k] = target[k] - start[k]
         moving = moving or span[k] != 0.0
     if not moving:
-        return OK
+        return OK, swapped
     step = here.scratch.variables[2]
     result = diagnostics[4:8]
     fraction, h, halvings = 0.0, 1.0, 0
     while fraction < 1.0:
         if counters[0] >= counters[1]:
-            return BUDGET
+            return BUDGET, swapped
         h = min(h, 1.0 - fraction)
         last = fraction + h >= 1.0
         motion = _predict(block, G, last_G, last_step, span, h, step)
@@ -250,7 +266,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
             h *= 0.5
             if halvings > max_halvings:
                 diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
-                return STOPPED
+                return STOPPED, swapped
             continue
         # Steps are remembered only between regular ends: a singular one keeps the incoming
         # tangent, whose difference from the next is no curvature.
@@ -258,8 +274,9 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         for k in range(d):
             last_step[1, k] = last_step[0, k] if remembered else 0.0
             last_step[0, k] = h * span[k] if remembered else 0.0
-        _copy_evaluated(trial, here)
-        copy_factor(trial_factor, factor)
+        here, trial = trial, here
+        factor, trial_factor = trial_factor, factor
+        swapped = not swapped
         copy_matrix(last_G[0], last_G[1])
         copy_matrix(G, last_G[0])
         copy_matrix(new_G, G)
@@ -268,9 +285,9 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
         h *= 2.0
         if factor.info[2] != 0.0 and factor.info[1] < params[7]:
             diagnostics[2] = factor.info[1]
-            return RECHOOSE
+            return RECHOOSE, swapped
     diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
-    return OK
+    return OK, swapped
 
 
 @inline_kernel
@@ -312,20 +329,31 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
     accelerations and tangent ``G`` go to row i of the ``out_*`` arrays.
     """
     count = targets.shape[0]
-    for i in range(first, count):
-        status = continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
-                             last_step, targets[i], params, counters, diagnostics)
+    # The state and the trial swap roles at each accepted step (no copy); at the end the state
+    # goes back into ``here`` if it stands in the other buffer.
+    state, spare, state_factor, spare_factor = here, trial, factor, trial_factor
+    swapped, status, i = False, OK, first
+    while i < count:
+        status, odd = _continue(topology, geometry, block, state, state_factor, G, spare, spare_factor, new_G, last_G,
+                                last_step, targets[i], params, counters, diagnostics)
+        if odd:
+            state, spare = spare, state
+            state_factor, spare_factor = spare_factor, state_factor
+            swapped = not swapped
         if status != OK:
-            diagnostics[3] = i
-            return i, status
-        copy_vector(here.q, out_q[i])
-        copy_stack(here.rotations, out_rotations[i])
-        copy_stack(here.T, out_T[i])
+            break
+        copy_vector(state.q, out_q[i])
+        copy_stack(state.rotations, out_rotations[i])
+        copy_stack(state.T, out_T[i])
         copy_matrix(G, out_G[i])
-        rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
+        rates_at(topology, geometry, block, state, state_factor, G, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
-    diagnostics[3] = count
-    return count, OK
+        i += 1
+    if swapped:
+        _copy_evaluated(state, here)
+        copy_factor(state_factor, factor)
+    diagnostics[3] = i
+    return i, status
 
 
 @kernel
