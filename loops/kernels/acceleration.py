@@ -31,11 +31,13 @@ def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
     for col in range(topology.n):
         p = topology.column_pair[col]
         lie_bracket(V[topology.first[p]], xi[col], bracket)
-        pair_twist_rate(topology.family[p], topology.beta[p], q, q_dot, topology.start[p],
-                        col - topology.start[p], own)
-        transform_twist(W[p], own, world)
+        if pair_twist_rate(topology.family[p], topology.beta[p], q, q_dot, topology.start[p],
+                           col - topology.start[p], own):
+            transform_twist(W[p], own, world)
+            for r in range(6):
+                bracket[r] += world[r]
         for r in range(6):
-            terms[col, r] = (bracket[r] + world[r]) * q_dot[col]
+            terms[col, r] = bracket[r] * q_dot[col]
 
 
 @kernel

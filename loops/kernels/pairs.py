@@ -116,10 +116,13 @@ def pair_twist(family, coefficients, beta, q, start, k, out):
 @kernel
 def pair_twist_rate(family, beta, q, q_dot, start, k, out):
     """``dS_k/dt`` (6,) in frame j due to the pair's own motion into ``out``: zero but for the
-    Hooke pair's second pin, ``dS_1/dphi phi'``."""
+    Hooke pair's second pin, ``dS_1/dphi phi'``. Returns False when it is zero (the callers
+    skip carrying it to the world frame)."""
     out[:] = 0.0
     if family == HOOKE and k == 1:
         phi = q[start]
         rate = q_dot[start] * math.sin(beta)
         out[0] = math.cos(phi) * rate
         out[1] = math.sin(phi) * rate
+        return True
+    return False
