@@ -64,12 +64,50 @@ so the parts left out cancel). So ``camber_gain``, ``bump_steer``, ``steer_rate`
 ``motion_ratio`` and ``damper_motion_ratio`` are exact as well. Not available: ``wheel_rate``
 (a third derivative), the instant-centre, roll-centre and anti-geometry metrics (written
 on the velocity field, not on jets), and with a virtual steering axis (``Corner.kingpin =
-None``) the steering-axis metrics; the roll analysis (its axis and contact conditions move
-with the design), and wheel travel measured at the contact patch.
+None``) the steering-axis metrics; and wheel travel measured at the contact patch.
+
+Roll
+----
+The roll analysis (:func:`loops.suspension.analyses.roll`) turns the body by ``phi`` about
+the longitudinal axis ``f`` through the axle's static roll centre ``a`` and finds the two
+wheel travels ``t = (t_left, t_right)`` that keep both contact patches on the road. Along a
+coordinate ``p`` three things move, and all three are differentiated exactly:
+
+(R1) The axis point. ``a`` is where the two lines through the contact patches ``P_s``,
+normal in the front view to the velocities ``v_s`` of the uprights' points at the patches
+in wheel travel, meet (:func:`~loops.suspension.analyses.roll_centre_point`, at the design
+pose). Its rate ``a_p`` follows from that same formula on jets along p: ``P_s`` as any
+point's, and ``v_s = omega_a x P_s + v_a`` with the upright's velocity rate ``d_p V_a =
+(S + [V_p, V_a]) / 2`` of (H3), so ``d_p v_s = d_p omega_a x P_s + omega_a x d_p P_s +
+d_p v_a``.
+
+(R2) The road frame. A body point ``x`` is seen from the road at ``R x + (1 - R) a`` (``R``
+the roll about ``f``): along p the whole road picture slides by ``tau = (1 - R) a_p`` besides
+the mechanism's own motion ``Ad(R) V_p``. Metrics do not change when points, design values
+and the frame's centre slide together, so the slide is applied as ``-tau`` to the design
+values the metrics subtract (:meth:`_DesignJets.slid`).
+
+(R3) The travels. The contact conditions ``g_s(t, p) = (P_s - P_s0) . u = 0`` (the roll's
+own, :func:`~loops.suspension.analyses._patch_height`) give ``J t_p = -g_p`` with ``J =
+dg/dt`` (as the roll's Newton steps use it) and ``g_p`` the patch heights' rates along p
+at fixed travels (with (R2)). A metric's derivative along the roll solution is then
+
+    dm/dp = m_p + sum_s m_{t_s} t_{s,p}                                             (R4)
+
+with ``m_p`` along p at fixed travels and ``m_{t_s}`` along each travel, both seen from
+the road. The wheel travels (taken relative to the body) get (R4) in the body frame
+(``wheel_travel_s`` is then ``t_{s,p}``). So every position metric of a roll (camber and
+toe to the road, steer angle, castor, kingpin inclination, scrub radius, trails, track
+change, half track, spring length, the wheel travels) is exact. Not available in roll: its
+rates, ``roll_camber`` and ``roll_steer`` and the travel rates (``camber_gain``, ...), which
+need the second-order terms of (R1) to (R3) (the mixed rates of the axis, of the road
+frame's turn and of the travels); a roll's coordinates are its axle's (``lower_ball_left.z``:
+a corner is mirrored into an axle first).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 
@@ -85,16 +123,18 @@ from ..linear import square_block
 from ..passive import pairs_touching
 from ..results import Column, write_columns
 from ..suspension import jets
-from ..suspension.analyses import combined, opposite_travel, parallel_travel, steering
-from ..suspension.metrics import METRICS, Frame, Motion, _wheel, corner_metrics
+from ..suspension.analyses import (BODY_TRAVELS, _design_pose, _patch_height, _patch_jets, combined,
+                                   opposite_travel, parallel_travel, roll, roll_centre_point, roll_frame, steering)
+from ..suspension.axle import SIDES
+from ..suspension.metrics import METRICS, ROLL_METRICS, Frame, Motion, _wheel, corner_metrics
 from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
-           "ANALYSES"]
+           "ROLL_RATES", "ROLL_RATES_MISSING", "ANALYSES"]
 
-#: The analyses whose sensitivities are available (see the module docstring for roll).
-ANALYSES = ("parallel", "opposite", "steering", "combined")
+#: The analyses whose sensitivities are available.
+ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
 
 #: Rate metrics with exact sensitivities: metric -> (driver role, jet of the numerator,
 #: sign). ``camber_gain = camber_a / w_a`` along the travel driver; ``steer_rate =
@@ -106,6 +146,13 @@ RATE_METRICS = {
     "motion_ratio": ("travel", "spring_length", -1.0),
     "damper_motion_ratio": ("travel", "damper_length", -1.0),
 }
+
+#: Per-wheel metrics a roll analysis has without sensitivities: its rates (module docstring,
+#: "Roll").
+ROLL_RATES = tuple(ROLL_METRICS) + tuple(RATE_METRICS) + ("wheel_rate",)
+ROLL_RATES_MISSING = ("a rate of the roll analysis (roll_camber, roll_steer, camber_gain, ...) has no sensitivities: "
+                      "it needs the roll's second-order terms, which are not implemented (use its metrics at "
+                      "several roll angles instead)")
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
@@ -149,6 +196,11 @@ class HardpointMotion(Motion):
         omega = self.twist(located.link)[:, :3]
         return jets.Jet(jet.value, jet.d + shift, jet.dd + 2.0 * jets.cross_product(omega, shift))
 
+    def in_frame(self, rotation, translation):
+        """:meth:`Motion.in_frame`, the moved points still moving with their hardpoint."""
+        seen = super().in_frame(rotation, translation)
+        return HardpointMotion(seen.pose, seen.twist, seen.acceleration, self.moved)
+
 
 class _DesignJets:
     """A corner's design-pose values (``_Design``) as jets along the hardpoint coordinates
@@ -164,6 +216,17 @@ class _DesignJets:
         _, self.patch = _wheel(self.centre, at_design.point(resolved.spin_axis_point), corner.wheel_radius, up)
         self.patch_on_upright = design.patch_on_upright
         self.steer_angle = design.steer_angle
+
+    def slid(self, rate):
+        """These values for a motion whose every point, the frame's centre with them, moves by
+        ``rate`` (rows, 3) per unit coordinate more than the motion's twists say (a frame
+        sliding under the mechanism): a metric of points, design values and the frame's centre
+        does not change when all of them move together, so the design values move by ``-rate``
+        instead: ``d -= rate`` for the wheel centre and the contact patch."""
+        out = copy.copy(self)
+        out.centre = jets.Jet(self.centre.value, self.centre.d - rate, self.centre.dd)
+        out.patch = jets.Jet(self.patch.value, self.patch.d - rate, self.patch.dd)
+        return out
 
 
 # ------------------------------------------------------------------ what each coordinate moves
@@ -386,6 +449,13 @@ class _Directions:
             self._mixed[d] = self._solve_mixed(d)
         return self._mixed[d]
 
+    def velocity_rate(self, d):
+        """``d/dp`` of every link's velocity per unit rate of driver ``d`` (index; the other
+        drivers and the held variables at rest), for every coordinate: (N, K, L, 6), global,
+        origin-referenced. It is ``(S + [V_p, V_a]) / 2`` with ``S`` of (H3), ``V_p`` the link's
+        twist along p and ``V_a`` its velocity."""
+        return (self.mixed(d) + lie_bracket(self.V_p, self.V_a[:, d][:, None])) / 2.0
+
     def _solve_mixed(self, d):
         c = self.closure
         system = c.system
@@ -488,6 +558,8 @@ class Sensitivities:
 
     def _metric(self, metric):
         if metric not in self.values:
+            if self.result.analysis == "roll" and _wheel_metric(metric) in ROLL_RATES:
+                raise ModelError(f"metric {metric!r}", ROLL_RATES_MISSING)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
         return metric
 
@@ -507,17 +579,12 @@ class Sensitivities:
     def link_velocity_rate(self, link, driver):
         """``d/dp`` of the velocity of ``link`` per unit rate of ``driver`` (a driver of the
         analysis, the others and the held variables at rest): (N, k, 6), global,
-        origin-referenced. It is ``(S + [V_p, V_a]) / 2`` with ``S`` of (H3), ``V_p`` the
-        link's twist along p and ``V_a`` its velocity."""
+        origin-referenced (:meth:`_Directions.velocity_rate`)."""
         index = self._link(link)
         drivers = list(self.result.drivers)
         if driver not in drivers:
             raise ModelError(f"driver {driver!r}", f"not a driver of this analysis (drivers: {', '.join(drivers)})")
-        d = drivers.index(driver)
-        directions = self._directions
-        S = directions.mixed(d)[:, :, index]
-        V_p, V_a = directions.V_p[:, :, index], directions.V_a[:, d, index][:, None]
-        return (S + lie_bracket(V_p, V_a)) / 2.0
+        return self._directions.velocity_rate(drivers.index(driver))[:, :, index]
 
     def ranked(self, metric=None, position=None) -> list[Influence]:
         """The most influential coordinates: for each metric (or ``metric`` alone), one row per
@@ -567,8 +634,8 @@ class Sensitivities:
 
 
 # ------------------------------------------------------------------ public
-def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, travel_at="wheel-centre",
-                  tolerance=1e-10, rates=True) -> Sensitivities:
+def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, roll_angle=None,
+                  travel_at="wheel-centre", tolerance=1e-10, rates=True) -> Sensitivities:
     """Derivatives of every position metric (and the exact rate metrics) of an analysis with
     respect to hardpoint coordinates, at every position (see the module docstring).
 
@@ -579,12 +646,14 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         ``"upper_inner.axis.x"``) or of :class:`~loops.study.coordinates.Coordinate`
     travel : (N,) wheel travel, m, for ``"parallel"``, ``"opposite"`` and ``"combined"``;
         the fixed wheel travel (float, default 0) for ``"steering"``
-    analysis : {"parallel", "opposite", "steering", "combined"}
+    analysis : {"parallel", "opposite", "steering", "combined", "roll"}
     rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
+    roll_angle : (N,) rad (ISO 8855: positive right side down) for ``"roll"``; its
+        coordinates are the axle's (a corner is mirrored into one: ``"lower_ball_left.z"``)
     travel_at : "wheel-centre" (the contact-patch convention is not available)
     tolerance : closure tolerance of the analysis's sweep
     rates : also the rate metrics (``camber_gain``, ``bump_steer``, ``steer_rate``, motion
-        ratios); False skips the second-order solve
+        ratios; none in roll); False skips the second-order solve
 
     Returns
     -------
@@ -594,18 +663,20 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
     ------
     ModelError
         Located ``vary 'NAME'`` for a name that is not a hardpoint coordinate; ``analysis``,
-        ``travel_at``, ``travel`` or ``rack`` for inputs this does not take.
+        ``travel_at``, ``travel``, ``rack`` or ``roll_angle`` for inputs this does not take.
     """
     if analysis not in ANALYSES:
-        extra = " (roll: its axis and contact conditions move with the design; not available)" \
-            if analysis == "roll" else ""
-        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}{extra}")
+        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}")
     _check_travel_at(travel_at)
     if analysis in ("parallel", "opposite", "combined") and travel is None:
         raise ModelError("travel", f"the {analysis} analysis needs the wheel travel values")
     if analysis in ("steering", "combined") and rack is None:
         raise ModelError("rack", f"the {analysis} analysis needs the values of the steering variable")
-    if analysis == "parallel":
+    if analysis == "roll" and roll_angle is None:
+        raise ModelError("roll_angle", "the roll analysis needs the roll angles")
+    if analysis == "roll":
+        result = roll(suspension, roll_angle, tolerance=tolerance)
+    elif analysis == "parallel":
         result = parallel_travel(suspension, travel, tolerance=tolerance)
     elif analysis == "opposite":
         result = opposite_travel(suspension, travel, tolerance=tolerance)
@@ -630,9 +701,6 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     susp = getattr(result, "suspension", None)
     if susp is None or not hasattr(result, "analysis"):
         raise ModelError("result", "expected the result of a suspension analysis (parallel_travel, steering, ...)")
-    if result.analysis == "roll":
-        raise ModelError("analysis", "the roll analysis has no sensitivities (its axis and contact conditions move "
-                         "with the design)")
     _check_travel_at(result.travel_at)
     if result.stop_reason is not None:
         raise ModelError("result", f"the analysis stopped ({result.stop_reason}): no sensitivities")
@@ -652,9 +720,12 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     driver_columns = np.array([system.variable_index[n] for n in driver_names], dtype=np.int64)
     directions = _Directions(closure, moves, driver_columns, where)
     values, dimensions = {}, {}
-    for side, corner in susp.corners.items():
+    if result.analysis == "roll":
+        values = _roll_sensitivities(susp, result, closure, directions, driver_names, where)
+        dimensions = {name: METRICS[_wheel_metric(name)] for name in values}
+    for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
-        per_wheel = _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates)
+        per_wheel = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
         for name, value in per_wheel.items():
             if not susp.is_axle and name == "wheel_travel":
                 continue
@@ -681,50 +752,75 @@ def _check_kingpin_axes(susp, coords, where):
                                      "sensitivities to its axis are not available (vary its centre)")
 
 
-def _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates):
+def _moved_points(moves, count):
+    """``HardpointMotion.moved`` of the coordinates ``moves`` at ``count`` positions: the
+    rows are (position, coordinate) pairs, position-major (count K rows)."""
+    K = len(moves)
+    moved = {}
+    for j, move in enumerate(moves):
+        if move.source is not None:
+            e = moved.setdefault(move.source, np.zeros((count, K, 3)))
+            e[:, j] = move.e
+    return {source: e.reshape(count * K, 3) for source, e in moved.items()}
+
+
+def _rows_of(closure, array, K):
+    """Getter link -> ``array[:, link]`` (N, ...) repeated for the K coordinates (N K, ...)."""
+    index = closure.system.link_index
+    return lambda link: np.repeat(array[:, index[link]], K, axis=0)
+
+
+def _flat(closure, array):
+    """Getter link -> ``array[:, :, link]`` (N, K, 6) as (N K, 6) rows."""
+    index = closure.system.link_index
+    return lambda link: array[:, :, index[link]].reshape(-1, 6)
+
+
+def _along_p(closure, directions, moved):
+    """The motion along every coordinate at fixed drivers (N K rows): link twists ``V_p``, the
+    moved points' own move; no second rates (zero accelerations)."""
+    K = len(directions.moves)
+    zeros = np.zeros((closure.xi.shape[0] * K, 6))
+    return HardpointMotion(_rows_of(closure, closure.poses, K), _flat(closure, directions.V_p), lambda link: zeros,
+                           moved)
+
+
+def _along_driver(closure, directions, d, K=None):
+    """The motion along driver ``d`` (index), the others at rest: N rows, or N K rows (each
+    position repeated for the K coordinates); no second rates (zero accelerations)."""
+    N = closure.xi.shape[0]
+    V = directions.V_a[:, d]
+    if K is None:
+        index = closure.system.link_index
+        zeros = np.zeros((N, 6))
+        return Motion(lambda link: closure.poses[:, index[link]], lambda link: V[:, index[link]], lambda link: zeros)
+    zeros = np.zeros((N * K, 6))
+    return Motion(_rows_of(closure, closure.poses, K), _rows_of(closure, V, K), lambda link: zeros)
+
+
+def _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates):
     """``{metric: (N, k)}`` of one wheel."""
-    system = result.system
     resolved, design = susp.resolved[side], susp.design[side]
     N, K = closure.xi.shape[0], len(directions.moves)
     rows = N * K
-    link_index = system.link_index
-    moved = {}
-    for j, move in enumerate(directions.moves):
-        if move.source is not None:
-            e = moved.setdefault(move.source, np.zeros((N, K, 3)))
-            e[:, j] = move.e
-    moved = {source: e.reshape(rows, 3) for source, e in moved.items()}
+    moved = _moved_points(directions.moves, N)
     design_jets = _DesignJets(design, resolved, corner, moved, rows)
     frame = Frame.body(corner)
-    poses = closure.poses
-
-    def repeated(array):
-        return lambda link: np.repeat(array[:, link_index[link]], K, axis=0)
-
-    def flat(array):
-        return lambda link: array[:, :, link_index[link]].reshape(rows, 6)
-
-    pose_rows = repeated(poses)
-    zeros_rows = np.zeros((rows, 6))
-    zeros_positions = np.zeros((N, 6))
+    pose_rows = _rows_of(closure, closure.poses, K)
     d_index = {name: i for i, name in enumerate(driver_names)}
     steer_index = d_index.get(corner.steering) if corner.steering is not None else None
 
     def steer_motion(expand):
         if steer_index is None:
             return None
-        V = directions.V_a[:, steer_index]
-        if not expand:
-            return Motion(lambda link: poses[:, link_index[link]], lambda link: V[:, link_index[link]],
-                          lambda link: zeros_positions)
-        return Motion(pose_rows, repeated(V), lambda link: zeros_rows)
+        return _along_driver(closure, directions, steer_index, K if expand else None)
 
     def run(motion, design_values, expand):
         _, named, _ = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
                                      steer_motion=steer_motion(expand))
         return named
 
-    along_p = run(HardpointMotion(pose_rows, flat(directions.V_p), lambda link: zeros_rows, moved), design_jets, True)
+    along_p = run(_along_p(closure, directions, moved), design_jets, True)
     out = {}
     skip = KINGPIN_METRICS if corner.kingpin is None else ()
     for name, jet in along_p.items():
@@ -738,11 +834,10 @@ def _corner_sensitivities(susp, side, corner, result, closure, directions, drive
         if d is None:
             continue
         V_a = directions.V_a[:, d]
-        along_a = run(Motion(lambda link: poses[:, link_index[link]], lambda link: V_a[:, link_index[link]],
-                             lambda link: zeros_positions), design, False)
+        along_a = run(_along_driver(closure, directions, d), design, False)
         S = directions.mixed(d)
         V_ap = V_a[:, None] + directions.V_p
-        both = run(HardpointMotion(pose_rows, flat(V_ap), flat(S), moved), design_jets, True)
+        both = run(HardpointMotion(pose_rows, _flat(closure, V_ap), _flat(closure, S), moved), design_jets, True)
         mixed[role] = (along_a, both)
     for name, (role, numerator, sign) in RATE_METRICS.items():
         if role not in mixed or numerator not in along_p:
@@ -760,3 +855,88 @@ def _corner_sensitivities(susp, side, corner, result, closure, directions, drive
         with np.errstate(divide="ignore", invalid="ignore"):
             out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
     return {name: out[name] for name in METRICS if name in out}
+
+
+# ------------------------------------------------------------------ roll
+def _wheel_metric(name):
+    """A per-wheel metric's name without its side (``camber_left`` -> ``camber``)."""
+    return name.removesuffix("_left").removesuffix("_right") if isinstance(name, str) else name
+
+
+def _roll_axis(susp, moves, where):
+    """The roll axis's point ``a`` (3,), the axle's static roll centre (m, body frame), and its
+    rates ``a_p`` (k, 3) along the coordinates (R1)."""
+    record = _design_pose(susp, 1e-10)  # the design closes at zero pair variables: no iteration
+    system, names = record.system, list(record.drivers)
+    closure = _Closure(system, record._q, record._rotations, record._driven_columns(), where)
+    columns = np.array([system.variable_index[n] for n in names], dtype=np.int64)
+    directions = _Directions(closure, moves, columns, where)
+    K = len(moves)
+    along_p = _along_p(closure, directions, _moved_points(moves, 1))
+    body = Frame.body(susp.corners["left"])
+    patches, velocities = {}, {}
+    for side in SIDES:
+        _, patches[side] = _patch_jets(susp, side, along_p, body.up)
+        d, upright = names.index(susp.resolved[side].travel), system.link_index[susp.corners[side].upright]
+        twist = jets.Jet(np.repeat(directions.V_a[:, d, upright], K, axis=0),
+                         directions.velocity_rate(d)[0, :, upright], np.full((K, 6), np.nan))
+        velocities[side] = jets.material_velocity(twist, patches[side])
+    centre = roll_centre_point(patches, velocities, body)
+    return centre.value[0], centre.d
+
+
+def _roll_sensitivities(susp, result, closure, directions, driver_names, where):
+    """``{metric_side: (N, k)}`` of a roll analysis: the position metrics along the roll
+    solution, (R1) to (R3) of the module docstring."""
+    N, K = closure.xi.shape[0], len(directions.moves)
+    body = Frame.body(susp.corners["left"])
+    axis, axis_rate = _roll_axis(susp, directions.moves, where)
+    R, shift, road = roll_frame(result.metric("roll_angle"), np.broadcast_to(axis, (N, 3)), body)
+    slide = (axis_rate[None] - np.einsum("nij,kj->nki", R, axis_rate)).reshape(N * K, 3)  # (R2)
+    R_rows, shift_rows = np.repeat(R, K, axis=0), np.repeat(shift, K, axis=0)
+    road_rows = Frame(body.forward, body.up, np.repeat(road.left, K, axis=0), np.repeat(road.centre, K, axis=0))
+    moved = _moved_points(directions.moves, N)
+    along_p = _along_p(closure, directions, moved)
+    along_t = [_along_driver(closure, directions, driver_names.index(susp.resolved[side].travel)) for side in SIDES]
+    design_p = {side: _DesignJets(susp.design[side], susp.resolved[side], susp.corners[side], moved, N * K)
+                for side in SIDES}
+
+    def on_road(motion, rows):
+        return motion.in_frame(R_rows, shift_rows) if rows else motion.in_frame(R, shift)
+
+    def in_body(motion, rows):
+        return motion
+
+    # (R3): g_p + J t_p = 0, J[i, j] = d g_i / d t_j
+    g_p = np.stack([_patch_height(susp, side, on_road(along_p, True), body.up, design_p[side].slid(slide).patch)
+                    .d.reshape(N, K) for side in SIDES], axis=1)
+    J = np.stack([np.stack([_patch_height(susp, side, on_road(m, False), body.up, susp.design[side].patch).d
+                            for m in along_t], axis=1) for side in SIDES], axis=1)
+    travel_rate = -np.linalg.solve(J, g_p)  # (N, 2, K)
+
+    def rates(side, frame, frame_rows, seen, design_along_p):
+        """d metric / dp of one wheel's position metrics, taken in ``frame`` (``seen`` maps a
+        body motion there): the motion along p at fixed travels plus the travels' rates."""
+        corner, resolved = susp.corners[side], susp.resolved[side]
+        steer_index = driver_names.index(corner.steering) if corner.steering in driver_names else None
+
+        def steer(rows):
+            if steer_index is None:
+                return None
+            return seen(_along_driver(closure, directions, steer_index, K if rows else None), rows)
+
+        _, named_p, _ = corner_metrics(resolved, corner, design_along_p, seen(along_p, True), frame_rows,
+                                       vehicle=susp.vehicle, steer_motion=steer(True))
+        named_t = [corner_metrics(resolved, corner, susp.design[side], seen(m, False), frame, vehicle=susp.vehicle,
+                                  steer_motion=steer(False))[1] for m in along_t]
+        skip = KINGPIN_METRICS if corner.kingpin is None else ()
+        return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * travel_rate[:, j] for j, t in enumerate(named_t))
+                for name, jet in named_p.items() if name in METRICS and name not in skip}
+
+    out = {}
+    for side in SIDES:
+        values = rates(side, road, road_rows, on_road, design_p[side].slid(slide))
+        body_values = rates(side, body, body, in_body, design_p[side])
+        values.update({key: body_values[key] for key in BODY_TRAVELS if key in values})
+        out.update({f"{name}_{side}": values[name] for name in METRICS if name in values})
+    return out
