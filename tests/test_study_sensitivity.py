@@ -268,7 +268,7 @@ def test_roll_sensitivities_equal_differences_of_moved_designs(roll_sensitivitie
                  "half_track", "scrub_radius", "spring_length"):
         for side in ("left", "right"):
             assert sens[f"{name}_{side}"].shape == (len(ROLL), len(ROLL_COORDINATES)), name
-    assert "roll_camber_left" not in sens.values and "camber_gain_left" not in sens.values
+    assert {"roll_camber_left", "roll_steer_right"} <= set(sens.values) and "camber_gain_left" not in sens.values
     assert_matches(sens, roll_differences)
 
 
@@ -294,29 +294,29 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
         assert np.abs(without[name][:, 0] - reference).max() > 1e-2 * np.abs(reference).max(), name
 
 
-def test_the_roll_rates_have_no_sensitivities(roll_sensitivities):
-    for name in ("roll_camber_left", "roll_steer_right", "camber_gain_left"):
-        with pytest.raises(ModelError, match="rate of the roll") as info:
+def test_the_roll_travel_rates_have_no_sensitivities(roll_sensitivities):
+    for name in ("camber_gain_left", "bump_steer_right", "motion_ratio_left"):
+        with pytest.raises(ModelError, match="rates along the wheel travels") as info:
             roll_sensitivities[name]
         assert info.value.where == f"metric {name!r}"
 
 
 def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
     """From an axle with four left-corner coordinates moved by 2 to 4 mm, fit them to the
-    original roll's camber on both sides, left toe and left wheel travel over +-4 deg: the
-    original hardpoints come back.
+    original roll's camber on both sides, left toe, left wheel travel and left roll camber
+    over +-4 deg: the original hardpoints come back.
 
-    Tolerance 1e-7 m: the curves are met to about 1e-10 (closure of the sweeps, 36
+    Tolerance 1e-7 m: the curves are met to about 1e-10 (closure of the sweeps, 45
     residuals), the smallest singular value of their Jacobian with respect to these
     coordinates is about 0.034 (rad or m per m), so the coordinates are determined to about
-    sqrt(36) 1e-10 / 0.034 = 2e-8 m (in practice they come back to about 1e-13 m)."""
+    sqrt(45) 1e-10 / 0.034 = 2e-8 m (in practice they come back to about 1e-13 m)."""
     angles = np.radians(np.linspace(-4.0, 4.0, 9))
     original = roll(front_axle, angles)
     names = ["lower_ball_left.z", "upper_ball_left.y", "lower_inner_left.z", "steer_ball_left.z"]
     moved = np.array([0.003, -0.004, 0.002, -0.003])
     start = variant(front_axle, coordinates(front_axle.model, names), moved)
     targets = {name: original.metric(name) for name in ("camber_left", "camber_right", "toe_left",
-                                                         "wheel_travel_left")}
+                                                         "wheel_travel_left", "roll_camber_left")}
     fit = optimise(start, names, bounds=0.01, roll_angle=angles, roll_targets=targets, f_tolerance=1e-15,
                    g_tolerance=1e-15)
     assert fit.success, fit.message
@@ -325,9 +325,30 @@ def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
     assert [t.label for t in fit.targets][0] == "camber_left (roll)" and fit.inputs["roll"].name == "roll_angle"
 
 
+def test_driver_accelerations_couple_travel_and_steering(steered):
+    """The second rates between two drivers that move the same links (wheel travel and the
+    rack), which the roll's (R5) takes between its two travels: ``d_k V_j`` against the
+    velocities of sweeps at the other driver's values moved by +-H (the tolerance of the
+    module docstring)."""
+    result = steering(steered, RACK, travel=0.02, tolerance=CLOSED)
+    drivers = [result.drivers.index("travel"), result.drivers.index("rack_travel")]
+    D = sensitivity._driver_accelerations(result, drivers)
+    upright = result.system.link_index["upright"]
+    runs = {"rack_travel": [steering(steered, RACK + s * H, travel=0.02, tolerance=CLOSED) for s in (1, -1)],
+            "travel": [steering(steered, RACK, travel=0.02 + s * H, tolerance=CLOSED) for s in (1, -1)]}
+    for k, j in ((1, 0), (0, 1), (0, 0)):
+        moved, rated = result.drivers[drivers[k]], result.drivers[drivers[j]]
+        velocities = [run.along(rated).link_velocity("upright") for run in runs[moved]]
+        expected = (velocities[0] - velocities[1]) / (2 * H)
+        assert np.abs(expected).max() > 1e-2, (moved, rated)
+        error = np.abs(D[k][j][:, upright] - expected).max()
+        assert error <= RELATIVE * np.abs(expected).max() + FLOOR, (moved, rated, error)
+
+
 @pytest.mark.parametrize("kwargs, where, text", [
-    ({"roll_targets": {"roll_camber_left": np.zeros(5)}}, "roll_targets['roll_camber_left']", "rate of the roll"),
-    ({"roll_targets": {"camber_gain_left": np.zeros(5)}}, "roll_targets['camber_gain_left']", "rate of the roll"),
+    ({"roll_targets": {"camber_gain_left": np.zeros(5)}}, "roll_targets['camber_gain_left']", "wheel travels"),
+    ({"roll_targets": {"motion_ratio_right": np.zeros(5)}}, "roll_targets['motion_ratio_right']", "wheel travels"),
+    ({"roll_targets": {"roll_camber": np.zeros(5)}}, "roll_targets['roll_camber']", "with _left or _right"),
     ({"roll_angle": None}, "roll_angle", "roll angles"),
     ({"corner": True}, "roll_targets", "need an axle"),
 ])

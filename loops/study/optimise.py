@@ -16,9 +16,8 @@ offset axis.
 Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``steering_targets`` for steering at ``rack`` (at wheel travel ``steering_travel``) and
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
-camber and toe per side, and the wheel travels; the roll's rates ``roll_camber`` and
-``roll_steer`` have no sensitivities, :mod:`.sensitivity`, and cannot be targets: target the
-camber at several roll angles instead).
+camber and toe per side, the wheel travels, ``roll_camber`` and ``roll_steer``; not its rates
+along the wheel travels, which have no sensitivities, :mod:`.sensitivity`).
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -43,7 +42,7 @@ from mechanism.errors import ModelError, SweepStopped
 
 from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
-from ..suspension.metrics import METRICS
+from ..suspension.metrics import METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import RATE_METRICS, ROLL_RATES, ROLL_RATES_MISSING, sensitivities_of
 
@@ -84,9 +83,10 @@ def _targets(table, analysis, count, where, axle):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if analysis == "roll" and base in ROLL_RATES:
             raise ModelError(label, ROLL_RATES_MISSING)
-        if not isinstance(metric, str) or base not in METRICS or (axle and base == metric):
+        known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
+        if not isinstance(metric, str) or base not in known or (axle and base == metric):
             wheel = "per-wheel metric with _left or _right" if axle else "per-wheel metric"
-            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(METRICS)})")
+            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(known)})")
         if isinstance(spec, tuple) and len(spec) == 2:
             values, weight = spec
         else:
@@ -99,7 +99,7 @@ def _targets(table, analysis, count, where, axle):
             if np.ndim(weight) in (0, 1) and np.size(weight) in (1, count) else None
         if weight is None or not np.all(np.isfinite(weight)) or np.any(weight < 0):
             raise ModelError(label, f"the weight must be a non-negative number or {count} of them")
-        out.append(Target(analysis, metric, values, weight, METRICS[base]))
+        out.append(Target(analysis, metric, values, weight, known[base]))
     return out
 
 
@@ -126,7 +126,8 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        self.rates = any(t.metric.removesuffix("_left").removesuffix("_right") in RATE_METRICS for t in targets)
+        self.rates = any(t.metric.removesuffix("_left").removesuffix("_right") in {**RATE_METRICS, **ROLL_METRICS}
+                         for t in targets)
         self.names = [c.name for c in coords]
         self.evaluations = 0
         self._last = None
@@ -214,7 +215,7 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     rack, steering_targets, steering_travel : the steering analysis (values of the steering
         variable, targets as ``targets``, its fixed wheel travel)
     roll_angle, roll_targets : the roll analysis of an axle (roll angles (M,), rad, ISO 8855;
-        targets as ``targets``, per side: ``camber_left``, ``toe_right``, ``wheel_travel_left``)
+        targets as ``targets``, per side: ``camber_left``, ``toe_right``, ``roll_camber_left``)
     start : (k,) initial offsets (default 0), within the bounds
     tolerance : closure tolerance of the sweeps
     max_evaluations : sweeps of the moved design at most
@@ -229,9 +230,9 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     ModelError
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
-        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner, or a roll rate such as
-        ``roll_targets['roll_camber_left']``); ``optimise`` when a design in the bounds cannot be
-        swept.
+        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner, or a rate along the
+        wheel travels such as ``roll_targets['camber_gain_left']``); ``optimise`` when a design in
+        the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
 

@@ -96,13 +96,34 @@ at fixed travels (with (R2)). A metric's derivative along the roll solution is t
 
 with ``m_p`` along p at fixed travels and ``m_{t_s}`` along each travel, both seen from
 the road. The wheel travels (taken relative to the body) get (R4) in the body frame
-(``wheel_travel_s`` is then ``t_{s,p}``). So every position metric of a roll (camber and
-toe to the road, steer angle, castor, kingpin inclination, scrub radius, trails, track
-change, half track, spring length, the wheel travels) is exact. Not available in roll: its
-rates, ``roll_camber`` and ``roll_steer`` and the travel rates (``camber_gain``, ...), which
-need the second-order terms of (R1) to (R3) (the mixed rates of the axis, of the road
-frame's turn and of the travels); a roll's coordinates are its axle's (``lower_ball_left.z``:
-a corner is mirrored into an axle first).
+(``wheel_travel_s`` is then ``t_{s,p}``).
+
+(R5) The roll's rates. ``roll_camber = c_phi`` along the solution (``roll_steer`` likewise);
+its rate along p is the mixed derivative ``c_{phi p}``, by polarisation as in (H3), with road
+twists along phi and along p
+
+    V_phi = Phi_phi + Ad_M W,   W = sum_s t_{s,phi} V_s,   Phi_phi = (f, -f x a)
+    V_p   = Phi_p + Ad_M (V_p' + sum_s t_{s,p} V_s),       Phi_p = (0, tau)
+
+(``M`` the body's pose seen from the road, ``V_s`` the body twists per unit travel, ``V_p'``
+at fixed travels) and the acceleration ``S = d_p V_phi + d_phi V_p = 2 d_p V_phi + [V_phi,
+V_p]`` along both, where
+
+    d_p V_phi = (0, -f x a_p) + [Phi_p, Ad_M W]
+                + Ad_M sum_s t_{s,phi} (d_p V_s + sum_r t_{r,p} d_r V_s) + Ad_M sum_s t_{s,phi p} V_s
+
+(``d_p V_s`` the velocity rate of (H3), ``d_r V_s`` the travels' own second rates, from the
+accelerations along one travel and along two). The unknown ``t_{s,phi p}`` enter as first
+rates along the travels do: the contact conditions' mixed derivative ``G + J t_{phi p} = 0``
+(``G`` by polarisation without them) gives them, and ``c_{phi p} = C + sum_s c_{t_s}
+t_{s,phi p}``.
+
+So every position metric of a roll (camber and toe to the road, steer angle, castor,
+kingpin inclination, scrub radius, trails, track change, half track, spring length, the
+wheel travels) and ``roll_camber`` and ``roll_steer`` are exact. Not available in roll: the
+rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...). A
+roll's coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
+first).
 """
 
 from __future__ import annotations
@@ -147,12 +168,11 @@ RATE_METRICS = {
     "damper_motion_ratio": ("travel", "damper_length", -1.0),
 }
 
-#: Per-wheel metrics a roll analysis has without sensitivities: its rates (module docstring,
-#: "Roll").
-ROLL_RATES = tuple(ROLL_METRICS) + tuple(RATE_METRICS) + ("wheel_rate",)
-ROLL_RATES_MISSING = ("a rate of the roll analysis (roll_camber, roll_steer, camber_gain, ...) has no sensitivities: "
-                      "it needs the roll's second-order terms, which are not implemented (use its metrics at "
-                      "several roll angles instead)")
+#: Per-wheel metrics a roll analysis has without sensitivities: its rates along the wheel
+#: travels (module docstring, "Roll").
+ROLL_RATES = tuple(RATE_METRICS) + ("wheel_rate",)
+ROLL_RATES_MISSING = ("the roll analysis's rates along the wheel travels (camber_gain, bump_steer, steer_rate, motion "
+                      "ratios, wheel_rate) have no sensitivities (its roll_camber and roll_steer have)")
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
@@ -721,8 +741,8 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     directions = _Directions(closure, moves, driver_columns, where)
     values, dimensions = {}, {}
     if result.analysis == "roll":
-        values = _roll_sensitivities(susp, result, closure, directions, driver_names, where)
-        dimensions = {name: METRICS[_wheel_metric(name)] for name in values}
+        values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where)
+        dimensions = {name: {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
     for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
         per_wheel = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
@@ -885,58 +905,188 @@ def _roll_axis(susp, moves, where):
     return centre.value[0], centre.d
 
 
-def _roll_sensitivities(susp, result, closure, directions, driver_names, where):
-    """``{metric_side: (N, k)}`` of a roll analysis: the position metrics along the roll
-    solution, (R1) to (R3) of the module docstring."""
-    N, K = closure.xi.shape[0], len(directions.moves)
-    body = Frame.body(susp.corners["left"])
-    axis, axis_rate = _roll_axis(susp, directions.moves, where)
-    R, shift, road = roll_frame(result.metric("roll_angle"), np.broadcast_to(axis, (N, 3)), body)
-    slide = (axis_rate[None] - np.einsum("nij,kj->nki", R, axis_rate)).reshape(N * K, 3)  # (R2)
-    R_rows, shift_rows = np.repeat(R, K, axis=0), np.repeat(shift, K, axis=0)
-    road_rows = Frame(body.forward, body.up, np.repeat(road.left, K, axis=0), np.repeat(road.centre, K, axis=0))
-    moved = _moved_points(directions.moves, N)
-    along_p = _along_p(closure, directions, moved)
-    along_t = [_along_driver(closure, directions, driver_names.index(susp.resolved[side].travel)) for side in SIDES]
-    design_p = {side: _DesignJets(susp.design[side], susp.resolved[side], susp.corners[side], moved, N * K)
-                for side in SIDES}
+def _driver_accelerations(result, drivers):
+    """``D[k][j] = d_k V_j`` (N, L, 6), global: the rate along driver ``drivers[k]`` of every
+    link's velocity per unit rate of driver ``drivers[j]`` (the other drivers at rest), at the
+    positions of ``result``. The accelerations along one driver are ``D[j][j]``; along the sum
+    of two they add the symmetric ``S_kj = D[k][j] + D[j][k]``, and ``D[k][j] - D[j][k] =
+    [V_k, V_j]`` (the twists' integrability, as in (H3))."""
+    from ..continuation import motion_at_positions  # noqa: PLC0415
 
-    def on_road(motion, rows):
-        return motion.in_frame(R_rows, shift_rows) if rows else motion.in_frame(R, shift)
+    N = len(result)
+    columns = result._driven_columns()
 
-    def in_body(motion, rows):
-        return motion
+    def along(*drivers):
+        speeds = np.zeros((N, len(columns)))
+        speeds[:, list(drivers)] = 1.0
+        _, _, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
+                                         speeds, np.zeros_like(speeds))
+        return V, A
 
-    # (R3): g_p + J t_p = 0, J[i, j] = d g_i / d t_j
-    g_p = np.stack([_patch_height(susp, side, on_road(along_p, True), body.up, design_p[side].slid(slide).patch)
-                    .d.reshape(N, K) for side in SIDES], axis=1)
-    J = np.stack([np.stack([_patch_height(susp, side, on_road(m, False), body.up, susp.design[side].patch).d
-                            for m in along_t], axis=1) for side in SIDES], axis=1)
-    travel_rate = -np.linalg.solve(J, g_p)  # (N, 2, K)
+    single = [along(j) for j in drivers]
+    D = [[single[j][1] if j == k else None for j in range(len(drivers))] for k in range(len(drivers))]
+    for k in range(len(drivers)):
+        for j in range(k + 1, len(drivers)):
+            S = along(drivers[k], drivers[j])[1] - single[k][1] - single[j][1]
+            bracket = lie_bracket(single[k][0], single[j][0])
+            D[k][j], D[j][k] = (S + bracket) / 2.0, (S - bracket) / 2.0
+    return D
 
-    def rates(side, frame, frame_rows, seen, design_along_p):
-        """d metric / dp of one wheel's position metrics, taken in ``frame`` (``seen`` maps a
-        body motion there): the motion along p at fixed travels plus the travels' rates."""
-        corner, resolved = susp.corners[side], susp.resolved[side]
-        steer_index = driver_names.index(corner.steering) if corner.steering in driver_names else None
 
-        def steer(rows):
-            if steer_index is None:
-                return None
-            return seen(_along_driver(closure, directions, steer_index, K if rows else None), rows)
+class _Roll:
+    """The roll solution's rates along the coordinates at every position (module docstring,
+    "Roll"): the axis (R1), the road frame (R2), the travels (R3), the metrics (R4) and the
+    roll's rates (R5)."""
 
-        _, named_p, _ = corner_metrics(resolved, corner, design_along_p, seen(along_p, True), frame_rows,
-                                       vehicle=susp.vehicle, steer_motion=steer(True))
-        named_t = [corner_metrics(resolved, corner, susp.design[side], seen(m, False), frame, vehicle=susp.vehicle,
-                                  steer_motion=steer(False))[1] for m in along_t]
-        skip = KINGPIN_METRICS if corner.kingpin is None else ()
-        return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * travel_rate[:, j] for j, t in enumerate(named_t))
-                for name, jet in named_p.items() if name in METRICS and name not in skip}
+    def __init__(self, susp, result, closure, directions, driver_names, where):
+        self.susp, self.result, self.closure, self.directions = susp, result, closure, directions
+        self.driver_names = driver_names
+        N, K = self.N, self.K = closure.xi.shape[0], len(directions.moves)
+        self.body = body = Frame.body(susp.corners["left"])
+        self.axis, self.axis_rate = _roll_axis(susp, directions.moves, where)  # (R1)
+        R, shift, self.road = roll_frame(result.metric("roll_angle"), np.broadcast_to(self.axis, (N, 3)), body)
+        self.R, self.shift = R, shift
+        self.slide = (self.axis_rate[None] - np.einsum("nij,kj->nki", R, self.axis_rate))  # (R2) (N, K, 3)
+        self.road_rows = Frame(body.forward, body.up, np.repeat(self.road.left, K, axis=0),
+                               np.repeat(self.road.centre, K, axis=0))
+        self.moved = _moved_points(directions.moves, N)
+        self.along_p = _along_p(closure, directions, self.moved)
+        self.travels = [driver_names.index(susp.resolved[side].travel) for side in SIDES]
+        self.along_t = [_along_driver(closure, directions, d) for d in self.travels]
+        self.design_p = {side: _DesignJets(susp.design[side], susp.resolved[side], susp.corners[side], self.moved,
+                                           N * K) for side in SIDES}
+        # (R3): g_p + J t_p = 0, J[i, j] = d g_i / d t_j
+        up = body.up
+        g_p = np.stack([self.height(side, self.on_road(self.along_p, True), self.slid(side)).d.reshape(N, K)
+                        for side in SIDES], axis=1)
+        self.J = np.stack([np.stack([self.height(side, self.on_road(m, False)).d for m in self.along_t], axis=1)
+                           for side in SIDES], axis=1)
+        self.travel_rate = -np.linalg.solve(self.J, g_p)  # (N, 2, K)
+        self.up = up
 
-    out = {}
-    for side in SIDES:
-        values = rates(side, road, road_rows, on_road, design_p[side].slid(slide))
-        body_values = rates(side, body, body, in_body, design_p[side])
-        values.update({key: body_values[key] for key in BODY_TRAVELS if key in values})
-        out.update({f"{name}_{side}": values[name] for name in METRICS if name in values})
+    def on_road(self, motion, rows):
+        """A body motion seen from the road (N rows, or N K rows)."""
+        R, shift = (np.repeat(self.R, self.K, axis=0), np.repeat(self.shift, self.K, axis=0)) if rows else \
+            (self.R, self.shift)
+        return motion.in_frame(R, shift)
+
+    def slid(self, side):
+        """``side``'s design values along p seen from the road, its slide (R2) included."""
+        return self.design_p[side].slid(self.slide.reshape(-1, 3))
+
+    def height(self, side, motion, design=None):
+        """The contact condition ``g`` of ``side`` along ``motion`` (a jet), against the nominal
+        design patch or ``design``'s."""
+        patch = self.susp.design[side].patch if design is None else design.patch
+        return _patch_height(self.susp, side, motion, self.body.up, patch)
+
+    def steer(self, side, rows, seen):
+        """The steering variable's motion (for a virtual steering axis), seen by ``seen``."""
+        steering = self.susp.corners[side].steering
+        if steering not in self.driver_names:
+            return None
+        motion = _along_driver(self.closure, self.directions, self.driver_names.index(steering),
+                               self.K if rows else None)
+        return seen(motion, rows)
+
+    def metrics(self, side, motion, design, frame, rows, seen):
+        """``corner_metrics``' jets of ``side`` along ``motion`` (rows: N K, else N)."""
+        corner = self.susp.corners[side]
+        return corner_metrics(self.susp.resolved[side], corner, design, motion, frame, vehicle=self.susp.vehicle,
+                              steer_motion=self.steer(side, rows, seen))[1]
+
+    def position_rates(self):
+        """``{metric_side: (N, k)}``: (R4) for every position metric, in the road frame, the
+        wheel travels in the body frame."""
+        N, K = self.N, self.K
+
+        def in_body(motion, rows):
+            return motion
+
+        def rates(side, frame, frame_rows, seen, design_along_p):
+            named_p = self.metrics(side, seen(self.along_p, True), design_along_p, frame_rows, True, seen)
+            named_t = [self.metrics(side, seen(m, False), self.susp.design[side], frame, False, seen)
+                       for m in self.along_t]
+            skip = KINGPIN_METRICS if self.susp.corners[side].kingpin is None else ()
+            return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * self.travel_rate[:, j]
+                                                    for j, t in enumerate(named_t))
+                    for name, jet in named_p.items() if name in METRICS and name not in skip}
+
+        out = {}
+        for side in SIDES:
+            values = rates(side, self.road, self.road_rows, self.on_road, self.slid(side))
+            body_values = rates(side, self.body, self.body, in_body, self.design_p[side])
+            values.update({key: body_values[key] for key in BODY_TRAVELS if key in values})
+            out.update({f"{name}_{side}": values[name] for name in METRICS if name in values})
+        return out
+
+    def roll_rates(self):
+        """``{roll_camber_side, roll_steer_side: (N, k)}``: (R5)."""
+        N, K, c = self.N, self.K, self.closure
+        f = self.body.forward
+        M = np.zeros((N, 4, 4))
+        M[:, :3, :3], M[:, :3, 3], M[:, 3, 3] = self.R, self.shift, 1.0
+        poses = M[:, None] @ c.poses  # (N, L, 4, 4) seen from the road
+        frame_phi = np.r_[f, -np.cross(f, self.axis)]  # the frame's twist per unit roll
+        frame_p = np.concatenate([np.zeros((N, K, 3)), self.slide], axis=2)  # per unit p (R2)
+        # the travels' rates along the roll at fixed p: g_phi + J t_phi = 0
+        turning = Motion(lambda link: poses[:, c.system.link_index[link]], lambda link: np.broadcast_to(
+            frame_phi, (N, 6)), lambda link: np.zeros((N, 6)))
+        g_phi = np.stack([self.height(side, turning).d for side in SIDES], axis=1)
+        t_phi = -np.linalg.solve(self.J, g_phi[..., None])[..., 0]  # (N, 2)
+        V_t = self.directions.V_a[:, self.travels]  # (N, 2, L, 6), body
+        body_phi = np.einsum("nj,njls->nls", t_phi, V_t)
+        V_phi = frame_phi + transform_twists(M[:, None], body_phi)  # (N, L, 6)
+        V_p = frame_p[:, :, None] + transform_twists(M[:, None, None], self.directions.V_p + np.einsum(
+            "njk,njls->nkls", self.travel_rate, V_t))  # (N, K, L, 6)
+        # d_p V_phi without the travels' second rates t_{phi p}: the axis's rate, the frame's
+        # slide turning the body's twist, the body twist's own rate along the solution
+        D = _driver_accelerations(self.result, self.travels)
+        body_rate = sum(t_phi[:, j, None, None, None] * (
+            self.directions.velocity_rate(d) + sum(self.travel_rate[:, k, :, None, None] * D[k][j][:, None]
+                                                   for k in range(len(self.travels))))
+            for j, d in enumerate(self.travels))
+        axis_turn = np.concatenate([np.zeros((K, 3)), -np.cross(f, self.axis_rate)], axis=1)
+        rate_phi = (axis_turn[None, :, None] + lie_bracket(frame_p[:, :, None], transform_twists(M[:, None], body_phi)
+                                                          [:, None]) + transform_twists(M[:, None, None], body_rate))
+        S = 2.0 * rate_phi + lie_bracket(V_phi[:, None], V_p)  # d_p V_phi + d_phi V_p, t_{phi p} left out
+
+        index = c.system.link_index
+        rows_zero, zero = np.zeros((N * K, 6)), np.zeros((N, 6))
+        pose_rows = _rows_of(c, poses, K)
+        along_phi = Motion(lambda link: poses[:, index[link]], lambda link: V_phi[:, index[link]], lambda link: zero)
+        along_p = HardpointMotion(pose_rows, _flat(c, V_p), lambda link: rows_zero, self.moved)
+        both = HardpointMotion(pose_rows, _flat(c, V_phi[:, None] + V_p), _flat(c, S), self.moved)
+
+        def mixed(jet_phi, jet_p, jet_both):
+            """``f_{phi p}`` (N, K) by polarisation, t_{phi p} left out."""
+            return (jet_both.dd.reshape(N, K) - jet_p.dd.reshape(N, K) - jet_phi.dd[:, None]) / 2.0
+
+        G = np.stack([mixed(self.height(side, along_phi), self.height(side, along_p, self.design_p[side]),
+                            self.height(side, both, self.design_p[side])) for side in SIDES], axis=1)
+        t_phi_p = -np.linalg.solve(self.J, G)  # (N, 2, K), (R5)
+        out = {}
+
+        def seen(motion, rows):
+            return self.on_road(motion, rows)
+
+        for side in SIDES:
+            design = self.design_p[side]
+            jets_phi = self.metrics(side, along_phi, self.susp.design[side], self.road, False, seen)
+            jets_p = self.metrics(side, along_p, design, self.road_rows, True, seen)
+            jets_both = self.metrics(side, both, design, self.road_rows, True, seen)
+            jets_t = [self.metrics(side, self.on_road(m, False), self.susp.design[side], self.road, False, seen)
+                      for m in self.along_t]
+            for name, metric in (("roll_camber", "camber"), ("roll_steer", "steer_angle")):
+                out[f"{name}_{side}"] = mixed(jets_phi[metric], jets_p[metric], jets_both[metric]) + sum(
+                    jets_t[j][metric].d[:, None] * t_phi_p[:, j] for j in range(len(self.travels)))
+        return out
+
+
+def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where):
+    """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll")."""
+    solution = _Roll(susp, result, closure, directions, driver_names, where)
+    out = solution.position_rates()
+    if rates:
+        out.update(solution.roll_rates())
     return out
