@@ -126,8 +126,12 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        self.rates = any(t.metric.removesuffix("_left").removesuffix("_right") in {**RATE_METRICS, **ROLL_METRICS}
-                         for t in targets)
+        rates = {**RATE_METRICS, **ROLL_METRICS}
+        #: analysis -> whether one of its targets is a rate (its second-order solve is then needed)
+        self.rates = {}
+        for t in targets:
+            is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates
+            self.rates[t.analysis] = self.rates.get(t.analysis, False) or is_rate
         self.names = [c.name for c in coords]
         self.evaluations = 0
         self._last = None
@@ -186,7 +190,8 @@ class _Problem:
         blocks, sensitivities = [], {}
         for t in self.targets:
             if t.analysis not in sensitivities:
-                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names, rates=self.rates)
+                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names,
+                                                             rates=self.rates[t.analysis])
             blocks.append(t.weight[:, None] * sensitivities[t.analysis][t.metric] * scale)
         return np.concatenate(blocks, axis=0)
 

@@ -558,7 +558,7 @@ class Sensitivities:
         an axle's per-wheel metrics end in ``_left`` and ``_right``
     dimensions : dict metric -> the metric's dimension (:data:`loops.suspension.METRICS`)
     inputs : list of loops.results.Column, the analysis's input(s) (``wheel_travel``, the
-        rack travel) at the N positions
+        rack travel, ``roll_angle``) at the N positions
     result : the nominal analysis (a SuspensionResult)
     units : mechanism.units.Units, the model file's (the default of :meth:`to_csv`)
     """
@@ -936,7 +936,14 @@ def _driver_accelerations(result, drivers):
 class _Roll:
     """The roll solution's rates along the coordinates at every position (module docstring,
     "Roll"): the axis (R1), the road frame (R2), the travels (R3), the metrics (R4) and the
-    roll's rates (R5)."""
+    roll's rates (R5).
+
+    Attributes: ``axis`` (3,) the static roll centre, m, body frame, and ``axis_rate`` (K, 3)
+    its rates; ``R`` (N, 3, 3), ``shift`` (N, 3) the body seen from the road (``x_road = R x +
+    shift``); ``slide`` (N, K, 3) the road picture's slide ``(1 - R) a_p``; ``J`` (N, 2, 2) the
+    contact conditions' rates along the travels (left, right); ``travel_rate`` (N, 2, K) the
+    travels' rates ``t_p`` along the solution, m per metre (or per unit axis component).
+    """
 
     def __init__(self, susp, result, closure, directions, driver_names, where):
         self.susp, self.result, self.closure, self.directions = susp, result, closure, directions
@@ -956,13 +963,12 @@ class _Roll:
         self.design_p = {side: _DesignJets(susp.design[side], susp.resolved[side], susp.corners[side], self.moved,
                                            N * K) for side in SIDES}
         # (R3): g_p + J t_p = 0, J[i, j] = d g_i / d t_j
-        up = body.up
         g_p = np.stack([self.height(side, self.on_road(self.along_p, True), self.slid(side)).d.reshape(N, K)
                         for side in SIDES], axis=1)
         self.J = np.stack([np.stack([self.height(side, self.on_road(m, False)).d for m in self.along_t], axis=1)
                            for side in SIDES], axis=1)
         self.travel_rate = -np.linalg.solve(self.J, g_p)  # (N, 2, K)
-        self.up = up
+        self._along_travels = {}
 
     def on_road(self, motion, rows):
         """A body motion seen from the road (N rows, or N K rows)."""
@@ -989,6 +995,13 @@ class _Roll:
                                self.K if rows else None)
         return seen(motion, rows)
 
+    def along_travels(self, side):
+        """``side``'s metric jets along each travel seen from the road (N rows each), once."""
+        if side not in self._along_travels:
+            self._along_travels[side] = [self.metrics(side, self.on_road(m, False), self.susp.design[side],
+                                                      self.road, False, self.on_road) for m in self.along_t]
+        return self._along_travels[side]
+
     def metrics(self, side, motion, design, frame, rows, seen):
         """``corner_metrics``' jets of ``side`` along ``motion`` (rows: N K, else N)."""
         corner = self.susp.corners[side]
@@ -1003,10 +1016,8 @@ class _Roll:
         def in_body(motion, rows):
             return motion
 
-        def rates(side, frame, frame_rows, seen, design_along_p):
+        def rates(side, frame_rows, seen, design_along_p, named_t):
             named_p = self.metrics(side, seen(self.along_p, True), design_along_p, frame_rows, True, seen)
-            named_t = [self.metrics(side, seen(m, False), self.susp.design[side], frame, False, seen)
-                       for m in self.along_t]
             skip = KINGPIN_METRICS if self.susp.corners[side].kingpin is None else ()
             return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * self.travel_rate[:, j]
                                                     for j, t in enumerate(named_t))
@@ -1014,8 +1025,9 @@ class _Roll:
 
         out = {}
         for side in SIDES:
-            values = rates(side, self.road, self.road_rows, self.on_road, self.slid(side))
-            body_values = rates(side, self.body, self.body, in_body, self.design_p[side])
+            values = rates(side, self.road_rows, self.on_road, self.slid(side), self.along_travels(side))
+            body_t = [self.metrics(side, m, self.susp.design[side], self.body, False, in_body) for m in self.along_t]
+            body_values = rates(side, self.body, in_body, self.design_p[side], body_t)
             values.update({key: body_values[key] for key in BODY_TRAVELS if key in values})
             out.update({f"{name}_{side}": values[name] for name in METRICS if name in values})
         return out
@@ -1075,8 +1087,7 @@ class _Roll:
             jets_phi = self.metrics(side, along_phi, self.susp.design[side], self.road, False, seen)
             jets_p = self.metrics(side, along_p, design, self.road_rows, True, seen)
             jets_both = self.metrics(side, both, design, self.road_rows, True, seen)
-            jets_t = [self.metrics(side, self.on_road(m, False), self.susp.design[side], self.road, False, seen)
-                      for m in self.along_t]
+            jets_t = self.along_travels(side)
             for name, metric in (("roll_camber", "camber"), ("roll_steer", "steer_angle")):
                 out[f"{name}_{side}"] = mixed(jets_phi[metric], jets_p[metric], jets_both[metric]) + sum(
                     jets_t[j][metric].d[:, None] * t_phi_p[:, j] for j in range(len(self.travels)))
