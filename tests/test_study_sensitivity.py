@@ -21,10 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from loops.study import sensitivity
 from loops.study.coordinates import coordinates, moved_hardpoints
 from loops.study.optimise import optimise
 from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
-from loops.suspension import Suspension, load_suspension, parallel_travel, steering
+from loops.suspension import Suspension, load_suspension, parallel_travel, roll, steering
+from loops.suspension.analyses import static_roll_centre
 from loops.suspension.metrics import Motion
 from mechanism import ModelError
 from mechanism.hardpoints import hardpoints_of
@@ -205,7 +207,8 @@ def test_ranked_and_the_table_in_file_units(corner, tmp_path):
 @pytest.mark.parametrize("kwargs, where, text", [
     ({"coords": ["nope.z"]}, "vary 'nope.z'", "not a hardpoint"),
     ({"coords": ["lower_ball.w"]}, "vary 'lower_ball.w'", "not a hardpoint"),
-    ({"analysis": "roll"}, "analysis", "roll"),
+    ({"analysis": "roll"}, "roll_angle", "roll angles"),
+    ({"analysis": "rolling"}, "analysis", "expected one of"),
     ({"travel_at": "contact-patch"}, "travel_at", "contact-patch"),
     ({"analysis": "steering"}, "rack", "steering variable"),
 ])
@@ -226,6 +229,135 @@ def test_a_move_that_breaks_an_idle_spin_has_no_derivative():
             sensitivities_of(result, [name])
         assert info.value.where == f"vary {name!r}"
     assert sensitivities_of(result, ["strut_top.x", "lca_inner.axis.z"], rates=False)["camber"].shape == (3, 2)
+
+
+# ------------------------------------------------------------------ roll
+ROLL = np.radians(np.linspace(-4.0, 4.0, 5))
+
+#: On the front axle: a ball joint and a chassis pivot of the left corner (both move the
+#: static roll centre), the left wheel-centre point (it carries the travel driver and the
+#: design values), the right spin-axis point, the left tie-rod's inner ball, an axis.
+ROLL_COORDINATES = ["lower_ball_left.z", "upper_ball_left.y", "lower_inner_left.z", "wheel_centre_left.z",
+                    "hub_inner_right.x", "rack_end_left.y", "upper_inner_left.axis.z"]
+
+
+@pytest.fixture(scope="module")
+def front_axle():
+    return load_suspension(EXAMPLES / "front_axle.toml")
+
+
+@pytest.fixture(scope="module")
+def roll_sensitivities(front_axle):
+    return sensitivities(front_axle, ROLL_COORDINATES, analysis="roll", roll_angle=ROLL, tolerance=CLOSED)
+
+
+@pytest.fixture(scope="module")
+def roll_differences(front_axle, roll_sensitivities):
+    return differences(front_axle, roll_sensitivities.coordinates, lambda s: roll(s, ROLL, tolerance=CLOSED))
+
+
+def test_roll_sensitivities_equal_differences_of_moved_designs(roll_sensitivities, roll_differences):
+    """Every position metric of the roll, per side, against whole roll analyses of moved
+    designs: each difference rolls about its own design's static roll centre and solves its
+    own travels. Tolerance of the module docstring: the contact conditions are met to
+    NEWTON_TOLERANCE = 1e-12 m at most, in practice to round-off (the last of Newton's steps
+    converges quadratically): observed differences are below 2e-9."""
+    sens = roll_sensitivities
+    assert sens.inputs[0].name == "roll_angle" and repr(sens).endswith("positions of the roll)")
+    for name in ("camber", "toe", "steer_angle", "wheel_travel", "contact_patch_travel", "track_change",
+                 "half_track", "scrub_radius", "spring_length"):
+        for side in ("left", "right"):
+            assert sens[f"{name}_{side}"].shape == (len(ROLL), len(ROLL_COORDINATES)), name
+    assert {"roll_camber_left", "roll_steer_right"} <= set(sens.values) and "camber_gain_left" not in sens.values
+    assert_matches(sens, roll_differences)
+
+
+def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, roll_differences, monkeypatch):
+    """(R1): the static roll centre's rates against those of moved designs; with the axis held
+    (its rates zero) the roll's camber and wheel travels come out wrong."""
+    coords = roll_sensitivities.coordinates
+    system = roll_sensitivities.result.system
+    point, rates = sensitivity._roll_axis(front_axle, sensitivity._moves(system, coords, "vary"), "vary")
+    np.testing.assert_allclose(point, static_roll_centre(front_axle), rtol=0, atol=1e-15)
+    for j in range(len(coords)):
+        offsets = np.zeros(len(coords))
+        offsets[j] = H
+        centres = [static_roll_centre(variant(front_axle, coords, s * offsets), CLOSED) for s in (1, -1)]
+        expected = (centres[0] - centres[1]) / (2 * H)
+        assert np.abs(rates[j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, coords[j].name
+    assert np.abs(rates[0]).max() > 1.0  # the lower ball joint moves the roll centre ~12 m per m
+    held = sensitivity._roll_axis
+    monkeypatch.setattr(sensitivity, "_roll_axis", lambda *args: (held(*args)[0], np.zeros_like(rates)))
+    without = sensitivities_of(roll_sensitivities.result, ROLL_COORDINATES)
+    for name in ("camber_left", "wheel_travel_right", "track_change_left"):
+        reference = roll_differences[name][:, 0]
+        assert np.abs(without[name][:, 0] - reference).max() > 1e-2 * np.abs(reference).max(), name
+
+
+def test_the_roll_travel_rates_have_no_sensitivities(roll_sensitivities):
+    for name in ("camber_gain_left", "bump_steer_right", "motion_ratio_left"):
+        with pytest.raises(ModelError, match="rates along the wheel travels") as info:
+            roll_sensitivities[name]
+        assert info.value.where == f"metric {name!r}"
+
+
+def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
+    """From an axle with four left-corner coordinates moved by 2 to 4 mm, fit them to the
+    original roll's camber on both sides, left toe, left wheel travel and left roll camber
+    over +-4 deg: the original hardpoints come back.
+
+    Tolerance 1e-7 m: the curves are met to about 1e-10 (closure of the sweeps, 45
+    residuals), the smallest singular value of their Jacobian with respect to these
+    coordinates is about 0.034 (rad or m per m), so the coordinates are determined to about
+    sqrt(45) 1e-10 / 0.034 = 2e-8 m (in practice they come back to about 1e-13 m)."""
+    angles = np.radians(np.linspace(-4.0, 4.0, 9))
+    original = roll(front_axle, angles)
+    names = ["lower_ball_left.z", "upper_ball_left.y", "lower_inner_left.z", "steer_ball_left.z"]
+    moved = np.array([0.003, -0.004, 0.002, -0.003])
+    start = variant(front_axle, coordinates(front_axle.model, names), moved)
+    targets = {name: original.metric(name) for name in ("camber_left", "camber_right", "toe_left",
+                                                         "wheel_travel_left", "roll_camber_left")}
+    fit = optimise(start, names, bounds=0.01, roll_angle=angles, roll_targets=targets, f_tolerance=1e-15,
+                   g_tolerance=1e-15)
+    assert fit.success, fit.message
+    assert np.abs(fit.offsets + moved).max() < 1e-7
+    assert fit.cost < 1e-20 < fit.start_cost
+    assert [t.label for t in fit.targets][0] == "camber_left (roll)" and fit.inputs["roll"].name == "roll_angle"
+
+
+def test_driver_accelerations_couple_travel_and_steering(steered):
+    """The second rates between two drivers that move the same links (wheel travel and the
+    rack), which the roll's (R5) takes between its two travels: ``d_k V_j`` against the
+    velocities of sweeps at the other driver's values moved by +-H (the tolerance of the
+    module docstring)."""
+    result = steering(steered, RACK, travel=0.02, tolerance=CLOSED)
+    drivers = [result.drivers.index("travel"), result.drivers.index("rack_travel")]
+    D = sensitivity._driver_accelerations(result, drivers)
+    upright = result.system.link_index["upright"]
+    runs = {"rack_travel": [steering(steered, RACK + s * H, travel=0.02, tolerance=CLOSED) for s in (1, -1)],
+            "travel": [steering(steered, RACK, travel=0.02 + s * H, tolerance=CLOSED) for s in (1, -1)]}
+    for k, j in ((1, 0), (0, 1), (0, 0)):
+        moved, rated = result.drivers[drivers[k]], result.drivers[drivers[j]]
+        velocities = [run.along(rated).link_velocity("upright") for run in runs[moved]]
+        expected = (velocities[0] - velocities[1]) / (2 * H)
+        assert np.abs(expected).max() > 1e-2, (moved, rated)
+        error = np.abs(D[k][j][:, upright] - expected).max()
+        assert error <= RELATIVE * np.abs(expected).max() + FLOOR, (moved, rated, error)
+
+
+@pytest.mark.parametrize("kwargs, where, text", [
+    ({"roll_targets": {"camber_gain_left": np.zeros(5)}}, "roll_targets['camber_gain_left']", "wheel travels"),
+    ({"roll_targets": {"motion_ratio_right": np.zeros(5)}}, "roll_targets['motion_ratio_right']", "wheel travels"),
+    ({"roll_targets": {"roll_camber": np.zeros(5)}}, "roll_targets['roll_camber']", "with _left or _right"),
+    ({"roll_angle": None}, "roll_angle", "roll angles"),
+    ({"corner": True}, "roll_targets", "need an axle"),
+])
+def test_roll_target_mistakes_are_located(front_axle, corner, kwargs, where, text):
+    arguments = {"roll_angle": ROLL, "roll_targets": {"camber_left": np.zeros(5)}, **kwargs}
+    susp, names = (corner, ["lower_ball.z"]) if arguments.pop("corner", False) else (front_axle, ["lower_ball_left.z"])
+    with pytest.raises(ModelError, match=text) as info:
+        optimise(susp, names, bounds=0.01, **arguments)
+    assert info.value.where == where
 
 
 # ------------------------------------------------------------------ optimisation

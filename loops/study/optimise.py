@@ -13,9 +13,11 @@ the nominal unit axis, which is normalised again (:func:`.coordinates.moved_hard
 so its column is the sensitivity at the moved design divided by the length of the
 offset axis.
 
-Targets are per analysis: ``targets`` for parallel wheel travel at ``travel`` and
-``steering_targets`` for steering at ``rack`` (at wheel travel ``steering_travel``). The
-roll analysis has no sensitivities (:mod:`.sensitivity`) and cannot be a target.
+Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
+``steering_targets`` for steering at ``rack`` (at wheel travel ``steering_travel``) and
+``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
+camber and toe per side, the wheel travels, ``roll_camber`` and ``roll_steer``; not its rates
+along the wheel travels, which have no sensitivities, :mod:`.sensitivity`).
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -38,21 +40,21 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SweepStopped
 
-from ..suspension.analyses import Suspension, parallel_travel, steering
+from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
-from ..suspension.metrics import METRICS
+from ..suspension.metrics import METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
-from .sensitivity import RATE_METRICS, sensitivities_of
+from .sensitivity import RATE_METRICS, ROLL_RATES, ROLL_RATES_MISSING, sensitivities_of
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
 #: The analyses a target can belong to, by name, and the input each is plotted against.
-ANALYSES = ("parallel", "steering")
+ANALYSES = ("parallel", "steering", "roll")
 
 
 @dataclass(frozen=True)
 class Target:
-    """One targeted curve: ``metric`` of ``analysis`` (``"parallel"`` or ``"steering"``) should
+    """One targeted curve: ``metric`` of ``analysis`` (one of :data:`ANALYSES`) should
     equal ``values`` (N,) (SI) at the analysis's positions; its residual is ``weight *
     (metric - values)`` (``weight`` (N,), per SI unit of the metric); ``dimension`` the
     metric's."""
@@ -79,9 +81,12 @@ def _targets(table, analysis, count, where, axle):
     for metric, spec in table.items():
         label = f"{where}[{metric!r}]"
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
-        if not isinstance(metric, str) or base not in METRICS or (axle and base == metric):
+        if analysis == "roll" and base in ROLL_RATES:
+            raise ModelError(label, ROLL_RATES_MISSING)
+        known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
+        if not isinstance(metric, str) or base not in known or (axle and base == metric):
             wheel = "per-wheel metric with _left or _right" if axle else "per-wheel metric"
-            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(METRICS)})")
+            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(known)})")
         if isinstance(spec, tuple) and len(spec) == 2:
             values, weight = spec
         else:
@@ -94,7 +99,7 @@ def _targets(table, analysis, count, where, axle):
             if np.ndim(weight) in (0, 1) and np.size(weight) in (1, count) else None
         if weight is None or not np.all(np.isfinite(weight)) or np.any(weight < 0):
             raise ModelError(label, f"the weight must be a non-negative number or {count} of them")
-        out.append(Target(analysis, metric, values, weight, METRICS[base]))
+        out.append(Target(analysis, metric, values, weight, known[base]))
     return out
 
 
@@ -121,7 +126,12 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        self.rates = any(t.metric.removesuffix("_left").removesuffix("_right") in RATE_METRICS for t in targets)
+        rates = {**RATE_METRICS, **ROLL_METRICS}
+        #: analysis -> whether one of its targets is a rate (its second-order solve is then needed)
+        self.rates = {}
+        for t in targets:
+            is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates
+            self.rates[t.analysis] = self.rates.get(t.analysis, False) or is_rate
         self.names = [c.name for c in coords]
         self.evaluations = 0
         self._last = None
@@ -142,6 +152,8 @@ class _Problem:
             for analysis, (inputs, height) in self.plans.items():
                 if analysis == "parallel":
                     results[analysis] = parallel_travel(susp, inputs, tolerance=self.tolerance)
+                elif analysis == "roll":
+                    results[analysis] = roll(susp, inputs, tolerance=self.tolerance)
                 else:
                     results[analysis] = steering(susp, inputs, travel=height, tolerance=self.tolerance)
         except SweepStopped as stop:
@@ -178,7 +190,8 @@ class _Problem:
         blocks, sensitivities = [], {}
         for t in self.targets:
             if t.analysis not in sensitivities:
-                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names, rates=self.rates)
+                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names,
+                                                             rates=self.rates[t.analysis])
             blocks.append(t.weight[:, None] * sensitivities[t.analysis][t.metric] * scale)
         return np.concatenate(blocks, axis=0)
 
@@ -188,8 +201,8 @@ def _describe(coords, x):
 
 
 def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None, steering_targets=None,
-             steering_travel=0.0, start=None, tolerance=1e-10, max_evaluations=100, x_tolerance=1e-12,
-             f_tolerance=1e-12, g_tolerance=1e-12):
+             steering_travel=0.0, roll_angle=None, roll_targets=None, start=None, tolerance=1e-10,
+             max_evaluations=100, x_tolerance=1e-12, f_tolerance=1e-12, g_tolerance=1e-12):
     """Fit hardpoint coordinates, within bounds, to target metric curves (see the module
     docstring).
 
@@ -206,6 +219,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     travel : (N,) wheel travel, m, of the parallel-travel analysis
     rack, steering_targets, steering_travel : the steering analysis (values of the steering
         variable, targets as ``targets``, its fixed wheel travel)
+    roll_angle, roll_targets : the roll analysis of an axle (roll angles (M,), rad, ISO 8855;
+        targets as ``targets``, per side: ``camber_left``, ``toe_right``, ``roll_camber_left``)
     start : (k,) initial offsets (default 0), within the bounds
     tolerance : closure tolerance of the sweeps
     max_evaluations : sweeps of the moved design at most
@@ -220,11 +235,14 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     ModelError
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
-        ``bounds``, ``start``; ``optimise`` when a design in the bounds cannot be swept.
+        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner, or a rate along the
+        wheel travels such as ``roll_targets['camber_gain_left']``); ``optimise`` when a design in
+        the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
 
-    problem = _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance)
+    problem = _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance,
+                       roll_angle, roll_targets)
     k = len(problem.coords)
     lower, upper = _bounds(bounds, k)
     x0 = np.zeros(k) if start is None else np.asarray(start, dtype=float)
@@ -241,7 +259,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
                      float(fit.cost), start_cost, problem.evaluations, fit.message, bool(fit.success), suspension)
 
 
-def _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance):
+def _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance, roll_angle=None,
+             roll_targets=None):
     """The :class:`_Problem` of :func:`optimise`'s arguments, checked."""
     coords = coordinates(suspension.model, coords, "vary")
     plans, wanted = {}, []
@@ -257,8 +276,18 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         rack = np.asarray(rack, dtype=float)
         plans["steering"] = (rack, float(steering_travel))
         wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension.is_axle)
+    if roll_targets:
+        if roll_angle is None:
+            raise ModelError("roll_angle", "the roll targets need the roll angles")
+        if not suspension.is_axle:
+            raise ModelError("roll_targets", "roll targets need an axle (a corner rolls as its mirror image, whose "
+                             "hardpoints are the axle's, per side): give the axle model")
+        roll_angle = np.asarray(roll_angle, dtype=float)
+        plans["roll"] = (roll_angle, None)
+        wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", True)
     if not wanted:
-        raise ModelError("targets", "nothing to fit: give targets (and travel) or steering_targets (and rack)")
+        raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "
+                         "roll_targets (and roll_angle)")
     return _Problem(suspension, coords, wanted, plans, tolerance)
 
 

@@ -64,12 +64,71 @@ so the parts left out cancel). So ``camber_gain``, ``bump_steer``, ``steer_rate`
 ``motion_ratio`` and ``damper_motion_ratio`` are exact as well. Not available: ``wheel_rate``
 (a third derivative), the instant-centre, roll-centre and anti-geometry metrics (written
 on the velocity field, not on jets), and with a virtual steering axis (``Corner.kingpin =
-None``) the steering-axis metrics; the roll analysis (its axis and contact conditions move
-with the design), and wheel travel measured at the contact patch.
+None``) the steering-axis metrics; and wheel travel measured at the contact patch.
+
+Roll
+----
+The roll analysis (:func:`loops.suspension.analyses.roll`) turns the body by ``phi`` about
+the longitudinal axis ``f`` through the axle's static roll centre ``a`` and finds the two
+wheel travels ``t = (t_left, t_right)`` that keep both contact patches on the road. Along a
+coordinate ``p`` three things move, and all three are differentiated exactly:
+
+(R1) The axis point. ``a`` is where the two lines through the contact patches ``P_s``,
+normal in the front view to the velocities ``v_s`` of the uprights' points at the patches
+in wheel travel, meet (:func:`~loops.suspension.analyses.roll_centre_point`, at the design
+pose). Its rate ``a_p`` follows from that same formula on jets along p: ``P_s`` as any
+point's, and ``v_s = omega_a x P_s + v_a`` with the upright's velocity rate ``d_p V_a =
+(S + [V_p, V_a]) / 2`` of (H3), so ``d_p v_s = d_p omega_a x P_s + omega_a x d_p P_s +
+d_p v_a``.
+
+(R2) The road frame. A body point ``x`` is seen from the road at ``R x + (1 - R) a`` (``R``
+the roll about ``f``): along p the whole road picture slides by ``tau = (1 - R) a_p`` besides
+the mechanism's own motion ``Ad(R) V_p``. Metrics do not change when points, design values
+and the frame's centre slide together, so the slide is applied as ``-tau`` to the design
+values the metrics subtract (:meth:`_DesignJets.slid`).
+
+(R3) The travels. The contact conditions ``g_s(t, p) = (P_s - P_s0) . u = 0`` (the roll's
+own, :func:`~loops.suspension.analyses._patch_height`) give ``J t_p = -g_p`` with ``J =
+dg/dt`` (as the roll's Newton steps use it) and ``g_p`` the patch heights' rates along p
+at fixed travels (with (R2)). A metric's derivative along the roll solution is then
+
+    dm/dp = m_p + sum_s m_{t_s} t_{s,p}                                             (R4)
+
+with ``m_p`` along p at fixed travels and ``m_{t_s}`` along each travel, both seen from
+the road. The wheel travels (taken relative to the body) get (R4) in the body frame
+(``wheel_travel_s`` is then ``t_{s,p}``).
+
+(R5) The roll's rates. ``roll_camber = c_phi`` along the solution (``roll_steer`` likewise);
+its rate along p is the mixed derivative ``c_{phi p}``, by polarisation as in (H3), with road
+twists along phi and along p
+
+    V_phi = Phi_phi + Ad_M W,   W = sum_s t_{s,phi} V_s,   Phi_phi = (f, -f x a)
+    V_p   = Phi_p + Ad_M (V_p' + sum_s t_{s,p} V_s),       Phi_p = (0, tau)
+
+(``M`` the body's pose seen from the road, ``V_s`` the body twists per unit travel, ``V_p'``
+at fixed travels) and the acceleration ``S = d_p V_phi + d_phi V_p = 2 d_p V_phi + [V_phi,
+V_p]`` along both, where
+
+    d_p V_phi = (0, -f x a_p) + [Phi_p, Ad_M W]
+                + Ad_M sum_s t_{s,phi} (d_p V_s + sum_r t_{r,p} d_r V_s) + Ad_M sum_s t_{s,phi p} V_s
+
+(``d_p V_s`` the velocity rate of (H3), ``d_r V_s`` the travels' own second rates, from the
+accelerations along one travel and along two). The unknown ``t_{s,phi p}`` enter as first
+rates along the travels do: the contact conditions' mixed derivative ``G + J t_{phi p} = 0``
+(``G`` by polarisation without them) gives them, and ``c_{phi p} = C + sum_s c_{t_s}
+t_{s,phi p}``.
+
+So every position metric of a roll (camber and toe to the road, steer angle, castor,
+kingpin inclination, scrub radius, trails, track change, half track, spring length, the
+wheel travels) and ``roll_camber`` and ``roll_steer`` are exact. Not available in roll: the
+rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...). A
+roll's coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
+first).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 
@@ -85,16 +144,18 @@ from ..linear import square_block
 from ..passive import pairs_touching
 from ..results import Column, write_columns
 from ..suspension import jets
-from ..suspension.analyses import combined, opposite_travel, parallel_travel, steering
-from ..suspension.metrics import METRICS, Frame, Motion, _wheel, corner_metrics
+from ..suspension.analyses import (BODY_TRAVELS, _design_pose, _patch_height, _patch_jets, combined,
+                                   opposite_travel, parallel_travel, roll, roll_centre_point, roll_frame, steering)
+from ..suspension.axle import SIDES
+from ..suspension.metrics import METRICS, ROLL_METRICS, Frame, Motion, _wheel, corner_metrics
 from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
-           "ANALYSES"]
+           "ROLL_RATES", "ROLL_RATES_MISSING", "ANALYSES"]
 
-#: The analyses whose sensitivities are available (see the module docstring for roll).
-ANALYSES = ("parallel", "opposite", "steering", "combined")
+#: The analyses whose sensitivities are available.
+ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
 
 #: Rate metrics with exact sensitivities: metric -> (driver role, jet of the numerator,
 #: sign). ``camber_gain = camber_a / w_a`` along the travel driver; ``steer_rate =
@@ -106,6 +167,12 @@ RATE_METRICS = {
     "motion_ratio": ("travel", "spring_length", -1.0),
     "damper_motion_ratio": ("travel", "damper_length", -1.0),
 }
+
+#: Per-wheel metrics a roll analysis has without sensitivities: its rates along the wheel
+#: travels (module docstring, "Roll").
+ROLL_RATES = tuple(RATE_METRICS) + ("wheel_rate",)
+ROLL_RATES_MISSING = ("the roll analysis's rates along the wheel travels (camber_gain, bump_steer, steer_rate, motion "
+                      "ratios, wheel_rate) have no sensitivities (its roll_camber and roll_steer have)")
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
@@ -149,6 +216,11 @@ class HardpointMotion(Motion):
         omega = self.twist(located.link)[:, :3]
         return jets.Jet(jet.value, jet.d + shift, jet.dd + 2.0 * jets.cross_product(omega, shift))
 
+    def in_frame(self, rotation, translation):
+        """:meth:`Motion.in_frame`, the moved points still moving with their hardpoint."""
+        seen = super().in_frame(rotation, translation)
+        return HardpointMotion(seen.pose, seen.twist, seen.acceleration, self.moved)
+
 
 class _DesignJets:
     """A corner's design-pose values (``_Design``) as jets along the hardpoint coordinates
@@ -164,6 +236,17 @@ class _DesignJets:
         _, self.patch = _wheel(self.centre, at_design.point(resolved.spin_axis_point), corner.wheel_radius, up)
         self.patch_on_upright = design.patch_on_upright
         self.steer_angle = design.steer_angle
+
+    def slid(self, rate):
+        """These values for a motion whose every point, the frame's centre with them, moves by
+        ``rate`` (rows, 3) per unit coordinate more than the motion's twists say (a frame
+        sliding under the mechanism): a metric of points, design values and the frame's centre
+        does not change when all of them move together, so the design values move by ``-rate``
+        instead: ``d -= rate`` for the wheel centre and the contact patch."""
+        out = copy.copy(self)
+        out.centre = jets.Jet(self.centre.value, self.centre.d - rate, self.centre.dd)
+        out.patch = jets.Jet(self.patch.value, self.patch.d - rate, self.patch.dd)
+        return out
 
 
 # ------------------------------------------------------------------ what each coordinate moves
@@ -386,6 +469,13 @@ class _Directions:
             self._mixed[d] = self._solve_mixed(d)
         return self._mixed[d]
 
+    def velocity_rate(self, d):
+        """``d/dp`` of every link's velocity per unit rate of driver ``d`` (index; the other
+        drivers and the held variables at rest), for every coordinate: (N, K, L, 6), global,
+        origin-referenced. It is ``(S + [V_p, V_a]) / 2`` with ``S`` of (H3), ``V_p`` the link's
+        twist along p and ``V_a`` its velocity."""
+        return (self.mixed(d) + lie_bracket(self.V_p, self.V_a[:, d][:, None])) / 2.0
+
     def _solve_mixed(self, d):
         c = self.closure
         system = c.system
@@ -468,7 +558,7 @@ class Sensitivities:
         an axle's per-wheel metrics end in ``_left`` and ``_right``
     dimensions : dict metric -> the metric's dimension (:data:`loops.suspension.METRICS`)
     inputs : list of loops.results.Column, the analysis's input(s) (``wheel_travel``, the
-        rack travel) at the N positions
+        rack travel, ``roll_angle``) at the N positions
     result : the nominal analysis (a SuspensionResult)
     units : mechanism.units.Units, the model file's (the default of :meth:`to_csv`)
     """
@@ -488,6 +578,8 @@ class Sensitivities:
 
     def _metric(self, metric):
         if metric not in self.values:
+            if self.result.analysis == "roll" and _wheel_metric(metric) in ROLL_RATES:
+                raise ModelError(f"metric {metric!r}", ROLL_RATES_MISSING)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
         return metric
 
@@ -507,17 +599,12 @@ class Sensitivities:
     def link_velocity_rate(self, link, driver):
         """``d/dp`` of the velocity of ``link`` per unit rate of ``driver`` (a driver of the
         analysis, the others and the held variables at rest): (N, k, 6), global,
-        origin-referenced. It is ``(S + [V_p, V_a]) / 2`` with ``S`` of (H3), ``V_p`` the
-        link's twist along p and ``V_a`` its velocity."""
+        origin-referenced (:meth:`_Directions.velocity_rate`)."""
         index = self._link(link)
         drivers = list(self.result.drivers)
         if driver not in drivers:
             raise ModelError(f"driver {driver!r}", f"not a driver of this analysis (drivers: {', '.join(drivers)})")
-        d = drivers.index(driver)
-        directions = self._directions
-        S = directions.mixed(d)[:, :, index]
-        V_p, V_a = directions.V_p[:, :, index], directions.V_a[:, d, index][:, None]
-        return (S + lie_bracket(V_p, V_a)) / 2.0
+        return self._directions.velocity_rate(drivers.index(driver))[:, :, index]
 
     def ranked(self, metric=None, position=None) -> list[Influence]:
         """The most influential coordinates: for each metric (or ``metric`` alone), one row per
@@ -567,8 +654,8 @@ class Sensitivities:
 
 
 # ------------------------------------------------------------------ public
-def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, travel_at="wheel-centre",
-                  tolerance=1e-10, rates=True) -> Sensitivities:
+def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, roll_angle=None,
+                  travel_at="wheel-centre", tolerance=1e-10, rates=True) -> Sensitivities:
     """Derivatives of every position metric (and the exact rate metrics) of an analysis with
     respect to hardpoint coordinates, at every position (see the module docstring).
 
@@ -579,12 +666,14 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         ``"upper_inner.axis.x"``) or of :class:`~loops.study.coordinates.Coordinate`
     travel : (N,) wheel travel, m, for ``"parallel"``, ``"opposite"`` and ``"combined"``;
         the fixed wheel travel (float, default 0) for ``"steering"``
-    analysis : {"parallel", "opposite", "steering", "combined"}
+    analysis : {"parallel", "opposite", "steering", "combined", "roll"}
     rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
+    roll_angle : (N,) rad (ISO 8855: positive right side down) for ``"roll"``; its
+        coordinates are the axle's (a corner is mirrored into one: ``"lower_ball_left.z"``)
     travel_at : "wheel-centre" (the contact-patch convention is not available)
     tolerance : closure tolerance of the analysis's sweep
     rates : also the rate metrics (``camber_gain``, ``bump_steer``, ``steer_rate``, motion
-        ratios); False skips the second-order solve
+        ratios; none in roll); False skips the second-order solve
 
     Returns
     -------
@@ -594,18 +683,20 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
     ------
     ModelError
         Located ``vary 'NAME'`` for a name that is not a hardpoint coordinate; ``analysis``,
-        ``travel_at``, ``travel`` or ``rack`` for inputs this does not take.
+        ``travel_at``, ``travel``, ``rack`` or ``roll_angle`` for inputs this does not take.
     """
     if analysis not in ANALYSES:
-        extra = " (roll: its axis and contact conditions move with the design; not available)" \
-            if analysis == "roll" else ""
-        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}{extra}")
+        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}")
     _check_travel_at(travel_at)
     if analysis in ("parallel", "opposite", "combined") and travel is None:
         raise ModelError("travel", f"the {analysis} analysis needs the wheel travel values")
     if analysis in ("steering", "combined") and rack is None:
         raise ModelError("rack", f"the {analysis} analysis needs the values of the steering variable")
-    if analysis == "parallel":
+    if analysis == "roll" and roll_angle is None:
+        raise ModelError("roll_angle", "the roll analysis needs the roll angles")
+    if analysis == "roll":
+        result = roll(suspension, roll_angle, tolerance=tolerance)
+    elif analysis == "parallel":
         result = parallel_travel(suspension, travel, tolerance=tolerance)
     elif analysis == "opposite":
         result = opposite_travel(suspension, travel, tolerance=tolerance)
@@ -630,9 +721,6 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     susp = getattr(result, "suspension", None)
     if susp is None or not hasattr(result, "analysis"):
         raise ModelError("result", "expected the result of a suspension analysis (parallel_travel, steering, ...)")
-    if result.analysis == "roll":
-        raise ModelError("analysis", "the roll analysis has no sensitivities (its axis and contact conditions move "
-                         "with the design)")
     _check_travel_at(result.travel_at)
     if result.stop_reason is not None:
         raise ModelError("result", f"the analysis stopped ({result.stop_reason}): no sensitivities")
@@ -652,9 +740,12 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     driver_columns = np.array([system.variable_index[n] for n in driver_names], dtype=np.int64)
     directions = _Directions(closure, moves, driver_columns, where)
     values, dimensions = {}, {}
-    for side, corner in susp.corners.items():
+    if result.analysis == "roll":
+        values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where)
+        dimensions = {name: {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
+    for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
-        per_wheel = _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates)
+        per_wheel = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
         for name, value in per_wheel.items():
             if not susp.is_axle and name == "wheel_travel":
                 continue
@@ -681,50 +772,75 @@ def _check_kingpin_axes(susp, coords, where):
                                      "sensitivities to its axis are not available (vary its centre)")
 
 
-def _corner_sensitivities(susp, side, corner, result, closure, directions, driver_names, rates):
+def _moved_points(moves, count):
+    """``HardpointMotion.moved`` of the coordinates ``moves`` at ``count`` positions: the
+    rows are (position, coordinate) pairs, position-major (count K rows)."""
+    K = len(moves)
+    moved = {}
+    for j, move in enumerate(moves):
+        if move.source is not None:
+            e = moved.setdefault(move.source, np.zeros((count, K, 3)))
+            e[:, j] = move.e
+    return {source: e.reshape(count * K, 3) for source, e in moved.items()}
+
+
+def _rows_of(closure, array, K):
+    """Getter link -> ``array[:, link]`` (N, ...) repeated for the K coordinates (N K, ...)."""
+    index = closure.system.link_index
+    return lambda link: np.repeat(array[:, index[link]], K, axis=0)
+
+
+def _flat(closure, array):
+    """Getter link -> ``array[:, :, link]`` (N, K, 6) as (N K, 6) rows."""
+    index = closure.system.link_index
+    return lambda link: array[:, :, index[link]].reshape(-1, 6)
+
+
+def _along_p(closure, directions, moved):
+    """The motion along every coordinate at fixed drivers (N K rows): link twists ``V_p``, the
+    moved points' own move; no second rates (zero accelerations)."""
+    K = len(directions.moves)
+    zeros = np.zeros((closure.xi.shape[0] * K, 6))
+    return HardpointMotion(_rows_of(closure, closure.poses, K), _flat(closure, directions.V_p), lambda link: zeros,
+                           moved)
+
+
+def _along_driver(closure, directions, d, K=None):
+    """The motion along driver ``d`` (index), the others at rest: N rows, or N K rows (each
+    position repeated for the K coordinates); no second rates (zero accelerations)."""
+    N = closure.xi.shape[0]
+    V = directions.V_a[:, d]
+    if K is None:
+        index = closure.system.link_index
+        zeros = np.zeros((N, 6))
+        return Motion(lambda link: closure.poses[:, index[link]], lambda link: V[:, index[link]], lambda link: zeros)
+    zeros = np.zeros((N * K, 6))
+    return Motion(_rows_of(closure, closure.poses, K), _rows_of(closure, V, K), lambda link: zeros)
+
+
+def _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates):
     """``{metric: (N, k)}`` of one wheel."""
-    system = result.system
     resolved, design = susp.resolved[side], susp.design[side]
     N, K = closure.xi.shape[0], len(directions.moves)
     rows = N * K
-    link_index = system.link_index
-    moved = {}
-    for j, move in enumerate(directions.moves):
-        if move.source is not None:
-            e = moved.setdefault(move.source, np.zeros((N, K, 3)))
-            e[:, j] = move.e
-    moved = {source: e.reshape(rows, 3) for source, e in moved.items()}
+    moved = _moved_points(directions.moves, N)
     design_jets = _DesignJets(design, resolved, corner, moved, rows)
     frame = Frame.body(corner)
-    poses = closure.poses
-
-    def repeated(array):
-        return lambda link: np.repeat(array[:, link_index[link]], K, axis=0)
-
-    def flat(array):
-        return lambda link: array[:, :, link_index[link]].reshape(rows, 6)
-
-    pose_rows = repeated(poses)
-    zeros_rows = np.zeros((rows, 6))
-    zeros_positions = np.zeros((N, 6))
+    pose_rows = _rows_of(closure, closure.poses, K)
     d_index = {name: i for i, name in enumerate(driver_names)}
     steer_index = d_index.get(corner.steering) if corner.steering is not None else None
 
     def steer_motion(expand):
         if steer_index is None:
             return None
-        V = directions.V_a[:, steer_index]
-        if not expand:
-            return Motion(lambda link: poses[:, link_index[link]], lambda link: V[:, link_index[link]],
-                          lambda link: zeros_positions)
-        return Motion(pose_rows, repeated(V), lambda link: zeros_rows)
+        return _along_driver(closure, directions, steer_index, K if expand else None)
 
     def run(motion, design_values, expand):
         _, named, _ = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
                                      steer_motion=steer_motion(expand))
         return named
 
-    along_p = run(HardpointMotion(pose_rows, flat(directions.V_p), lambda link: zeros_rows, moved), design_jets, True)
+    along_p = run(_along_p(closure, directions, moved), design_jets, True)
     out = {}
     skip = KINGPIN_METRICS if corner.kingpin is None else ()
     for name, jet in along_p.items():
@@ -738,11 +854,10 @@ def _corner_sensitivities(susp, side, corner, result, closure, directions, drive
         if d is None:
             continue
         V_a = directions.V_a[:, d]
-        along_a = run(Motion(lambda link: poses[:, link_index[link]], lambda link: V_a[:, link_index[link]],
-                             lambda link: zeros_positions), design, False)
+        along_a = run(_along_driver(closure, directions, d), design, False)
         S = directions.mixed(d)
         V_ap = V_a[:, None] + directions.V_p
-        both = run(HardpointMotion(pose_rows, flat(V_ap), flat(S), moved), design_jets, True)
+        both = run(HardpointMotion(pose_rows, _flat(closure, V_ap), _flat(closure, S), moved), design_jets, True)
         mixed[role] = (along_a, both)
     for name, (role, numerator, sign) in RATE_METRICS.items():
         if role not in mixed or numerator not in along_p:
@@ -760,3 +875,229 @@ def _corner_sensitivities(susp, side, corner, result, closure, directions, drive
         with np.errstate(divide="ignore", invalid="ignore"):
             out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
     return {name: out[name] for name in METRICS if name in out}
+
+
+# ------------------------------------------------------------------ roll
+def _wheel_metric(name):
+    """A per-wheel metric's name without its side (``camber_left`` -> ``camber``)."""
+    return name.removesuffix("_left").removesuffix("_right") if isinstance(name, str) else name
+
+
+def _roll_axis(susp, moves, where):
+    """The roll axis's point ``a`` (3,), the axle's static roll centre (m, body frame), and its
+    rates ``a_p`` (k, 3) along the coordinates (R1)."""
+    record = _design_pose(susp, 1e-10)  # the design closes at zero pair variables: no iteration
+    system, names = record.system, list(record.drivers)
+    closure = _Closure(system, record._q, record._rotations, record._driven_columns(), where)
+    columns = np.array([system.variable_index[n] for n in names], dtype=np.int64)
+    directions = _Directions(closure, moves, columns, where)
+    K = len(moves)
+    along_p = _along_p(closure, directions, _moved_points(moves, 1))
+    body = Frame.body(susp.corners["left"])
+    patches, velocities = {}, {}
+    for side in SIDES:
+        _, patches[side] = _patch_jets(susp, side, along_p, body.up)
+        d, upright = names.index(susp.resolved[side].travel), system.link_index[susp.corners[side].upright]
+        twist = jets.Jet(np.repeat(directions.V_a[:, d, upright], K, axis=0),
+                         directions.velocity_rate(d)[0, :, upright], np.full((K, 6), np.nan))
+        velocities[side] = jets.material_velocity(twist, patches[side])
+    centre = roll_centre_point(patches, velocities, body)
+    return centre.value[0], centre.d
+
+
+def _driver_accelerations(result, drivers):
+    """``D[k][j] = d_k V_j`` (N, L, 6), global: the rate along driver ``drivers[k]`` of every
+    link's velocity per unit rate of driver ``drivers[j]`` (the other drivers at rest), at the
+    positions of ``result``. The accelerations along one driver are ``D[j][j]``; along the sum
+    of two they add the symmetric ``S_kj = D[k][j] + D[j][k]``, and ``D[k][j] - D[j][k] =
+    [V_k, V_j]`` (the twists' integrability, as in (H3))."""
+    from ..continuation import motion_at_positions  # noqa: PLC0415
+
+    N = len(result)
+    columns = result._driven_columns()
+
+    def along(*drivers):
+        speeds = np.zeros((N, len(columns)))
+        speeds[:, list(drivers)] = 1.0
+        _, _, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
+                                         speeds, np.zeros_like(speeds))
+        return V, A
+
+    single = [along(j) for j in drivers]
+    D = [[single[j][1] if j == k else None for j in range(len(drivers))] for k in range(len(drivers))]
+    for k in range(len(drivers)):
+        for j in range(k + 1, len(drivers)):
+            S = along(drivers[k], drivers[j])[1] - single[k][1] - single[j][1]
+            bracket = lie_bracket(single[k][0], single[j][0])
+            D[k][j], D[j][k] = (S + bracket) / 2.0, (S - bracket) / 2.0
+    return D
+
+
+class _Roll:
+    """The roll solution's rates along the coordinates at every position (module docstring,
+    "Roll"): the axis (R1), the road frame (R2), the travels (R3), the metrics (R4) and the
+    roll's rates (R5).
+
+    Attributes: ``axis`` (3,) the static roll centre, m, body frame, and ``axis_rate`` (K, 3)
+    its rates; ``R`` (N, 3, 3), ``shift`` (N, 3) the body seen from the road (``x_road = R x +
+    shift``); ``slide`` (N, K, 3) the road picture's slide ``(1 - R) a_p``; ``J`` (N, 2, 2) the
+    contact conditions' rates along the travels (left, right); ``travel_rate`` (N, 2, K) the
+    travels' rates ``t_p`` along the solution, m per metre (or per unit axis component).
+    """
+
+    def __init__(self, susp, result, closure, directions, driver_names, where):
+        self.susp, self.result, self.closure, self.directions = susp, result, closure, directions
+        self.driver_names = driver_names
+        N, K = self.N, self.K = closure.xi.shape[0], len(directions.moves)
+        self.body = body = Frame.body(susp.corners["left"])
+        self.axis, self.axis_rate = _roll_axis(susp, directions.moves, where)  # (R1)
+        R, shift, self.road = roll_frame(result.metric("roll_angle"), np.broadcast_to(self.axis, (N, 3)), body)
+        self.R, self.shift = R, shift
+        self.slide = (self.axis_rate[None] - np.einsum("nij,kj->nki", R, self.axis_rate))  # (R2) (N, K, 3)
+        self.road_rows = Frame(body.forward, body.up, np.repeat(self.road.left, K, axis=0),
+                               np.repeat(self.road.centre, K, axis=0))
+        self.moved = _moved_points(directions.moves, N)
+        self.along_p = _along_p(closure, directions, self.moved)
+        self.travels = [driver_names.index(susp.resolved[side].travel) for side in SIDES]
+        self.along_t = [_along_driver(closure, directions, d) for d in self.travels]
+        self.design_p = {side: _DesignJets(susp.design[side], susp.resolved[side], susp.corners[side], self.moved,
+                                           N * K) for side in SIDES}
+        # (R3): g_p + J t_p = 0, J[i, j] = d g_i / d t_j
+        g_p = np.stack([self.height(side, self.on_road(self.along_p, True), self.slid(side)).d.reshape(N, K)
+                        for side in SIDES], axis=1)
+        self.J = np.stack([np.stack([self.height(side, self.on_road(m, False)).d for m in self.along_t], axis=1)
+                           for side in SIDES], axis=1)
+        self.travel_rate = -np.linalg.solve(self.J, g_p)  # (N, 2, K)
+        self._along_travels = {}
+
+    def on_road(self, motion, rows):
+        """A body motion seen from the road (N rows, or N K rows)."""
+        R, shift = (np.repeat(self.R, self.K, axis=0), np.repeat(self.shift, self.K, axis=0)) if rows else \
+            (self.R, self.shift)
+        return motion.in_frame(R, shift)
+
+    def slid(self, side):
+        """``side``'s design values along p seen from the road, its slide (R2) included."""
+        return self.design_p[side].slid(self.slide.reshape(-1, 3))
+
+    def height(self, side, motion, design=None):
+        """The contact condition ``g`` of ``side`` along ``motion`` (a jet), against the nominal
+        design patch or ``design``'s."""
+        patch = self.susp.design[side].patch if design is None else design.patch
+        return _patch_height(self.susp, side, motion, self.body.up, patch)
+
+    def steer(self, side, rows, seen):
+        """The steering variable's motion (for a virtual steering axis), seen by ``seen``."""
+        steering = self.susp.corners[side].steering
+        if steering not in self.driver_names:
+            return None
+        motion = _along_driver(self.closure, self.directions, self.driver_names.index(steering),
+                               self.K if rows else None)
+        return seen(motion, rows)
+
+    def along_travels(self, side):
+        """``side``'s metric jets along each travel seen from the road (N rows each), once."""
+        if side not in self._along_travels:
+            self._along_travels[side] = [self.metrics(side, self.on_road(m, False), self.susp.design[side],
+                                                      self.road, False, self.on_road) for m in self.along_t]
+        return self._along_travels[side]
+
+    def metrics(self, side, motion, design, frame, rows, seen):
+        """``corner_metrics``' jets of ``side`` along ``motion`` (rows: N K, else N)."""
+        corner = self.susp.corners[side]
+        return corner_metrics(self.susp.resolved[side], corner, design, motion, frame, vehicle=self.susp.vehicle,
+                              steer_motion=self.steer(side, rows, seen))[1]
+
+    def position_rates(self):
+        """``{metric_side: (N, k)}``: (R4) for every position metric, in the road frame, the
+        wheel travels in the body frame."""
+        N, K = self.N, self.K
+
+        def in_body(motion, rows):
+            return motion
+
+        def rates(side, frame_rows, seen, design_along_p, named_t):
+            named_p = self.metrics(side, seen(self.along_p, True), design_along_p, frame_rows, True, seen)
+            skip = KINGPIN_METRICS if self.susp.corners[side].kingpin is None else ()
+            return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * self.travel_rate[:, j]
+                                                    for j, t in enumerate(named_t))
+                    for name, jet in named_p.items() if name in METRICS and name not in skip}
+
+        out = {}
+        for side in SIDES:
+            values = rates(side, self.road_rows, self.on_road, self.slid(side), self.along_travels(side))
+            body_t = [self.metrics(side, m, self.susp.design[side], self.body, False, in_body) for m in self.along_t]
+            body_values = rates(side, self.body, in_body, self.design_p[side], body_t)
+            values.update({key: body_values[key] for key in BODY_TRAVELS if key in values})
+            out.update({f"{name}_{side}": values[name] for name in METRICS if name in values})
+        return out
+
+    def roll_rates(self):
+        """``{roll_camber_side, roll_steer_side: (N, k)}``: (R5)."""
+        N, K, c = self.N, self.K, self.closure
+        f = self.body.forward
+        M = np.zeros((N, 4, 4))
+        M[:, :3, :3], M[:, :3, 3], M[:, 3, 3] = self.R, self.shift, 1.0
+        poses = M[:, None] @ c.poses  # (N, L, 4, 4) seen from the road
+        frame_phi = np.r_[f, -np.cross(f, self.axis)]  # the frame's twist per unit roll
+        frame_p = np.concatenate([np.zeros((N, K, 3)), self.slide], axis=2)  # per unit p (R2)
+        # the travels' rates along the roll at fixed p: g_phi + J t_phi = 0
+        turning = Motion(lambda link: poses[:, c.system.link_index[link]], lambda link: np.broadcast_to(
+            frame_phi, (N, 6)), lambda link: np.zeros((N, 6)))
+        g_phi = np.stack([self.height(side, turning).d for side in SIDES], axis=1)
+        t_phi = -np.linalg.solve(self.J, g_phi[..., None])[..., 0]  # (N, 2)
+        V_t = self.directions.V_a[:, self.travels]  # (N, 2, L, 6), body
+        body_phi = np.einsum("nj,njls->nls", t_phi, V_t)
+        V_phi = frame_phi + transform_twists(M[:, None], body_phi)  # (N, L, 6)
+        V_p = frame_p[:, :, None] + transform_twists(M[:, None, None], self.directions.V_p + np.einsum(
+            "njk,njls->nkls", self.travel_rate, V_t))  # (N, K, L, 6)
+        # d_p V_phi without the travels' second rates t_{phi p}: the axis's rate, the frame's
+        # slide turning the body's twist, the body twist's own rate along the solution
+        D = _driver_accelerations(self.result, self.travels)
+        body_rate = sum(t_phi[:, j, None, None, None] * (
+            self.directions.velocity_rate(d) + sum(self.travel_rate[:, k, :, None, None] * D[k][j][:, None]
+                                                   for k in range(len(self.travels))))
+            for j, d in enumerate(self.travels))
+        axis_turn = np.concatenate([np.zeros((K, 3)), -np.cross(f, self.axis_rate)], axis=1)
+        rate_phi = (axis_turn[None, :, None] + lie_bracket(frame_p[:, :, None], transform_twists(M[:, None], body_phi)
+                                                          [:, None]) + transform_twists(M[:, None, None], body_rate))
+        S = 2.0 * rate_phi + lie_bracket(V_phi[:, None], V_p)  # d_p V_phi + d_phi V_p, t_{phi p} left out
+
+        index = c.system.link_index
+        rows_zero, zero = np.zeros((N * K, 6)), np.zeros((N, 6))
+        pose_rows = _rows_of(c, poses, K)
+        along_phi = Motion(lambda link: poses[:, index[link]], lambda link: V_phi[:, index[link]], lambda link: zero)
+        along_p = HardpointMotion(pose_rows, _flat(c, V_p), lambda link: rows_zero, self.moved)
+        both = HardpointMotion(pose_rows, _flat(c, V_phi[:, None] + V_p), _flat(c, S), self.moved)
+
+        def mixed(jet_phi, jet_p, jet_both):
+            """``f_{phi p}`` (N, K) by polarisation, t_{phi p} left out."""
+            return (jet_both.dd.reshape(N, K) - jet_p.dd.reshape(N, K) - jet_phi.dd[:, None]) / 2.0
+
+        G = np.stack([mixed(self.height(side, along_phi), self.height(side, along_p, self.design_p[side]),
+                            self.height(side, both, self.design_p[side])) for side in SIDES], axis=1)
+        t_phi_p = -np.linalg.solve(self.J, G)  # (N, 2, K), (R5)
+        out = {}
+
+        def seen(motion, rows):
+            return self.on_road(motion, rows)
+
+        for side in SIDES:
+            design = self.design_p[side]
+            jets_phi = self.metrics(side, along_phi, self.susp.design[side], self.road, False, seen)
+            jets_p = self.metrics(side, along_p, design, self.road_rows, True, seen)
+            jets_both = self.metrics(side, both, design, self.road_rows, True, seen)
+            jets_t = self.along_travels(side)
+            for name, metric in (("roll_camber", "camber"), ("roll_steer", "steer_angle")):
+                out[f"{name}_{side}"] = mixed(jets_phi[metric], jets_p[metric], jets_both[metric]) + sum(
+                    jets_t[j][metric].d[:, None] * t_phi_p[:, j] for j in range(len(self.travels)))
+        return out
+
+
+def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where):
+    """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll")."""
+    solution = _Roll(susp, result, closure, directions, driver_names, where)
+    out = solution.position_rates()
+    if rates:
+        out.update(solution.roll_rates())
+    return out

@@ -58,6 +58,9 @@ NEWTON_TOLERANCE = 1e-12
 NEWTON_STEPS = 12
 #: Track given in the vehicle table and the geometry's must agree within this fraction.
 TRACK_AGREEMENT = 0.02
+#: The metrics a roll analysis takes relative to the body (the wheel travels); the others are
+#: relative to the road.
+BODY_TRAVELS = ("wheel_travel", "contact_patch_travel", "wheel_centre_travel")
 
 
 # ------------------------------------------------------------------ what is analysed
@@ -250,6 +253,14 @@ def _patch_jets(susp, side, motion, frame_up):
     return C, P
 
 
+def _patch_height(susp, side, motion, up, design_patch):
+    """Height of ``side``'s contact patch above its design position, ``g = (P - P_0) . u``
+    (m, a jet along ``motion``; ``design_patch`` (3,), (N, 3) or a jet of them): the contact
+    condition of the contact-patch travel and of the roll, in the frame of ``motion``."""
+    _, P = _patch_jets(susp, side, motion, up)
+    return jets.dot(P - design_patch, up)
+
+
 def _solve_travel(susp, plan: _Plan, travel_at, tolerance):
     """Sweep with each corner's wheel-centre travel chosen so that its travel point (wheel
     centre or contact patch) is at the plan's target: returns ``(record, stop)``."""
@@ -278,10 +289,10 @@ def _solve_travel(susp, plan: _Plan, travel_at, tolerance):
         jacobian = np.zeros((count, len(sides), len(sides)))
         for i, side in enumerate(sides):
             for j, other in enumerate(sides):
-                _, P = _patch_jets(susp, side, motions[other], up)
-                jacobian[:, i, j] = P.d @ up
+                height = _patch_height(susp, side, motions[other], up, susp.design[side].patch)
+                jacobian[:, i, j] = height.d
                 if i == j:
-                    residual[:, i] = (P.value - susp.design[side].patch) @ up - targets[side]
+                    residual[:, i] = height.value - targets[side]
         if _largest(residual) <= NEWTON_TOLERANCE:
             return record, stop
         step = np.linalg.solve(jacobian, residual[..., None])[..., 0]
@@ -481,36 +492,63 @@ def _rotation(axis, angle):
     return np.eye(3) + s * K + (1 - c) * (K @ K)
 
 
+def _design_pose(susp, tolerance):
+    """The axle ``susp`` at the design pose: both wheel travels and the steering variables at
+    zero, one position per design row (one for one design), as a sweep record (drivers: the
+    two travels and the steering variables). The static roll centre is taken there."""
+    count = 1 if susp.design_rows is None else susp.design_rows
+    record, _ = _solve_travel(susp, _Plan({s: np.zeros(count) for s in SIDES}, _steering_plan(susp, count)),
+                              "wheel-centre", tolerance)
+    return record
+
+
 def static_roll_centre(susp, tolerance=1e-10):
     """The axle's kinematic roll centre at the design pose, m, body frame: (3,) for one
     design; (rows, 3), one per row, for a suspension with per-row design values
     (:attr:`Suspension.design_rows`: a design study's variants)."""
     susp = susp.axle()
-    rows = susp.design_rows
-    count = 1 if rows is None else rows
-    record, _ = _solve_travel(susp, _Plan({s: np.zeros(count) for s in SIDES}, _steering_plan(susp, count)),
-                              "wheel-centre", tolerance)
-    wheels = {}
+    record = _design_pose(susp, tolerance)
+    patches, velocities = {}, {}
     for side, corner in susp.corners.items():
         motion = Motion.of(record.along(susp.resolved[side].travel))
-        values, _, extra = corner_metrics(susp.resolved[side], corner, susp.design[side], motion,
-                                          Frame.body(corner), vehicle=susp.vehicle)
-        wheels[side] = extra
-    centre = _roll_centre_point(wheels, Frame.body(susp.corners["left"]))
-    return centre[0] if rows is None else centre
+        _, _, extra = corner_metrics(susp.resolved[side], corner, susp.design[side], motion,
+                                     Frame.body(corner), vehicle=susp.vehicle)
+        patches[side], velocities[side] = jets.constant(extra["patch"]), jets.constant(extra["patch_velocity"])
+    centre = roll_centre_point(patches, velocities, Frame.body(susp.corners["left"])).value
+    return centre[0] if susp.design_rows is None else centre
 
 
-def _roll_centre_point(wheels, frame):
+def roll_centre_point(patches, velocities, frame):
+    """The axle's kinematic roll centre (N, 3), m, in ``frame``: where the two lines through the
+    contact patches ``P``, each normal in the front view to its patch's velocity ``v`` in wheel
+    travel (the velocity of the upright's point at the patch), meet:
+
+        P_L + alpha w_L = P_R + beta w_R   (lateral and up components),   w = f x v
+
+    ``patches`` and ``velocities``: dict side -> jet (N, 3) (their rates along some motion:
+    the design's hardpoint coordinates in :mod:`loops.study.sensitivity`); returns a jet."""
     f, u = frame.forward, frame.up
     lateral = np.cross(u, f)
-    P_L, P_R = wheels["left"]["patch"], wheels["right"]["patch"]
-    w_L = np.cross(np.broadcast_to(f, P_L.shape), wheels["left"]["patch_velocity"])
-    w_R = np.cross(np.broadcast_to(f, P_R.shape), wheels["right"]["patch_velocity"])
+    P_L, P_R = patches["left"], patches["right"]
+    w_L, w_R = jets.cross(f, velocities["left"]), jets.cross(f, velocities["right"])
     gap = P_R - P_L
-    a11, a12, a21, a22 = w_L @ lateral, -(w_R @ lateral), w_L @ u, -(w_R @ u)
-    det = a11 * a22 - a12 * a21
-    a = ((gap @ lateral) * a22 - a12 * (gap @ u)) / det
-    return P_L + a[:, None] * w_L
+    a11, a12 = jets.dot(w_L, lateral), -jets.dot(w_R, lateral)
+    a21, a22 = jets.dot(w_L, u), -jets.dot(w_R, u)
+    alpha = (jets.dot(gap, lateral) * a22 - a12 * jets.dot(gap, u)) / (a11 * a22 - a12 * a21)
+    return P_L + w_L * alpha.expand()
+
+
+def roll_frame(phi, axis_point, body):
+    """The road seen from the rolled body: the body turned by ``phi`` (N,) rad (ISO 8855) about
+    the axis along ``body.forward`` through ``axis_point`` (N, 3), m, body frame. Returns the
+    rotation ``R`` (N, 3, 3) and translation ``shift = a - R a`` (N, 3) with ``x_road = R
+    x_body + shift`` (so the axis stays put), and the road's :class:`Frame` (its ``left`` and
+    ``centre`` the body's, rolled)."""
+    R = _rotation(body.forward, phi)
+    shift = axis_point - np.einsum("nij,nj->ni", R, axis_point)
+    road = Frame(body.forward, body.up, np.einsum("nij,j->ni", R, body.left),
+                 np.einsum("nij,j->ni", R, body.centre) + shift)
+    return R, shift, road
 
 
 def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
@@ -555,17 +593,16 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
             centre = {s: v[:count] for s, v in centre.items()}
         if not count:
             break
-        R = _rotation(f, phi)
-        shift = axis_point - np.einsum("nij,nj->ni", R, axis_point)
+        R, shift, frame_road = roll_frame(phi, axis_point, frame_body)
         motions = {s: Motion.of(record.along(susp.resolved[s].travel)).in_frame(R, shift) for s in SIDES}
         residual = np.zeros((count, 2))
         jacobian = np.zeros((count, 2, 2))
         for i, side in enumerate(SIDES):
             for j, other in enumerate(SIDES):
-                _, P = _patch_jets(susp, side, motions[other], up)
-                jacobian[:, i, j] = P.d @ up
+                height = _patch_height(susp, side, motions[other], up, design[side].patch)
+                jacobian[:, i, j] = height.d
                 if i == j:
-                    residual[:, i] = (P.value - design[side].patch) @ up
+                    residual[:, i] = height.value
         if _largest(residual) <= NEWTON_TOLERANCE:
             break
         delta = np.linalg.solve(jacobian, residual[..., None])[..., 0]
@@ -583,15 +620,10 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
     frame_twist = np.concatenate([np.broadcast_to(f, (count, 3)), -np.cross(f, axis_point)], axis=1)
     road = Motion.of(record).in_frame(R, shift)
     turning = road.combined([(np.ones(count), frame_twist)])
-    g_phi = np.zeros((count, 2))
-    for i, side in enumerate(SIDES):
-        _, P = _patch_jets(susp, side, turning, up)
-        g_phi[:, i] = P.d @ up
+    g_phi = np.stack([_patch_height(susp, side, turning, up, design[side].patch).d for side in SIDES], axis=1)
     travel_rate = -np.linalg.solve(jacobian, g_phi[..., None])[..., 0]
     rolling = road.combined([(np.ones(count), frame_twist)] + [(travel_rate[:, i], motions[side])
                                                                for i, side in enumerate(SIDES)])
-    frame_road = Frame(f, up, np.einsum("nij,j->ni", R, frame_body.left),
-                       np.einsum("nij,j->ni", R, frame_body.centre) + shift)
 
     columns, wheels = [], {}
     roll_columns = []
@@ -604,7 +636,7 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
                                           travel_at=travel_at, vehicle=susp.vehicle, steer_motion=steer)
         body, _, _ = corner_metrics(resolved, corner, design[side], Motion.of(record.along(resolved.travel)),
                                     frame_body, travel_at=travel_at, vehicle=susp.vehicle)
-        for key in ("wheel_travel", "contact_patch_travel", "wheel_centre_travel"):
+        for key in BODY_TRAVELS:
             if key in values:
                 values[key] = body[key]
         wheels[side] = (values, extra)

@@ -192,5 +192,9 @@ def point_jet(poses, twists, accelerations, r):
 
 
 def material_velocity(twists, points):
-    """Velocity of the link's material points at ``points`` (N, 3): ``omega x p + v_o`` (N, 3)."""
+    """Velocity of the link's material points at ``points`` (N, 3): ``omega x p + v_o`` (N, 3).
+    Jets in (the twists and the points along another motion), a jet out: its rate is that of
+    the velocity field at the moving points, ``omega' x p + omega x p' + v_o'``."""
+    if isinstance(twists, Jet) or isinstance(points, Jet):
+        return cross(twists[..., :3], points) + twists[..., 3:]
     return _cross(twists[:, :3], points) + twists[:, 3:]
