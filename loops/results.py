@@ -60,6 +60,15 @@ class Column:
     order: int
 
 
+def _cells(column, units):
+    """A column's CSV cells: whole numbers as written (a study's variant and position
+    indices), values in ``units`` at full precision (``repr``)."""
+    values = np.asarray(column.values)
+    if np.issubdtype(values.dtype, np.integer):
+        return [str(v) for v in values.tolist()]
+    return [repr(x) for x in units.from_si(values.astype(float), column.dimension).tolist()]
+
+
 def write_columns(path, columns, units, note=None, count=0):
     """The one CSV writer of kinematrix: ``columns`` (list of :class:`Column`) in ``units``
     (see :meth:`Trajectory.to_csv`), to ``path`` atomically, or returned as text for None.
@@ -68,10 +77,9 @@ def write_columns(path, columns, units, note=None, count=0):
     buffer.write(units.comment([c.dimension for c in columns], note) + "\n")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([c.name for c in columns])
-    scaled = [units.from_si(np.asarray(c.values, dtype=float), c.dimension) for c in columns]
-    data = np.column_stack(scaled) if scaled else np.zeros((count, 0))
-    for row in data.tolist():
-        writer.writerow([repr(x) for x in row])
+    cells = [_cells(c, units) for c in columns]
+    for row in zip(*cells) if cells else [()] * count:
+        writer.writerow(row)
     if path is None:
         return buffer.getvalue()
     write_text_atomically(path, buffer.getvalue())

@@ -148,8 +148,8 @@ class StudyResult:
         """The tidy table's columns, one row per (variant, position): ``variant``,
         ``position``, the varied coordinates' values, the inputs, then every metric."""
         V, N = self.variants, self.positions
-        out = [Column("variant", np.repeat(np.arange(V), N).astype(float), "dimensionless", 0),
-               Column("position", np.tile(np.arange(N), V).astype(float), "dimensionless", 0)]
+        out = [Column("variant", np.repeat(np.arange(V), N), "dimensionless", 0),
+               Column("position", np.tile(np.arange(N), V), "dimensionless", 0)]
         parameters = self.parameters()
         for j, c in enumerate(self.coordinates):
             dimension = "length" if c.dimension == "length" else "dimensionless"
