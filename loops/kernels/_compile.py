@@ -86,7 +86,7 @@ def _refresh_cache():
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (a minute for sweeps, two more for simulation)",
+    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, two for simulation)",
           file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
