@@ -292,6 +292,27 @@ def test_a_model_with_link_local_frames_cannot_be_studied():
     assert error.value.where == "vary"
 
 
+def test_a_study_too_large_to_hold_is_refused_before_it_runs(wishbone, monkeypatch):
+    # With the limit at 1 MB: 1000 variants x 7 positions x 28 columns of the table (1.6 MB) are refused at the
+    # offsets; 100 variants (0.16 MB of table) in one chunk, whose walk holds 100 x 7 variant-positions of poses
+    # and rates (2.7 MB), at chunk_size; in chunks of 10 they run. The variants are not walked before the refusal
+    # (the chunks' runner is never called).
+    import loops.study.study as study_module
+
+    monkeypatch.setattr(study_module, "MAX_RECORD_BYTES", 2**20)
+    travel = np.linspace(-0.03, 0.03, 7)
+    calls = []
+    real_chunk = study_module.run_chunk
+    monkeypatch.setattr(study_module, "run_chunk", lambda *a, **k: calls.append(len(a[2])) or real_chunk(*a, **k))
+    with pytest.raises(ModelError, match="GiB, more than") as error:
+        run_study(wishbone, ["lower_ball.z"], np.zeros((1000, 1)), travel=travel)
+    assert error.value.where == "offsets" and calls == [1]
+    with pytest.raises(ModelError, match="give a smaller chunk_size") as error:
+        run_study(wishbone, ["lower_ball.z"], np.zeros((100, 1)), travel=travel, chunk_size=100)
+    assert error.value.where == "chunk_size"
+    assert run_study(wishbone, ["lower_ball.z"], np.zeros((100, 1)), travel=travel, chunk_size=10).variants == 100
+
+
 def test_a_nominal_design_that_stops_is_refused(wishbone):
     # Travel far past the arms' reach: the nominal itself stops, so the study has no reference.
     with pytest.raises(ModelError, match="the nominal design does not complete") as error:

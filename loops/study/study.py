@@ -21,7 +21,8 @@ import numpy as np
 from mechanism.atomic import write_atomically
 from mechanism.errors import ModelError
 
-from ..results import Column, write_columns
+from ..compiled import compile_model
+from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
 from ..sweep import _progress
 from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
 from .coordinates import Coordinate, coordinates
@@ -225,6 +226,25 @@ class StudyResult:
         return write_columns(path, self.summary(), self._units(units), note, self.positions)
 
 
+def _check_memory(suspension, variants, chunk, coordinates_count, inputs, nominal):
+    """Refuse, after the nominal run and before the variants', a study whose table or one of
+    whose chunks (the walk's poses and rates of every variant-position) would not fit in
+    :data:`~loops.results.MAX_RECORD_BYTES`."""
+    positions = max([np.size(values) for _, values in nominal.values()] + [1])
+    columns = 2 + coordinates_count + len(inputs) + len(nominal)
+    table = 8 * variants * positions * columns
+    if table > MAX_RECORD_BYTES:
+        raise ModelError("offsets", f"{variants} variants x {positions} positions x {columns} columns would take "
+                         f"{table / 2**30:.3g} GiB, more than the {MAX_RECORD_BYTES / 2**30:g} GiB a study may hold: "
+                         "study fewer variants at a time")
+    system = compile_model(suspension.model)
+    walk = record_bytes(system, chunk * positions, 2)
+    if walk > MAX_RECORD_BYTES:
+        raise ModelError("chunk_size", f"{chunk} variants x {positions} positions per chunk would take "
+                         f"{walk / 2**30:.3g} GiB of poses and rates, more than {MAX_RECORD_BYTES / 2**30:g} GiB: "
+                         "give a smaller chunk_size")
+
+
 def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_size=DEFAULT_CHUNK, workers=None,
               progress=None, scheduler=None, **plan_options) -> StudyResult:
     """Run ``plan`` (or ``Plan(**plan_options)``) for the nominal design and every variant.
@@ -261,6 +281,7 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     if nominal_reasons:
         raise ModelError("model", f"the nominal design does not complete the {plan.analysis} analysis: "
                          f"{nominal_reasons[0]}")
+    _check_memory(suspension, len(offsets), min(chunk_size, len(offsets)), len(coords), inputs, nominal)
     bounds = list(range(0, len(offsets), chunk_size)) + [len(offsets)]
     chunks = [offsets[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     if scheduler is not None:
