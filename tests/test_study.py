@@ -313,6 +313,21 @@ def test_a_study_too_large_to_hold_is_refused_before_it_runs(wishbone, monkeypat
     assert run_study(wishbone, ["lower_ball.z"], np.zeros((100, 1)), travel=travel, chunk_size=10).variants == 100
 
 
+def test_a_variant_whose_axis_vanishes_is_reported_and_the_others_go_on(wishbone):
+    # Variant 1 moves the upper inner axis (1, 0, 0) by (-1, 0, 0): no axis, so no pair frame. It is reported with
+    # its reason and NaN rows; variants 0 and 2 are bit for bit those of a study without it (each variant is walked
+    # on its own).
+    names = ["upper_inner.axis"]
+    offsets = np.array([[0.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.01, -0.01]])
+    study = run_study(wishbone, names, offsets, travel=TRAVEL)
+    assert list(study.reasons) == [1] and "axis of 'upper_inner' vanish" in study.reasons[1]
+    alone = run_study(wishbone, names, offsets[[0, 2]], travel=TRAVEL)
+    for name in ("camber", "toe", "camber_gain", "bump_steer"):
+        values = study.values(name)
+        assert np.all(np.isnan(values[1]))
+        assert np.array_equal(values[[0, 2]], alone.values(name)), name
+
+
 def test_a_nominal_design_that_stops_is_refused(wishbone):
     # Travel far past the arms' reach: the nominal itself stops, so the study has no reference.
     with pytest.raises(ModelError, match="the nominal design does not complete") as error:

@@ -167,12 +167,21 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     out_A = np.empty((count, N, D, links, 6))
     out_G = np.empty((count, N, n, d))
     unit_speeds = np.eye(D, d)
+    unbuildable = builder.unbuildable(offsets)
+    for v in unbuildable:
+        counters[v, 1] = 0  # no step: the kernel leaves it at once
     arguments = (system.topology, geometries, blocks, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
                  setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters, diagnostics, status,
                  reached, out_q, out_T, out_V, out_A, out_G)
     _in_threads(kernels.walk_variants, arguments, count, workers)
-    reasons = {}
+    reasons = dict(unbuildable)
+    for v in unbuildable:
+        reached[v] = 0
+        for target in (out_q, out_T, out_V, out_A):
+            target[v] = np.nan
     for v in np.flatnonzero(status != 0):
+        if v in unbuildable:
+            continue
         out = _walk_alone(setup, variant_system(system, geometries, int(v)), targets[v], unit_speeds)
         reached[v], reason = out[0], out[1]
         k = slice(0, reached[v])

@@ -28,7 +28,10 @@ from ..linear import SquareBlock
 from ..passive import pairs_touching
 from .coordinates import moved_hardpoints
 
-__all__ = ["VariantGeometry", "road_loop_pairs"]
+__all__ = ["VariantGeometry", "road_loop_pairs", "VANISHED_AXIS"]
+
+#: Length below which a moved screw axis (before it is made a unit vector) has vanished.
+VANISHED_AXIS = 1e-9
 
 
 def road_loop_pairs(system) -> dict:
@@ -84,17 +87,34 @@ class VariantGeometry:
         return centres
 
     def axes_of(self, offsets):
-        """``{pair index: (V, 3) new axis}`` (not normalised) for the pairs whose axis varies."""
+        """``{pair index: (V, 3) new axis}`` (not normalised) for the pairs whose axis varies; a
+        variant whose offsets make an axis vanish keeps the nominal axis there (it is not
+        walked: :meth:`unbuildable`)."""
         offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
         out = {}
         for hp, axis in self._moved(offsets):
             if hp.key != "axis":
                 continue
-            bad = np.flatnonzero(~(np.linalg.norm(axis, axis=1) > 1e-9))
-            if len(bad):
-                raise ModelError(f"vary {hp.name!r}", f"variant {int(bad[0])} makes the axis vanish")
-            out[self.system.pair_index[hp.owner]] = axis
+            bad = ~(np.linalg.norm(axis, axis=1) > VANISHED_AXIS)
+            i = self.system.pair_index[hp.owner]
+            if bad.any():
+                axis = axis.copy()
+                axis[bad] = self.system.geometry.frame_j[i, :3, 2]  # the pair's z: its nominal axis
+            out[i] = axis
         return out
+
+    def unbuildable(self, offsets) -> dict:
+        """``{variant: reason}`` for the variants that cannot be built: offsets that make a
+        screw axis vanish (shorter than :data:`VANISHED_AXIS`, or not finite)."""
+        offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
+        reasons = {}
+        for hp, axis in self._moved(offsets):
+            if hp.key != "axis":
+                continue
+            for v in np.flatnonzero(~(np.linalg.norm(axis, axis=1) > VANISHED_AXIS)):
+                reasons.setdefault(int(v), f"the variant cannot be built: its offsets make the axis of {hp.owner!r} "
+                                           "vanish")
+        return reasons
 
     def geometries(self, offsets) -> Geometry:
         """The :class:`~loops.compiled.Geometry` of every variant, each field with a leading

@@ -136,7 +136,7 @@ class VariantSuspension(Suspension):
     def _moved_values(self):
         """``{hardpoint name: (V, 3) value}`` of every hardpoint the variants move (axes unit)."""
         out = moved_hardpoints(self.coords, self.offsets)
-        for i, axis in self.builder.axes_of(self.offsets).items():  # checked: no axis vanishes
+        for i, axis in self.builder.axes_of(self.offsets).items():  # a vanished one: the nominal's
             out[f"{self.builder.system.pairs[i].name}.axis"] = axis / np.linalg.norm(axis, axis=1, keepdims=True)
         return out
 
