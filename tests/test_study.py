@@ -264,7 +264,6 @@ def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):
     (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="steering"), "rack"),
     (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], analysis="combined", travel=TRAVEL), "rack"),
     (lambda s: run_study(s, ["lower_ball.z"], [[0.0]], travel=TRAVEL, chunk_size=0), "chunk_size"),
-    (lambda s: run_study(s, ["upper_inner.axis.x"], [[-1.0]], travel=TRAVEL), "vary 'upper_inner.axis'"),
 ])
 def test_bad_study_input_is_located(wishbone, call, where):
     with pytest.raises(ModelError) as error:
