@@ -139,12 +139,13 @@ def _held(system, start, driven, hold):
     """The held columns at the reference assembly ``start`` (cached per drivers and ``hold``;
     a ``hold`` that is no sequence of names goes to :func:`loops.held.held_freedoms` to be
     refused there)."""
-    key = None if hold is None else (hold,) if isinstance(hold, str) else hold
-    try:
-        key = None if key is None else tuple(key)
-        hash(key)
-    except TypeError:
-        return held_freedoms(system, start, driven, hold)
+    key = None
+    if hold is not None:
+        try:
+            key = (hold,) if isinstance(hold, str) else tuple(hold)
+            hash(key)
+        except TypeError:
+            return held_freedoms(system, start, driven, hold)
     return _held_at_reference(system, np.asarray(driven, dtype=np.int64).tobytes(), key)
 
 

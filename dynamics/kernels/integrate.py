@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
-from loops.kernels.newton import copy_factor
+from loops.kernels.newton import copy_evaluated, copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
 
@@ -42,16 +42,7 @@ DOP853_KIND, RK45_KIND = 0, 1
 
 @kernel
 def _copy_state(source, target):
-    w, v = source.work, target.work
-    v.q[:] = w.q
-    v.rotations[:, :, :] = w.rotations
-    v.A[:, :, :] = w.A
-    v.T[:, :, :] = w.T
-    v.W[:, :, :] = w.W
-    v.xi[:, :] = w.xi
-    v.defects[:] = w.defects
-    v.centres[:, :] = w.centres
-    v.swings[:, :] = w.swings
+    copy_evaluated(source.work, target.work)
     copy_factor(source.factor, target.factor)
     target.G[:, :] = source.kin.G
 

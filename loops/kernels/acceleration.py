@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compile import kernel
+from .arrays import copy_vector
 from .pairs import pair_twist_rate
 from .rigid import lie_bracket, shift_twist, transform_twist
 from .rotations import dexp_inverse, dexp_inverse_transposed_rate
@@ -48,8 +49,7 @@ def link_accelerations(topology, xi, q_ddot, terms, A):
     for child in topology.tree_order:
         p = topology.tree_pair[child]
         sign = topology.forward[child]
-        for r in range(6):
-            A[child, r] = A[topology.parent[child], r]
+        copy_vector(A[topology.parent[child]], A[child])
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
             for r in range(6):
                 A[child, r] += sign * (xi[col, r] * q_ddot[col] + terms[col, r])

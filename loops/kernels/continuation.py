@@ -56,7 +56,7 @@ from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
 from .linear import factorize_block, transmission
-from .newton import CONVERGED, apply_step, copy_factor, copy_work, corrector, seat_spherical
+from .newton import CONVERGED, apply_step, copy_evaluated, copy_factor, copy_work, corrector, seat_spherical
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
@@ -166,19 +166,6 @@ def _predict(block, G, last_G, last_step, span, h, step):
 
 
 @kernel
-def _copy_evaluated(source, target):
-    copy_vector(source.q, target.q)
-    copy_stack(source.rotations, target.rotations)
-    copy_stack(source.A, target.A)
-    copy_stack(source.T, target.T)
-    copy_stack(source.W, target.W)
-    copy_matrix(source.xi, target.xi)
-    copy_vector(source.defects, target.defects)
-    copy_matrix(source.centres, target.centres)
-    copy_matrix(source.swings, target.swings)
-
-
-@kernel
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix; at a singular
     position keep ``incoming`` (the tangent the walk arrived with) and mark the factorization
@@ -203,7 +190,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     status, swapped = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
                                 last_step, target, params, counters, diagnostics)
     if swapped:
-        _copy_evaluated(trial, here)
+        copy_evaluated(trial, here)
         copy_factor(trial_factor, factor)
     return status
 
@@ -220,7 +207,6 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
     max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
     driven = block.driven
     d = driven.shape[0]
-    n = topology.n
     start = trial.scratch.variables[2][:d]
     span = trial.scratch.variables[3][:d]
     moving = False
@@ -350,7 +336,7 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
                  out_q_ddot[i], out_V[i], out_A[i])
         i += 1
     if swapped:
-        _copy_evaluated(state, here)
+        copy_evaluated(state, here)
         copy_factor(state_factor, factor)
     diagnostics[3] = i
     return i, status

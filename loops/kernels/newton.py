@@ -26,7 +26,7 @@ from .linear import factorize_block, solve_block
 from .rotations import log_so3, rotate_left, unwrap_rotation_vector
 
 __all__ = ["CONVERGED", "NOT_CONVERGED", "SINGULAR", "corrector", "apply_step", "seat_spherical",
-           "copy_work", "copy_factor"]
+           "copy_work", "copy_evaluated", "copy_factor"]
 
 CONVERGED, NOT_CONVERGED, SINGULAR = 0, 1, 2
 
@@ -62,6 +62,20 @@ def copy_work(source, target):
     """Copy the state (variables and spherical rotations) of ``source`` into ``target``."""
     copy_vector(source.q, target.q)
     copy_stack(source.rotations, target.rotations)
+
+
+@kernel
+def copy_evaluated(source, target):
+    """Copy an evaluated configuration (state, pair matrices, poses, frames, twists, defects,
+    chord centres and gauge swings) of ``source`` into ``target``."""
+    copy_work(source, target)
+    copy_stack(source.A, target.A)
+    copy_stack(source.T, target.T)
+    copy_stack(source.W, target.W)
+    copy_matrix(source.xi, target.xi)
+    copy_vector(source.defects, target.defects)
+    copy_matrix(source.centres, target.centres)
+    copy_matrix(source.swings, target.swings)
 
 
 @kernel

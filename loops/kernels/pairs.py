@@ -25,6 +25,7 @@ import math
 from mechanism.pairs import HOOKE_FAMILY as HOOKE, SCREW_FAMILY as SCREW
 
 from ._compile import inline_kernel as kernel
+from .arrays import copy_matrix
 
 __all__ = ["pair_matrix", "pair_twist", "pair_twist_rate"]
 
@@ -87,9 +88,7 @@ def pair_matrix(family, coefficients, beta, q, start, size, rotation, out):
         _hooke_matrix(beta, q[start], q[start + 1], out)
     else:
         out[:, :] = 0.0
-        for i in range(3):
-            for j in range(3):
-                out[i, j] = rotation[i, j]
+        copy_matrix(rotation, out[:3, :3])
         out[3, 3] = 1.0
 
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ._compile import inline_kernel as kernel
+from .arrays import copy_matrix
 
 __all__ = ["exp_so3", "log_so3", "rotate_left", "dexp_c", "dexp_c_slope", "dexp_inverse",
            "dexp_inverse_transposed_rate", "unwrap_rotation_vector", "cross"]
@@ -103,9 +104,7 @@ def rotate_left(dw, R, E, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = E[i, 0] * R[0, j] + E[i, 1] * R[1, j] + E[i, 2] * R[2, j]
-    for i in range(3):
-        for j in range(3):
-            R[i, j] = out[i, j]
+    copy_matrix(out, R)
 
 
 @kernel

@@ -10,6 +10,7 @@ twist of the pair between them.
 from __future__ import annotations
 
 from ._compile import inline_kernel, kernel
+from .arrays import copy_vector
 from .linear import scaled_rhs, solution_at, solve_scaled
 
 __all__ = ["solve_with_drivers", "link_velocities"]
@@ -41,8 +42,7 @@ def link_velocities(topology, xi, q_dot, V):
     for child in topology.tree_order:
         p = topology.tree_pair[child]
         sign = topology.forward[child]
-        for r in range(6):
-            V[child, r] = V[topology.parent[child], r]
+        copy_vector(V[topology.parent[child]], V[child])
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
             rate = sign * q_dot[col]
             for r in range(6):

@@ -44,6 +44,11 @@ def road_loop_pairs(system) -> dict:
     return out
 
 
+def _vanished(axis):
+    """(V,) True where a moved axis (V, 3) is shorter than :data:`VANISHED_AXIS` or not finite."""
+    return ~(np.linalg.norm(axis, axis=1) > VANISHED_AXIS)
+
+
 class VariantGeometry:
     """Builds the stacked geometry of variants of one compiled system.
 
@@ -95,7 +100,7 @@ class VariantGeometry:
         for hp, axis in self._moved(offsets):
             if hp.key != "axis":
                 continue
-            bad = ~(np.linalg.norm(axis, axis=1) > VANISHED_AXIS)
+            bad = _vanished(axis)
             i = self.system.pair_index[hp.owner]
             if bad.any():
                 axis = axis.copy()
@@ -111,7 +116,7 @@ class VariantGeometry:
         for hp, axis in self._moved(offsets):
             if hp.key != "axis":
                 continue
-            for v in np.flatnonzero(~(np.linalg.norm(axis, axis=1) > VANISHED_AXIS)):
+            for v in np.flatnonzero(_vanished(axis)):
                 reasons.setdefault(int(v), f"the variant cannot be built: its offsets make the axis of {hp.owner!r} "
                                            "vanish")
         return reasons
