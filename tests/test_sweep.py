@@ -519,3 +519,12 @@ def test_each_sweep_starts_from_the_reference_assembly_whatever_ran_before():
     for pair in ("A", "B", "C", "D"):
         assert np.array_equal(again.q(pair), reference.q(pair)), pair
         assert np.array_equal(again.q_dot(pair), reference.q_dot(pair)), pair
+
+
+def test_a_hold_of_unhashable_names_is_refused_like_any_other():
+    """The cached start takes hold's names as a key; names that cannot be one still get the located error."""
+    # A list inside the list cannot be a cache key: the sweep hands it to held_freedoms uncached, which names it at
+    # `hold` as it does any name that is not a variable.
+    with pytest.raises(ModelError, match="not a pair variable or point driver") as error:
+        four_bar().sweep({"A": [0.1]}, hold=[["D"]])
+    assert error.value.where.startswith("hold")
