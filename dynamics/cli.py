@@ -34,8 +34,6 @@ the model file's units; the Python API writes the same bytes for the same units.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import math
 import os
 import re
@@ -357,7 +355,6 @@ def cmd_suspension(args):
     (``--out m.csv`` becomes ``m-<file>.csv``), their curves overlaid on one sheet."""
     from loops.suspension import analyses, load_suspension
     from loops.suspension.hardpoints import apply_hardpoints, write_hardpoints
-    from mechanism.errors import SweepStopped
 
     models = list(args.model)
     if args.apply_hardpoints:

@@ -57,6 +57,20 @@ def _orthonormal_rows(rows):
     return vt[:r], r
 
 
+def _hold_names(hold) -> list:
+    """``hold`` as a list: ``None`` is none, a string is one name, any other iterable its
+    items (each checked later as a variable name); ModelError at ``"hold"`` otherwise."""
+    if hold is None:
+        return []
+    if isinstance(hold, str):
+        return [hold]
+    try:
+        return list(hold)
+    except TypeError:
+        raise ModelError("hold", f"expected a variable name or a list of names, got "
+                                 f"{type(hold).__name__} {hold!r}") from None
+
+
 def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
     """Columns to hold with the ``driven`` ones at ``config`` (a closed configuration).
 
@@ -93,10 +107,9 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
         raise DependentDrivers("drivers", f"the drivers {', '.join(names)} are not independent at the start "
                                "(together they fix fewer freedoms than their number)")
     chosen = []
+    hold = _hold_names(hold)
     if hold:
-        if isinstance(hold, str):
-            hold = [hold]
-        cols = system.driver_columns(list(hold), role="hold")
+        cols = system.driver_columns(hold, role="hold")
         for name, col in zip(hold, cols):
             if col in driven:
                 raise ModelError(f"hold {name!r}", "is a driver of this sweep")

@@ -85,6 +85,8 @@ def test_a_steering_sweep_holds_the_travel_freedom_by_a_pair_variable():
     (["lower_inner", "upper_inner"], "hold", "cannot be held with the drivers travel"),
     (["steer_ball.0"], "hold 'steer_ball.0'", "spherical-pair component cannot be a hold"),
     (["nothing"], "hold 'nothing'", "not a pair variable"),
+    (5, "hold", "expected a variable name or a list of names, got int 5"),
+    ([5], "hold 5", "not a pair variable"),
 ])
 def test_bad_hold_is_a_located_model_error(steer, hold, where, problem):
     """A hold that is a driver, too many, dependent on the drivers, a spherical component or unknown: located."""

@@ -31,8 +31,7 @@ along that motion (implicit-function theorem on the contact conditions).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,7 +43,7 @@ from . import jets
 from .axle import SIDES, Axle, mirror_corner, with_travel_driver
 from .corner import Corner, model_size, resolve
 from .metrics import (AXLE_METRICS, METRICS, ROLL_METRICS, TRAVEL_AT, Frame, Motion, _Design, _wheel,
-                      axle_metrics, corner_metrics, reference_poses)
+                      axle_metrics, corner_metrics)
 from .vehicle import Vehicle
 
 __all__ = ["Suspension", "SuspensionResult", "parallel_travel", "opposite_travel", "roll", "steering",

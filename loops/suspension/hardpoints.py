@@ -98,7 +98,7 @@ def read_hardpoints(table_path, units: Units):
     except OSError as exc:
         raise ModelError(file, f"cannot read the hardpoint table ({exc.strerror or exc})") from None
     table_units = units
-    rows, header, header_line = [], None, 0
+    rows, header = [], None
     for number, line in enumerate(lines, start=1):
         if line.startswith("#"):
             found = re.search(r"length=(\w+)", line)
@@ -111,7 +111,7 @@ def read_hardpoints(table_path, units: Units):
             continue
         cells = next(csv.reader([line]))
         if header is None:
-            header, header_line = [c.strip() for c in cells], number
+            header = [c.strip() for c in cells]
             if header[:4] != ["name", "x", "y", "z"]:
                 raise ModelError(f"{file}: line {number}", f"expected the header name,x,y,z, got {line!r}")
             continue
