@@ -1,15 +1,19 @@
 """Design sensitivities and hardpoint optimisation (loops.study.sensitivity, loops.study.optimise).
 
 Reference: central differences of separate sweeps of moved designs
-(:meth:`mechanism.Mechanism.moved`), each a whole analysis of its own, with ``H = 1e-6`` m
-(or 1e-6 on an axis component). Tolerance: ``1e-6`` of the derivative's largest magnitude
-over the positions, plus an absolute floor of ``1e-7`` (SI per metre). The floor: the
-differenced sweeps are closed to ``1e-13`` of the mechanism's size (about 1 m), so a
-position, and so a metric, can be off by about ``1e-13`` in each, which the difference
-over ``2 H`` turns into up to ``1e-13 / 1e-6 = 1e-7``; the truncation error of the central
-difference, ``H^2 f''' / 6``, is below ``1e-10`` for these curves (observed differences are
-about ``1e-9``). The tolerance matters for derivatives that vanish (castor against the
-inner tie-rod ball).
+(:meth:`mechanism.Mechanism.moved`), each a whole analysis of its own. Metrics: steps
+``H_METRICS = 1e-5`` m (or 1e-5 on an axis component) and its half, Richardson-extrapolated
+(truncation O(H^4)); link twists and points: plain central differences with ``H = 1e-6``.
+Tolerance: ``1e-6`` of the derivative's largest magnitude over the positions, plus an
+absolute floor of ``1e-7`` (SI per metre). The floor: the differenced sweeps are closed to
+``1e-13`` of the mechanism's size (about 1 m), so a position, and so a metric, can be off
+by about ``1e-13`` in each, which a difference over ``2 H`` turns into up to ``1e-13 / 1e-6
+= 1e-7``. The tolerance matters for derivatives that vanish (castor against the inner
+tie-rod ball). Why the metrics need more: the instant centres and the roll centre are
+ratios whose denominators nearly vanish (a side-view swing arm 3.7 km long at one rack
+position of the steered corner), so their third derivatives reach 1e7 and plain central
+differences at 1e-6 are off by 2e-6 relative, while at 1e-7 round-off (value times 1e-13
+over H) takes over; at 1e-5 extrapolated both are below 1e-7 relative.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from mechanism.transforms import twist_vector
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 H = 1e-6
+H_METRICS = 1e-5
 CLOSED = 1e-13  # closure tolerance of every sweep compared here
 RELATIVE, FLOOR = 1e-6, 1e-7
 TRAVEL = np.linspace(-0.08, 0.08, 7)
@@ -61,15 +66,20 @@ def variant(susp, coords, offsets):
 
 
 def differences(susp, coords, analyse):
-    """Central differences ``{metric: (N, k)}`` of the analyses of moved designs."""
+    """Central differences ``{metric: (N, k)}`` of the analyses of moved designs at steps
+    ``H_METRICS`` and its half, Richardson-extrapolated: ``(4 D(H/2) - D(H)) / 3`` (module
+    docstring)."""
     out = {}
     for j in range(len(coords)):
-        offsets = np.zeros(len(coords))
-        offsets[j] = H
-        plus, minus = analyse(variant(susp, coords, offsets)), analyse(variant(susp, coords, -offsets))
-        for name in plus.metrics:
+        central = []
+        for step in (H_METRICS, H_METRICS / 2):
+            offsets = np.zeros(len(coords))
+            offsets[j] = step
+            plus, minus = analyse(variant(susp, coords, offsets)), analyse(variant(susp, coords, -offsets))
+            central.append({name: (plus.metric(name) - minus.metric(name)) / (2 * step) for name in plus.metrics})
+        for name in central[0]:
             column = out.setdefault(name, np.zeros((len(plus), len(coords))))
-            column[:, j] = (plus.metric(name) - minus.metric(name)) / (2 * H)
+            column[:, j] = (4.0 * central[1][name] - central[0][name]) / 3.0
     return out
 
 
@@ -92,8 +102,9 @@ def test_sensitivities_equal_differences_of_moved_designs(corner):
     for name in ("camber", "toe", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "track_change",
                  "wheel_recession", "half_track", "camber_gain", "bump_steer"):
         assert sens[name].shape == (len(TRAVEL), len(COORDINATES)), name
-    for name in ("wheel_rate", "roll_centre_height", "fvic_height", "anti_dive"):
-        assert name not in sens.values
+    for name in ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z"):
+        assert sens[name].shape == (len(TRAVEL), len(COORDINATES)), name
+    assert "wheel_rate" not in sens.values
     reference = differences(corner, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
     assert_matches(sens, reference)
 
@@ -112,9 +123,13 @@ def test_spring_on_an_idle_link_and_a_virtual_steering_axis():
     the line through its balls; the steering axis is the upright's instant axis (no
     sensitivities of the steering-axis metrics then)."""
     rear = load_suspension(EXAMPLES / "five_link_rear.toml")
-    names = ["spring_link_inner.z", "coil.at_a", "toe_link_inner.y", "toe_adjust.axis.x"]
+    names = ["spring_link_inner.z", "coil.at_a", "toe_link_inner.y", "toe_adjust.axis.x", "hub_inner.z",
+             "wheel_centre.x"]
     sens = sensitivities(rear, names, TRAVEL, tolerance=CLOSED)
     assert "motion_ratio" in sens.values and "castor" not in sens.values
+    # Outboard brakes: the anti-lift follows the upright's point at the design contact patch,
+    # which the wheel-centre and spin-axis points move.
+    assert "anti_lift" in sens.values and "anti_squat" in sens.values
     reference = differences(rear, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
     assert_matches(sens, reference)
 
@@ -299,6 +314,10 @@ def test_the_roll_travel_rates_have_no_sensitivities(roll_sensitivities):
         with pytest.raises(ModelError, match="rates along the wheel travels") as info:
             roll_sensitivities[name]
         assert info.value.where == f"metric {name!r}"
+    for name in ("fvic_height_left", "roll_centre_z_right", "anti_dive_left"):
+        with pytest.raises(ModelError, match="velocity-field metrics") as info:
+            roll_sensitivities[name]
+        assert info.value.where == f"metric {name!r}"
 
 
 def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
@@ -349,6 +368,7 @@ def test_driver_accelerations_couple_travel_and_steering(steered):
     ({"roll_targets": {"camber_gain_left": np.zeros(5)}}, "roll_targets['camber_gain_left']", "wheel travels"),
     ({"roll_targets": {"motion_ratio_right": np.zeros(5)}}, "roll_targets['motion_ratio_right']", "wheel travels"),
     ({"roll_targets": {"roll_camber": np.zeros(5)}}, "roll_targets['roll_camber']", "with _left or _right"),
+    ({"roll_targets": {"fvic_height_left": np.zeros(5)}}, "roll_targets['fvic_height_left']", "velocity-field"),
     ({"roll_angle": None}, "roll_angle", "roll angles"),
     ({"corner": True}, "roll_targets", "need an axle"),
 ])
@@ -401,6 +421,23 @@ def test_optimisation_recovers_the_design(corner, tmp_path):
     assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figure.axes) == 2
 
 
+def test_optimisation_against_the_roll_centre_and_the_swing_arm_recovers_the_design(corner):
+    """Velocity-field targets: the inner pivots' heights set the roll centre and the front
+    view swing arm; moved by 3 mm, they come back when fitted to the original roll-centre
+    height and swing-arm length (same tolerance argument as above)."""
+    travel = np.linspace(-0.08, 0.08, 9)
+    original = parallel_travel(corner, travel)
+    names = ["lower_inner.z", "upper_inner.z"]
+    moved = np.array([0.003, -0.003])
+    start = variant(corner, coordinates(corner.model, names), moved)
+    targets = {"roll_centre_height": original.metric("roll_centre_height"),
+               "fvsa_length": (original.metric("fvsa_length"), 1e-2)}
+    fit = optimise(start, names, targets, bounds=0.01, travel=travel, f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success, fit.message
+    assert np.abs(fit.offsets + moved).max() < 1e-7
+    assert fit.cost < 1e-20 < fit.start_cost
+
+
 def test_optimisation_with_an_axis_and_steering_targets(steered, tmp_path):
     """An axis component and a steering target: the axis column of the Jacobian is the moved
     design's sensitivity over the length of the offset axis; the table writes the axis as a
@@ -447,6 +484,7 @@ def test_the_optimiser_jacobian_is_the_derivative_of_its_residuals(steered):
 @pytest.mark.parametrize("kwargs, where", [
     ({"targets": {"camber": np.zeros(3)}}, "targets['camber']"),
     ({"targets": {"cambr": np.zeros(7)}}, "targets['cambr']"),
+    ({"targets": {"wheel_rate": np.zeros(7)}}, "targets['wheel_rate']"),
     ({"targets": {"camber": (np.zeros(7), -1.0)}}, "targets['camber']"),
     ({"bounds": (0.01, -0.01)}, "bounds"),
     ({"start": [0.5]}, "start"),

@@ -44,7 +44,7 @@ from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
 from ..suspension.metrics import METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
-from .sensitivity import RATE_METRICS, ROLL_RATES, ROLL_RATES_MISSING, sensitivities_of
+from .sensitivity import FIELD_METRICS, RATE_METRICS, missing, sensitivities_of
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
@@ -81,8 +81,9 @@ def _targets(table, analysis, count, where, axle):
     for metric, spec in table.items():
         label = f"{where}[{metric!r}]"
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
-        if analysis == "roll" and base in ROLL_RATES:
-            raise ModelError(label, ROLL_RATES_MISSING)
+        reason = missing(base, analysis) if isinstance(base, str) else None
+        if reason is not None:
+            raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
         if not isinstance(metric, str) or base not in known or (axle and base == metric):
             wheel = "per-wheel metric with _left or _right" if axle else "per-wheel metric"
@@ -126,8 +127,9 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        rates = {**RATE_METRICS, **ROLL_METRICS}
-        #: analysis -> whether one of its targets is a rate (its second-order solve is then needed)
+        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS}
+        #: analysis -> whether one of its targets is a rate or a velocity-field metric (its
+        #: second-order solve is then needed)
         self.rates = {}
         for t in targets:
             is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates

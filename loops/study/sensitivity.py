@@ -61,10 +61,25 @@ d_a V_p``, and a metric's jets along ``a``, along ``p`` and along ``a + p`` (wit
 its acceleration) give ``f_ap = (f''(a+p) - f''(a) - f''(p)) / 2`` (polarisation; a jet's
 second rate is a quadratic form in the twists plus a linear one in the accelerations,
 so the parts left out cancel). So ``camber_gain``, ``bump_steer``, ``steer_rate``,
-``motion_ratio`` and ``damper_motion_ratio`` are exact as well. Not available: ``wheel_rate``
-(a third derivative), the instant-centre, roll-centre and anti-geometry metrics (written
-on the velocity field, not on jets), and with a virtual steering axis (``Corner.kingpin =
-None``) the steering-axis metrics; and wheel travel measured at the contact patch.
+``motion_ratio`` and ``damper_motion_ratio`` are exact as well.
+
+Velocity-field metrics
+----------------------
+The instant centres, the corner's roll centre and the anti-geometry are ratios of the
+velocities, per unit wheel travel, of the upright's points
+(:func:`~loops.suspension.metrics.velocity_field_metrics`), that is functions of points and
+of the upright's twist ``V_a`` along the travel driver. Along p the points move as above and
+the twist by its velocity rate
+
+    d_p V_a = (S + [V_p, V_a]) / 2                                                    (H4)
+
+(``S`` of (H3)), so the same function fed with jets along p (value and first rate) gives
+their derivatives, exactly. The reaction point of outboard brakes is the upright's point at
+the design contact patch, which moves with the wheel-centre and spin-axis points.
+
+Not available: ``wheel_rate`` (a third derivative); with a virtual steering axis
+(``Corner.kingpin = None``) the steering-axis metrics; wheel travel measured at the contact
+patch; in a roll analysis, see below (:func:`missing` says why for a given metric).
 
 Roll
 ----
@@ -121,7 +136,8 @@ t_{s,phi p}``.
 So every position metric of a roll (camber and toe to the road, steer angle, castor,
 kingpin inclination, scrub radius, trails, track change, half track, spring length, the
 wheel travels) and ``roll_camber`` and ``roll_steer`` are exact. Not available in roll: the
-rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...). A
+rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...) and the
+velocity-field metrics (instant centres, roll centre, anti-geometry along the travels). A
 roll's coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
 first).
 """
@@ -147,12 +163,13 @@ from ..suspension import jets
 from ..suspension.analyses import (BODY_TRAVELS, _design_pose, _patch_height, _patch_jets, combined,
                                    opposite_travel, parallel_travel, roll, roll_centre_point, roll_frame, steering)
 from ..suspension.axle import SIDES
-from ..suspension.metrics import METRICS, ROLL_METRICS, Frame, Motion, _wheel, corner_metrics
+from ..suspension.metrics import (METRICS, ROLL_METRICS, Frame, Motion, _anti_geometry, _wheel, corner_metrics,
+                                  velocity_field_metrics)
 from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
-           "ROLL_RATES", "ROLL_RATES_MISSING", "ANALYSES"]
+           "ROLL_RATES", "ROLL_RATES_MISSING", "FIELD_METRICS", "missing", "ANALYSES"]
 
 #: The analyses whose sensitivities are available.
 ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
@@ -173,6 +190,25 @@ RATE_METRICS = {
 ROLL_RATES = tuple(RATE_METRICS) + ("wheel_rate",)
 ROLL_RATES_MISSING = ("the roll analysis's rates along the wheel travels (camber_gain, bump_steer, steer_rate, motion "
                       "ratios, wheel_rate) have no sensitivities (its roll_camber and roll_steer have)")
+#: The per-wheel metrics of the upright's velocity field
+#: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
+FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
+                 "anti_dive", "anti_lift", "anti_squat")
+ROLL_FIELD_MISSING = ("the roll analysis's velocity-field metrics (instant centres, roll centre, anti-geometry) have "
+                      "no sensitivities (the parallel, opposite, steering and combined analyses' have)")
+WHEEL_RATE_MISSING = "wheel_rate is a third derivative of the closure: no sensitivities (motion_ratio has them)"
+
+
+def missing(metric, analysis):
+    """Why the per-wheel ``metric`` (its name without a side) of an ``analysis`` has no
+    sensitivities, or None when it has them (module docstring: what is not available)."""
+    if metric == "wheel_rate":
+        return ROLL_RATES_MISSING if analysis == "roll" else WHEEL_RATE_MISSING
+    if analysis == "roll" and metric in ROLL_RATES:
+        return ROLL_RATES_MISSING
+    if analysis == "roll" and metric in FIELD_METRICS:
+        return ROLL_FIELD_MISSING
+    return None
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
@@ -578,8 +614,9 @@ class Sensitivities:
 
     def _metric(self, metric):
         if metric not in self.values:
-            if self.result.analysis == "roll" and _wheel_metric(metric) in ROLL_RATES:
-                raise ModelError(f"metric {metric!r}", ROLL_RATES_MISSING)
+            reason = missing(_wheel_metric(metric), self.result.analysis)
+            if reason is not None:
+                raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
         return metric
 
@@ -673,7 +710,9 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
     travel_at : "wheel-centre" (the contact-patch convention is not available)
     tolerance : closure tolerance of the analysis's sweep
     rates : also the rate metrics (``camber_gain``, ``bump_steer``, ``steer_rate``, motion
-        ratios; none in roll); False skips the second-order solve
+        ratios; in roll ``roll_camber`` and ``roll_steer``) and the velocity-field metrics
+        (instant centres, roll centre, anti-geometry; none in roll); False skips the
+        second-order solve
 
     Returns
     -------
@@ -835,12 +874,15 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
             return None
         return _along_driver(closure, directions, steer_index, K if expand else None)
 
-    def run(motion, design_values, expand):
-        _, named, _ = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
-                                     steer_motion=steer_motion(expand))
+    def run(motion, design_values, expand, wheel=None):
+        _, named, points = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
+                                          steer_motion=steer_motion(expand))
+        if wheel is not None:
+            wheel.update(points)
         return named
 
-    along_p = run(_along_p(closure, directions, moved), design_jets, True)
+    wheel = {}
+    along_p = run(_along_p(closure, directions, moved), design_jets, True, wheel)
     out = {}
     skip = KINGPIN_METRICS if corner.kingpin is None else ()
     for name, jet in along_p.items():
@@ -849,6 +891,10 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
     if not rates:
         return out
     roles = {"travel": d_index.get(resolved.travel), "steering": steer_index}
+    if roles["travel"] is not None:
+        field = _field_sensitivities(susp, corner, resolved, closure, directions, roles["travel"], wheel,
+                                     design_jets, frame)
+        out.update({name: jet.d.reshape(N, K) for name, jet in field.items()})
     mixed = {}
     for role, d in roles.items():
         if d is None:
@@ -875,6 +921,35 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
         with np.errstate(divide="ignore", invalid="ignore"):
             out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
     return {name: out[name] for name in METRICS if name in out}
+
+
+def _field_sensitivities(susp, corner, resolved, closure, directions, d, wheel, design_jets, frame):
+    """The velocity-field metrics (instant centres, roll centre, anti-geometry) as jets along
+    every coordinate (N K rows): :func:`~loops.suspension.metrics.velocity_field_metrics` fed
+    with the upright's twist per unit of the travel driver ``d`` and its rate along p, ``d_p
+    V_a`` of (H3), and the points along p (the contact patch, the wheel centre, the upright's
+    point at the design patch, which moves with the design patch)."""
+    index = closure.system.link_index
+    N, K = closure.xi.shape[0], len(directions.moves)
+    V_a, rate = directions.V_a[:, d], directions.velocity_rate(d)
+
+    def twist(link):
+        i = index[link]
+        value = np.repeat(V_a[:, i], K, axis=0)
+        return jets.Jet(value, rate[:, :, i].reshape(N * K, 6), np.full_like(value, np.nan))
+
+    upright = twist(corner.upright)
+    centre = jets.material_velocity(twist(resolved.wheel_centre.link), wheel["centre_jet"])
+    static = None
+    if _anti_geometry(susp.vehicle):
+        pose = np.repeat(closure.poses[:, index[corner.upright]], K, axis=0)
+        V_p = directions.V_p[:, :, index[corner.upright]].reshape(N * K, 6)
+        point = jets.point_jet(pose, V_p, None, design_jets.patch.value)
+        shift = np.einsum("nij,nj->ni", pose[:, :3, :3], design_jets.patch.d)
+        static = jets.Jet(point.value, point.d + shift, point.dd)
+    _, outboard, _ = corner.axes
+    field, _ = velocity_field_metrics(upright, wheel["patch_jet"], centre, static, frame, outboard, susp.vehicle)
+    return field
 
 
 # ------------------------------------------------------------------ roll

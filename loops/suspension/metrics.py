@@ -438,8 +438,95 @@ def _kingpin(resolved, motion, steer_motion, corner, frame):
     return lower, axis * sign
 
 
-def _safe(numerator, denominator):
-    return _ratio(numerator, denominator)
+def _anti_geometry(vehicle):
+    """Whether ``vehicle`` has what the anti-geometry needs (wheelbase and centre-of-mass height)."""
+    return vehicle is not None and vehicle.wheelbase is not None and vehicle.cg_height is not None
+
+
+def _along(a, b):
+    """``a . b`` (N,) of vectors ``a`` (N, 3), or their jet, with a direction ``b`` (3,)."""
+    if isinstance(a, jets.Jet):
+        return jets.dot(a, b)
+    return np.einsum("ni,ni->n", a, np.broadcast_to(b, a.shape))
+
+
+def _across(a, b):
+    """``a x b`` of vectors (..., 3), either of them a jet."""
+    if isinstance(a, jets.Jet) or isinstance(b, jets.Jet):
+        return jets.cross(a, b)
+    return jets.cross_product(np.broadcast_to(a, np.broadcast_shapes(np.shape(a), np.shape(b))), b)
+
+
+def _over(numerator, denominator):
+    """``numerator / denominator``, NaN where the denominator is zero; for jets along another
+    motion, with the first rate of the quotient (no second rate: NaN)."""
+    if not (isinstance(numerator, jets.Jet) or isinstance(denominator, jets.Jet)):
+        return _ratio(numerator, denominator)
+    n, d = (x if isinstance(x, jets.Jet) else jets.constant(x) for x in (numerator, denominator))
+    value = _ratio(n.value, d.value)
+    rate = _ratio(n.d * d.value - n.value * d.d, d.value ** 2)
+    return jets.Jet(value, rate, np.full_like(value, np.nan))
+
+
+def velocity_field_metrics(twist, patch, centre_velocity, static_patch, frame, outboard, vehicle=None):
+    """The metrics of the upright's velocity field in wheel travel (module docstring): the
+    front- and side-view instant centres (``fvic_height``, ``fvsa_length``, ``svic_height``,
+    ``svsa_length``), this corner's roll centre (``roll_centre_height``, ``roll_centre_z``)
+    and, with a vehicle, the anti-geometry. Each is a ratio of velocities, homogeneous of
+    degree zero in the twist: it does not depend on what the travel is measured by.
+
+    Written once for two uses: with arrays, the metrics at each position; with jets along
+    another motion (a hardpoint coordinate, :mod:`loops.study.sensitivity`), the same
+    metrics with their first rates along it (``d``).
+
+    Parameters
+    ----------
+    twist : (N, 6), or its Jet
+        The upright's twist ``(omega, v_o)`` per unit wheel travel, global, origin-referenced.
+    patch : (N, 3), or its Jet
+        Contact patch ``P``, m, in the frame.
+    centre_velocity : (N, 3), or its Jet
+        Velocity of the wheel centre per unit wheel travel.
+    static_patch : (N, 3), its Jet, or None
+        The upright's point at the design contact patch (the outboard brakes' reaction
+        point); None when ``vehicle`` has no anti-geometry.
+    frame : Frame; outboard : (3,), the corner's horizontal outboard unit vector
+    vehicle : loops.suspension.vehicle.Vehicle or None
+
+    Returns
+    -------
+    values : dict name -> (N,) or Jet
+    v_patch : (N, 3) or Jet, the velocity in wheel travel of the upright's point at ``P``
+    """
+    forward, up = frame.forward, frame.up
+    omega = twist[..., :3]
+    v_patch = jets.material_velocity(twist, patch)
+    out = {}
+    fv_out = _over(-_along(v_patch, up), _along(_across(omega, outboard), up))
+    out["fvic_height"] = _over(-_along(v_patch, outboard), _along(_across(omega, up), outboard))
+    out["fvsa_length"] = -fv_out
+    out["svic_height"] = _over(-_along(v_patch, forward), _along(_across(omega, up), forward))
+    out["svsa_length"] = _over(-_along(v_patch, up), _along(_across(omega, forward), up))
+    line = _across(forward, v_patch)  # in the front view, normal to v_patch
+    reach = _over(-_along(patch - frame.centre, frame.left), _along(line, frame.left))
+    out["roll_centre_height"] = reach * _along(line, up)
+    out["roll_centre_z"] = _along(patch, up) + out["roll_centre_height"]
+    if not _anti_geometry(vehicle):
+        return out, v_patch
+    leverage = vehicle.wheelbase / vehicle.cg_height * 100.0 * (1.0 if vehicle.front else -1.0)
+
+    def slope(v):
+        return _over(_along(v, forward), _along(v, up))
+
+    brake, drive = vehicle.brake_share(), vehicle.drive_share()
+    if brake is not None:
+        name = "anti_dive" if vehicle.front else "anti_lift"
+        reaction = jets.material_velocity(twist, static_patch) if vehicle.brakes == "outboard" else centre_velocity
+        out[name] = brake * leverage * slope(reaction)
+    if drive is not None:
+        name = "anti_lift" if vehicle.front else "anti_squat"
+        out[name] = drive * leverage * slope(centre_velocity)
+    return out, v_patch
 
 
 def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-centre", vehicle=None,
@@ -465,7 +552,9 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
     values : dict name -> ndarray (N,), SI, in the order of :data:`METRICS`
     jets : dict name -> Jet, the angles and lengths with their rates along ``motion``
     wheel : dict with ``"patch"`` (N, 3) and ``"patch_velocity"`` (N, 3), the velocity in
-        ``motion`` of the upright's point at the contact patch (for the axle's metrics)
+        ``motion`` of the upright's point at the contact patch (for the axle's metrics), and
+        the jets along ``motion`` of the contact patch and the wheel centre (``"patch_jet"``,
+        ``"centre_jet"``)
     """
     forward, up = frame.forward, frame.up
     _, outboard_body, _ = corner.axes
@@ -512,8 +601,8 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
     for name, jet in {**angles, **lengths}.items():
         out[name] = jet.value
     w = travel.d
-    out["camber_gain"] = _safe(angles["camber"].d, w)
-    out["bump_steer"] = _safe(angles["toe"].d, w)
+    out["camber_gain"] = _ratio(angles["camber"].d, w)
+    out["bump_steer"] = _ratio(angles["toe"].d, w)
     if steer_motion is not None:
         steer_C = steer_motion.point(resolved.wheel_centre)
         steer_inner = steer_motion.point(resolved.spin_axis_point)
@@ -523,59 +612,31 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
 
     # Velocity field of the upright in wheel travel: instant centres, roll centre, anti-geometry.
     twist = motion.twist(corner.upright)
-    omega = twist[:, :3]
-    patch = P.value
-    v_patch = jets.material_velocity(twist, patch)
-
-    def along(a, b):
-        return np.einsum("ni,ni->n", a, np.broadcast_to(b, a.shape))
-
-    fv_height = _safe(-along(v_patch, outboard), along(jets.cross_product(omega, up), outboard))
-    fv_out = _safe(-along(v_patch, up), along(jets.cross_product(omega, outboard), up))
-    sv_height = _safe(-along(v_patch, forward), along(jets.cross_product(omega, up), forward))
-    sv_ahead = _safe(-along(v_patch, up), along(jets.cross_product(omega, forward), up))
-    out["fvic_height"], out["fvsa_length"] = fv_height, -fv_out
-    out["svic_height"], out["svsa_length"] = sv_height, sv_ahead
-    line = jets.cross_product(np.broadcast_to(forward, v_patch.shape), v_patch)  # in the front view, normal to v_patch
-    reach = _safe(-along(patch - frame.centre, frame.left), along(line, frame.left))
-    out["roll_centre_height"] = reach * along(line, up)
-    out["roll_centre_z"] = along(patch, up) + out["roll_centre_height"]
-
-    if vehicle is not None and vehicle.wheelbase is not None and vehicle.cg_height is not None:
-        leverage = vehicle.wheelbase / vehicle.cg_height * 100.0 * (1.0 if vehicle.front else -1.0)
+    static_patch = None
+    if _anti_geometry(vehicle):
         upright = motion.pose(corner.upright)
         static_patch = np.einsum("nij,nj->ni", upright[:, :3, :3],
                                  np.broadcast_to(design.patch_on_upright, (len(upright), 3))) + upright[:, :3, 3]
-        v_static = jets.material_velocity(twist, static_patch)
-        v_centre = C.d
-
-        def slope(v):
-            return _safe(along(v, forward), along(v, up))
-
-        brake, drive = vehicle.brake_share(), vehicle.drive_share()
-        if brake is not None:
-            name = "anti_dive" if vehicle.front else "anti_lift"
-            out[name] = brake * leverage * slope(v_static if vehicle.brakes == "outboard" else v_centre)
-        if drive is not None:
-            name = "anti_lift" if vehicle.front else "anti_squat"
-            out[name] = drive * leverage * slope(v_centre)
+    field, v_patch = velocity_field_metrics(twist, P.value, C.d, static_patch, frame, outboard, vehicle)
+    out.update(field)
 
     for key, ends, spec in (("spring", resolved.spring, resolved.spring_spec), ("damper", resolved.damper, None)):
         if ends is None:
             continue
         length = jets.norm(motion.point(ends[0]) - motion.point(ends[1]))
-        ratio = _safe(-length.d, w)
+        ratio = _ratio(-length.d, w)
         prefix = "" if key == "spring" else "damper_"
         out[f"{key}_length"] = length.value
         lengths[f"{key}_length"] = length
         out[f"{prefix}motion_ratio"] = ratio
         if spec is not None:
             # d MR / d w = (d MR / ds) / w', MR = -L'/w'  =>  d MR / ds = -(L'' w' - L' w'') / w'^2
-            ratio_rate = _safe(-(length.dd * w - length.d * travel.dd), w ** 3)
+            ratio_rate = _ratio(-(length.dd * w - length.d * travel.dd), w ** 3)
             force = spec.stiffness * (spec.free_length - length.value)
             out["wheel_rate"] = spec.stiffness * ratio ** 2 + force * ratio_rate
     ordered = {name: out[name] for name in METRICS if name in out}
-    return ordered, {**angles, **lengths}, {"patch": patch, "patch_velocity": v_patch}
+    return ordered, {**angles, **lengths}, {"patch": P.value, "patch_velocity": v_patch, "patch_jet": P,
+                                            "centre_jet": C}
 
 
 # ------------------------------------------------------------------ records -> metrics
