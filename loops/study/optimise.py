@@ -42,7 +42,7 @@ from mechanism.errors import ModelError, SweepStopped
 
 from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
-from ..suspension.metrics import METRICS, ROLL_METRICS
+from ..suspension.metrics import AXLE_METRICS, METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import FIELD_METRICS, RATE_METRICS, missing, sensitivities_of
 
@@ -80,14 +80,20 @@ def _targets(table, analysis, count, where, axle):
     out = []
     for metric, spec in table.items():
         label = f"{where}[{metric!r}]"
+        axle_metric = axle and isinstance(metric, str) and metric in AXLE_METRICS
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
-        reason = missing(base, analysis) if isinstance(base, str) else None
+        if axle_metric:
+            base = metric
+        reason = missing(base, analysis, axle_metric) if isinstance(base, str) else None
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
-        if not isinstance(metric, str) or base not in known or (axle and base == metric):
-            wheel = "per-wheel metric with _left or _right" if axle else "per-wheel metric"
-            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(known)})")
+        if axle_metric:
+            known = AXLE_METRICS
+        elif not isinstance(metric, str) or base not in known or (axle and base == metric):
+            wheel = "per-wheel metric with _left or _right, or an axle metric" if axle else "per-wheel metric"
+            names = [*known, *AXLE_METRICS] if axle else known
+            raise ModelError(label, f"not a {wheel} (metrics: {', '.join(names)})")
         if isinstance(spec, tuple) and len(spec) == 2:
             values, weight = spec
         else:
@@ -127,7 +133,7 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS}
+        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS, "roll_centre_lateral", "steering_ratio"}
         #: analysis -> whether one of its targets is a rate or a velocity-field metric (its
         #: second-order solve is then needed)
         self.rates = {}

@@ -77,6 +77,15 @@ the twist by its velocity rate
 their derivatives, exactly. The reaction point of outboard brakes is the upright's point at
 the design contact patch, which moves with the wheel-centre and spin-axis points.
 
+Axle metrics
+------------
+An axle's own metrics (:func:`~loops.suspension.metrics.axle_metrics`: the roll centre
+where the two wheels' front-view lines meet, its lateral migration, the track, Ackermann
+and the steering ratio) are written on the two wheels' contact patches, their velocities
+in wheel travel, steer angles and steer rates, and on the design track and design steer
+angles; fed with those as jets along p (the design values move with the wheel-centre and
+spin-axis points) they give their derivatives the same way.
+
 Not available: ``wheel_rate`` (a third derivative); with a virtual steering axis
 (``Corner.kingpin = None``) the steering-axis metrics; wheel travel measured at the contact
 patch; in a roll analysis, see below (:func:`missing` says why for a given metric).
@@ -90,7 +99,7 @@ coordinate ``p`` three things move, and all three are differentiated exactly:
 
 (R1) The axis point. ``a`` is where the two lines through the contact patches ``P_s``,
 normal in the front view to the velocities ``v_s`` of the uprights' points at the patches
-in wheel travel, meet (:func:`~loops.suspension.analyses.roll_centre_point`, at the design
+in wheel travel, meet (:func:`~loops.suspension.metrics.roll_centre_point`, at the design
 pose). Its rate ``a_p`` follows from that same formula on jets along p: ``P_s`` as any
 point's, and ``v_s = omega_a x P_s + v_a`` with the upright's velocity rate ``d_p V_a =
 (S + [V_p, V_a]) / 2`` of (H3), so ``d_p v_s = d_p omega_a x P_s + omega_a x d_p P_s +
@@ -136,8 +145,9 @@ t_{s,phi p}``.
 So every position metric of a roll (camber and toe to the road, steer angle, castor,
 kingpin inclination, scrub radius, trails, track change, half track, spring length, the
 wheel travels) and ``roll_camber`` and ``roll_steer`` are exact. Not available in roll: the
-rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...) and the
-velocity-field metrics (instant centres, roll centre, anti-geometry along the travels). A
+rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...), the
+velocity-field metrics (instant centres, roll centre, anti-geometry along the travels) and
+the axle's metrics. A
 roll's coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
 first).
 """
@@ -161,10 +171,10 @@ from ..passive import pairs_touching
 from ..results import Column, write_columns
 from ..suspension import jets
 from ..suspension.analyses import (BODY_TRAVELS, _design_pose, _patch_height, _patch_jets, combined,
-                                   opposite_travel, parallel_travel, roll, roll_centre_point, roll_frame, steering)
+                                   opposite_travel, parallel_travel, roll, roll_frame, steering)
 from ..suspension.axle import SIDES
-from ..suspension.metrics import (METRICS, ROLL_METRICS, Frame, Motion, _anti_geometry, _wheel, corner_metrics,
-                                  velocity_field_metrics)
+from ..suspension.metrics import (AXLE_METRICS, METRICS, ROLL_METRICS, Frame, Motion, _anti_geometry, _toe, _wheel,
+                                  axle_metrics, corner_metrics, roll_centre_point, velocity_field_metrics)
 from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
@@ -197,11 +207,16 @@ FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "ro
 ROLL_FIELD_MISSING = ("the roll analysis's velocity-field metrics (instant centres, roll centre, anti-geometry) have "
                       "no sensitivities (the parallel, opposite, steering and combined analyses' have)")
 WHEEL_RATE_MISSING = "wheel_rate is a third derivative of the closure: no sensitivities (motion_ratio has them)"
+ROLL_AXLE_MISSING = ("the roll analysis's axle metrics (roll centre, track, ...) have no sensitivities (the parallel, "
+                     "opposite, steering and combined analyses' have)")
 
 
-def missing(metric, analysis):
-    """Why the per-wheel ``metric`` (its name without a side) of an ``analysis`` has no
-    sensitivities, or None when it has them (module docstring: what is not available)."""
+def missing(metric, analysis, axle_metric=False):
+    """Why ``metric`` of an ``analysis`` has no sensitivities, or None when it has them (module
+    docstring: what is not available): a per-wheel metric by its name without a side, or with
+    ``axle_metric`` one of an axle's own (:data:`~loops.suspension.metrics.AXLE_METRICS`)."""
+    if axle_metric:
+        return ROLL_AXLE_MISSING if analysis == "roll" else None
     if metric == "wheel_rate":
         return ROLL_RATES_MISSING if analysis == "roll" else WHEEL_RATE_MISSING
     if analysis == "roll" and metric in ROLL_RATES:
@@ -260,18 +275,18 @@ class HardpointMotion(Motion):
 
 class _DesignJets:
     """A corner's design-pose values (``_Design``) as jets along the hardpoint coordinates
-    (R rows): the wheel centre and the contact patch move when their points are moved; the
-    rest is the nominal design's."""
+    (R rows): the wheel centre, the contact patch and the steer angle move when their points
+    are moved; the rest is the nominal design's."""
 
     def __init__(self, design, resolved, corner, moved, rows):
         pose = np.broadcast_to(np.eye(4), (rows, 4, 4))
         zero = np.zeros((rows, 6))
         at_design = HardpointMotion(lambda link: pose, lambda link: zero, lambda link: zero, moved)
-        _, _, up = corner.axes
+        forward, outboard, up = corner.axes
         self.centre = at_design.point(resolved.wheel_centre)
-        _, self.patch = _wheel(self.centre, at_design.point(resolved.spin_axis_point), corner.wheel_radius, up)
+        spin, self.patch = _wheel(self.centre, at_design.point(resolved.spin_axis_point), corner.wheel_radius, up)
         self.patch_on_upright = design.patch_on_upright
-        self.steer_angle = design.steer_angle
+        self.steer_angle = _toe(spin, forward, outboard) * (-1.0 if corner.side == "left" else 1.0)
 
     def slid(self, rate):
         """These values for a motion whose every point, the frame's centre with them, moves by
@@ -614,7 +629,8 @@ class Sensitivities:
 
     def _metric(self, metric):
         if metric not in self.values:
-            reason = missing(_wheel_metric(metric), self.result.analysis)
+            axle_metric = self.result.suspension.is_axle and metric in AXLE_METRICS
+            reason = missing(metric if axle_metric else _wheel_metric(metric), self.result.analysis, axle_metric)
             if reason is not None:
                 raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
@@ -782,14 +798,19 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     if result.analysis == "roll":
         values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where)
         dimensions = {name: {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
+    wheels = {}
     for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
-        per_wheel = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
+        per_wheel, wheels[side] = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
         for name, value in per_wheel.items():
             if not susp.is_axle and name == "wheel_travel":
                 continue
             values[name + suffix] = value
             dimensions[name + suffix] = METRICS[name]
+    if susp.is_axle and result.analysis != "roll":
+        for name, value in _axle_sensitivities(susp, wheels, result.analysis, count).items():
+            values[name] = value
+            dimensions[name] = AXLE_METRICS[name]
     inputs = [result.metrics[name] for name in _input_names(result)]
     return Sensitivities(coords, values, dimensions, inputs, result, directions)
 
@@ -858,7 +879,9 @@ def _along_driver(closure, directions, d, K=None):
 
 
 def _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates):
-    """``{metric: (N, k)}`` of one wheel."""
+    """``{metric: (N, k)}`` of one wheel, and the jets along every coordinate (N K rows) that
+    the axle's metrics take: ``"patch"``, ``"patch_velocity"`` (None without ``rates``),
+    ``"steer_angle"``, ``"steer_rate"`` (None without a steering driver), ``"design"``."""
     resolved, design = susp.resolved[side], susp.design[side]
     N, K = closure.xi.shape[0], len(directions.moves)
     rows = N * K
@@ -888,12 +911,14 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
     for name, jet in along_p.items():
         if name in METRICS and name not in skip:
             out[name] = jet.d.reshape(N, K)
+    jets_out = {"patch": wheel["patch_jet"], "patch_velocity": None, "steer_angle": along_p["steer_angle"],
+                "steer_rate": None, "design": design_jets}
     if not rates:
-        return out
+        return out, jets_out
     roles = {"travel": d_index.get(resolved.travel), "steering": steer_index}
     if roles["travel"] is not None:
-        field = _field_sensitivities(susp, corner, resolved, closure, directions, roles["travel"], wheel,
-                                     design_jets, frame)
+        field, jets_out["patch_velocity"] = _field_sensitivities(susp, corner, resolved, closure, directions,
+                                                                 roles["travel"], wheel, design_jets, frame)
         out.update({name: jet.d.reshape(N, K) for name, jet in field.items()})
     mixed = {}
     for role, d in roles.items():
@@ -916,19 +941,22 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
         f_a, f_ap = along_a[numerator].d[:, None], cross_term(numerator)
         if role == "steering":
             out[name] = sign * f_ap
+            rate = np.repeat(sign * f_a, K, axis=1).reshape(-1)
+            jets_out[name] = jets.Jet(rate, out[name].reshape(-1), np.full_like(rate, np.nan))
             continue
         w_a, w_ap = along_a["wheel_travel"].d[:, None], cross_term("wheel_travel")
         with np.errstate(divide="ignore", invalid="ignore"):
             out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
-    return {name: out[name] for name in METRICS if name in out}
+    return {name: out[name] for name in METRICS if name in out}, jets_out
 
 
 def _field_sensitivities(susp, corner, resolved, closure, directions, d, wheel, design_jets, frame):
     """The velocity-field metrics (instant centres, roll centre, anti-geometry) as jets along
     every coordinate (N K rows): :func:`~loops.suspension.metrics.velocity_field_metrics` fed
     with the upright's twist per unit of the travel driver ``d`` and its rate along p, ``d_p
-    V_a`` of (H3), and the points along p (the contact patch, the wheel centre, the upright's
-    point at the design patch, which moves with the design patch)."""
+    V_a`` (H4), and the points along p (the contact patch, the wheel centre, the upright's
+    point at the design patch, which moves with the design patch). Returns them and the
+    jet of the patch's velocity in wheel travel."""
     index = closure.system.link_index
     N, K = closure.xi.shape[0], len(directions.moves)
     V_a, rate = directions.V_a[:, d], directions.velocity_rate(d)
@@ -948,8 +976,29 @@ def _field_sensitivities(susp, corner, resolved, closure, directions, d, wheel, 
         shift = np.einsum("nij,nj->ni", pose[:, :3, :3], design_jets.patch.d)
         static = jets.Jet(point.value, point.d + shift, point.dd)
     _, outboard, _ = corner.axes
-    field, _ = velocity_field_metrics(upright, wheel["patch_jet"], centre, static, frame, outboard, susp.vehicle)
-    return field
+    return velocity_field_metrics(upright, wheel["patch_jet"], centre, static, frame, outboard, susp.vehicle)
+
+
+def _axle_sensitivities(susp, wheels, analysis, count):
+    """``{axle metric: (N, k)}``: :func:`~loops.suspension.metrics.axle_metrics` fed with the
+    two wheels' jets along every coordinate (the patches, their velocities in wheel travel
+    with their rates (H4), the steer angles and their rates, and the design track and steer
+    angles, which the wheel-centre and spin-axis points move). As the analyses take them:
+    Ackermann in the steering and combined analyses, the roll centre with ``rates``."""
+    steered = analysis == "steering" or analysis.startswith("combined")
+    velocities = {side: wheels[side]["patch_velocity"] for side in SIDES}
+    rates = {side: wheels[side]["steer_rate"] for side in SIDES}
+    design = {side: wheels[side]["design"] for side in SIDES}
+    # Suspension.design_track: the lateral distance between the design contact patches.
+    design_track = jets.dot(design["left"].patch - design["right"].patch, susp.corners["left"].left)
+    out = axle_metrics({side: wheels[side]["patch"] for side in SIDES},
+                       None if any(v is None for v in velocities.values()) else velocities,
+                       Frame.body(susp.corners["left"]),
+                       steer={side: wheels[side]["steer_angle"] for side in SIDES} if steered else None,
+                       steer_rates=None if any(r is None for r in rates.values()) else rates,
+                       vehicle=susp.vehicle, design_track=design_track,
+                       design_steer={side: design[side].steer_angle for side in SIDES})
+    return {name: jet.d.reshape(count, -1) for name, jet in out.items()}
 
 
 # ------------------------------------------------------------------ roll

@@ -43,7 +43,7 @@ from . import jets
 from .axle import SIDES, Axle, mirror_corner, with_travel_driver
 from .corner import Corner, model_size, resolve
 from .metrics import (AXLE_METRICS, METRICS, ROLL_METRICS, TRAVEL_AT, Frame, Motion, _Design, _wheel,
-                      axle_metrics, corner_metrics)
+                      axle_metrics, corner_metrics, roll_centre_point)
 from .vehicle import Vehicle
 
 __all__ = ["Suspension", "SuspensionResult", "parallel_travel", "opposite_travel", "roll", "steering",
@@ -515,26 +515,6 @@ def static_roll_centre(susp, tolerance=1e-10):
         patches[side], velocities[side] = jets.constant(extra["patch"]), jets.constant(extra["patch_velocity"])
     centre = roll_centre_point(patches, velocities, Frame.body(susp.corners["left"])).value
     return centre[0] if susp.design_rows is None else centre
-
-
-def roll_centre_point(patches, velocities, frame):
-    """The axle's kinematic roll centre (N, 3), m, in ``frame``: where the two lines through the
-    contact patches ``P``, each normal in the front view to its patch's velocity ``v`` in wheel
-    travel (the velocity of the upright's point at the patch), meet:
-
-        P_L + alpha w_L = P_R + beta w_R   (lateral and up components),   w = f x v
-
-    ``patches`` and ``velocities``: dict side -> jet (N, 3) (their rates along some motion:
-    the design's hardpoint coordinates in :mod:`loops.study.sensitivity`); returns a jet."""
-    f, u = frame.forward, frame.up
-    lateral = np.cross(u, f)
-    P_L, P_R = patches["left"], patches["right"]
-    w_L, w_R = jets.cross(f, velocities["left"]), jets.cross(f, velocities["right"])
-    gap = P_R - P_L
-    a11, a12 = jets.dot(w_L, lateral), -jets.dot(w_R, lateral)
-    a21, a22 = jets.dot(w_L, u), -jets.dot(w_R, u)
-    alpha = (jets.dot(gap, lateral) * a22 - a12 * jets.dot(gap, u)) / (a11 * a22 - a12 * a21)
-    return P_L + w_L * alpha.expand()
 
 
 def roll_frame(phi, axis_point, body):

@@ -377,7 +377,7 @@ class _Design:
                              f"{corner.side} of the centre plane y = {corner.centre_plane_y:.6g} m "
                              f"(forward = {corner.forward!r})")
         spin = axle / np.linalg.norm(axle, axis=-1, keepdims=True)
-        toe = np.arctan2(spin @ forward, spin @ outboard)
+        toe = _toe(jets.constant(spin), forward, outboard).value
         self.steer_angle = -toe if corner.side == "left" else toe
         down = -(up - (spin @ up)[..., None] * spin)
         self.patch = self.centre + corner.wheel_radius * down / np.linalg.norm(down, axis=-1, keepdims=True)
@@ -401,6 +401,11 @@ def _check_axis(axis, where, what):
     if tilt > MAX_KINGPIN_TILT:
         raise ModelError(where, f"{what} leans {math.degrees(tilt):.1f} deg from the vertical (more than "
                          f"{math.degrees(MAX_KINGPIN_TILT):.0f} deg): not a steering axis")
+
+
+def _toe(spin, forward, outboard):
+    """Toe (jet) of a wheel whose spin axis is ``spin`` (jet, unit): ``arctan2(s.f, s.o)``."""
+    return jets.arctan2(jets.dot(spin, forward), jets.dot(spin, outboard))
 
 
 def _wheel(C, inner, radius, up):
@@ -569,7 +574,7 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
     angles = {
         "camber": jets.arctan2(-s_u, jets.sqrt(s_f * s_f + s_o * s_o)),
         "camber_front_view": jets.arctan2(-s_u, s_o),
-        "toe": jets.arctan2(s_f, s_o),
+        "toe": _toe(spin, forward, outboard),
     }
     angles["steer_angle"] = angles["toe"] * (-side)
 
@@ -607,7 +612,7 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
         steer_C = steer_motion.point(resolved.wheel_centre)
         steer_inner = steer_motion.point(resolved.spin_axis_point)
         steer_spin, _ = _wheel(steer_C, steer_inner, corner.wheel_radius, up)
-        toe = jets.arctan2(jets.dot(steer_spin, forward), jets.dot(steer_spin, outboard))
+        toe = _toe(steer_spin, forward, outboard)
         out["steer_rate"] = -side * toe.d
 
     # Velocity field of the upright in wheel travel: instant centres, roll centre, anti-geometry.
@@ -755,55 +760,101 @@ def contact_patch(result, corner: Corner):
 
 
 # ------------------------------------------------------------------ axle
+def roll_centre_point(patches, velocities, frame):
+    """The axle's kinematic roll centre (N, 3), m, in ``frame``: where the two lines through the
+    contact patches ``P``, each normal in the front view to its patch's velocity ``v`` in wheel
+    travel (the velocity of the upright's point at the patch), meet:
+
+        P_L + alpha w_L = P_R + beta w_R   (lateral and up components),   w = f x v
+
+    ``patches`` and ``velocities``: dict side -> jet (N, 3) (their rates along some motion:
+    the design's hardpoint coordinates in :mod:`loops.study.sensitivity`); returns a jet."""
+    f, u = frame.forward, frame.up
+    lateral = np.cross(u, f)
+    P_L, P_R = patches["left"], patches["right"]
+    w_L, w_R = jets.cross(f, velocities["left"]), jets.cross(f, velocities["right"])
+    gap = P_R - P_L
+    a11, a12 = jets.dot(w_L, lateral), -jets.dot(w_R, lateral)
+    a21, a22 = jets.dot(w_L, u), -jets.dot(w_R, u)
+    alpha = _over(jets.dot(gap, lateral) * a22 - a12 * jets.dot(gap, u), a11 * a22 - a12 * a21)
+    return P_L + w_L * alpha.expand()
+
+
+def _select(mask, a, b):
+    """Row-wise ``a`` where ``mask``, else ``b`` (jets or numbers)."""
+    a, b = (x if isinstance(x, jets.Jet) else jets.constant(x) for x in (a, b))
+    return jets.Jet(*(np.where(mask, x, y) for x, y in ((a.value, b.value), (a.d, b.d), (a.dd, b.dd))))
+
+
+def _magnitude(x):
+    """``|x|`` of a scalar jet (its rates take the sign of its value)."""
+    return x * np.where(x.value < 0, -1.0, 1.0)
+
+
 def axle_metrics(patches, patch_velocities, frame, steer=None, steer_rates=None, vehicle=None, design_track=None,
                  design_steer=None):
     """Axle metrics (see the module docstring) from the two wheels.
 
+    Written once for two uses: with arrays, the metrics at each position (arrays out); with
+    jets along another motion (a hardpoint coordinate, :mod:`loops.study.sensitivity`), the
+    same metrics as jets whose ``d`` is their first rate along it.
+
     Parameters
     ----------
-    patches : dict side -> (N, 3), contact patches in the frame
-    patch_velocities : dict side -> (N, 3), velocity in wheel travel of each upright's point
-        at its contact patch
+    patches : dict side -> (N, 3) or Jet, contact patches in the frame
+    patch_velocities : dict side -> (N, 3) or Jet, velocity in wheel travel of each
+        upright's point at its contact patch (or None: no roll centre)
     frame : Frame (its ``left`` is the body's)
-    steer : dict side -> (N,), steer angles, for Ackermann (or None: not a steering analysis)
-    steer_rates : dict side -> (N,), their rates per unit of the steering variable (or None)
-    vehicle : Vehicle or None; design_track : float, m; design_steer : dict side -> float
+    steer : dict side -> (N,) or Jet, steer angles, for Ackermann (or None: not a steering
+        analysis)
+    steer_rates : dict side -> (N,) or Jet, their rates per unit of the steering variable (or
+        None)
+    vehicle : Vehicle or None; design_track : float or Jet, m; design_steer : dict side ->
+        float or Jet
     """
+    values = [patches, patch_velocities or {}, steer or {}, steer_rates or {}, design_steer or {}]
+    jetted = isinstance(design_track, jets.Jet) or any(isinstance(v, jets.Jet) for d in values for v in d.values())
+
+    def lift(table):
+        return None if table is None else {side: x if isinstance(x, jets.Jet) else jets.constant(x)
+                                           for side, x in table.items()}
+
+    out = _axle_jets(lift(patches), lift(patch_velocities), frame, lift(steer), lift(steer_rates), vehicle,
+                     design_track, lift(design_steer))
+    return out if jetted else {name: jet.value for name, jet in out.items()}
+
+
+def _axle_jets(patches, velocities, frame, steer, steer_rates, vehicle, design_track, design_steer):
+    """:func:`axle_metrics` on jets."""
     f, u = frame.forward, frame.up
     lateral = jets.cross_product(u, f)  # horizontal left in the frame
     P_L, P_R = patches["left"], patches["right"]
-    w_L = jets.cross_product(np.broadcast_to(f, P_L.shape), patch_velocities["left"])
-    w_R = jets.cross_product(np.broadcast_to(f, P_R.shape), patch_velocities["right"])
-    # P_L + a w_L = P_R + b w_R in the front view (lateral, up components)
     gap = P_R - P_L
-    a11, a12 = w_L @ lateral, -(w_R @ lateral)
-    a21, a22 = w_L @ u, -(w_R @ u)
-    det = a11 * a22 - a12 * a21
-    a = _ratio((gap @ lateral) * a22 - a12 * (gap @ u), det)
-    X = P_L + a[:, None] * w_L
-    road = np.stack([gap @ lateral, gap @ u], axis=1)
-    road = road / np.linalg.norm(road, axis=1, keepdims=True)
-    normal = np.stack([-road[:, 1], road[:, 0]], axis=1)
-    normal *= np.where(normal[:, 1] < 0, -1.0, 1.0)[:, None]
-    offset = X - P_L
-    out = {
-        "roll_centre_height": offset @ lateral * normal[:, 0] + offset @ u * normal[:, 1],
-        "roll_centre_lateral": np.einsum("ni,ni->n", X - np.broadcast_to(frame.centre, X.shape),
-                                         np.broadcast_to(frame.left, X.shape)),
-        "track": (P_L - P_R) @ lateral,
-    }
+    out = {}
+    if velocities is not None:
+        X = roll_centre_point(patches, velocities, frame)
+        # Height above the road line through the two patches, measured normal to it (upward).
+        along, rise = jets.dot(gap, lateral), jets.dot(gap, u)
+        length = jets.sqrt(along * along + rise * rise)
+        up_normal = _select(along.value < 0, -1.0, 1.0)  # the normal (-rise, along) / length, turned upward
+        offset = X - P_L
+        out["roll_centre_height"] = (jets.dot(offset, u) * along - jets.dot(offset, lateral) * rise) * up_normal \
+            / length
+        out["roll_centre_lateral"] = jets.dot(X - frame.centre, frame.left)
+    out["track"] = jets.dot(P_L - P_R, lateral)
     if steer is not None and vehicle is not None and vehicle.wheelbase is not None and design_track is not None:
         left = steer["left"] - design_steer["left"]
         right = steer["right"] - design_steer["right"]
-        mean = (left + right) / 2.0
+        mean = ((left + right) * 0.5).value
         turn = np.where(np.abs(mean) > STRAIGHT_AHEAD, np.sign(mean), 0.0)
-        inner = np.abs(np.where(turn > 0, left, right))
-        outer = np.abs(np.where(turn > 0, right, left))
-        ideal = np.arctan2(np.tan(inner) * vehicle.wheelbase, vehicle.wheelbase + design_track * np.tan(inner))
-        ideal = np.where(turn == 0, np.nan, ideal)
+        inner = _magnitude(_select(turn > 0, left, right))
+        outer = _magnitude(_select(turn > 0, right, left))
+        tan_inner = jets.sin(inner) / jets.cos(inner)
+        ideal = jets.arctan2(tan_inner * vehicle.wheelbase, vehicle.wheelbase + design_track * tan_inner)
+        ideal = _select(turn == 0, jets.Jet(np.nan, np.nan, np.nan), ideal)  # undefined, with its rates
         out["ackermann_error"] = outer - ideal
-        out["ackermann_percent"] = 100.0 * _ratio(inner - outer, inner - ideal)
+        out["ackermann_percent"] = _over(inner - outer, inner - ideal) * 100.0
     if steer_rates is not None and vehicle is not None and vehicle.rack_travel_per_turn is not None:
-        mean_rate = (steer_rates["left"] + steer_rates["right"]) / 2.0
-        out["steering_ratio"] = _ratio(2.0 * np.pi / vehicle.rack_travel_per_turn, mean_rate)
+        mean_rate = (steer_rates["left"] + steer_rates["right"]) * 0.5
+        out["steering_ratio"] = _over(2.0 * np.pi / vehicle.rack_travel_per_turn, mean_rate)
     return out
