@@ -222,7 +222,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     targets : dict metric -> (N,) target values at the wheel travels ``travel`` (SI), or ->
         ``(values, weight)`` with ``weight`` a number or (N,) per SI unit of the metric
         (default 1: radians and metres weigh alike); the names of the analysis's columns
-        (``camber``; an axle's ``camber_left``, ``camber_right``)
+        (``camber``; an axle's ``camber_left``, ``camber_right`` and its own
+        ``roll_centre_height``, ``track``, ...)
     bounds : number b (every offset in [-b, b]) or (lower, upper), each a number or (k,), SI
     travel : (N,) wheel travel, m, of the parallel-travel analysis
     rack, steering_targets, steering_travel : the steering analysis (values of the steering
@@ -243,9 +244,9 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     ModelError
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
-        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner, or a rate along the
-        wheel travels such as ``roll_targets['camber_gain_left']``); ``optimise`` when a design in
-        the bounds cannot be swept.
+        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
+        sensitivities (``targets['wheel_rate']``, ``roll_targets['camber_gain_left']``: see
+        :func:`.sensitivity.missing`); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
 
