@@ -16,8 +16,10 @@ offset axis.
 Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``steering_targets`` for steering at ``rack`` (at wheel travel ``steering_travel``) and
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
-camber and toe per side, the wheel travels, ``roll_camber`` and ``roll_steer``; not its rates
-along the wheel travels, which have no sensitivities, :mod:`.sensitivity`).
+camber and toe per side, the wheel travels, their rates, ``roll_camber`` and
+``roll_steer``). An axle's own metrics (``roll_centre_height``, ``track``, ...) are targets
+of the parallel and steering analyses. A target whose metric has no sensitivities
+(:func:`.sensitivity.missing`) is refused before any sweep.
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -245,7 +247,7 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
         ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
-        sensitivities (``targets['wheel_rate']``, ``roll_targets['camber_gain_left']``: see
+        sensitivities (``targets['wheel_rate']``, ``roll_targets['fvic_height_left']``: see
         :func:`.sensitivity.missing`); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415

@@ -142,14 +142,26 @@ rates along the travels do: the contact conditions' mixed derivative ``G + J t_{
 (``G`` by polarisation without them) gives them, and ``c_{phi p} = C + sum_s c_{t_s}
 t_{s,phi p}``.
 
+(R6) The rates along a driver ``a`` (a wheel's own travel: ``camber_gain = c_a / w_a``,
+``bump_steer``, the motion ratios; the steering variable: ``steer_rate = s_a``), seen from
+the road at the rolled position. Along the solution ``f_a`` moves with p at fixed travels
+and with the travels:
+
+    d f_a / dp = f_ap + sum_j f_{a t_j} t_{j,p}
+
+``f_ap`` by polarisation with ``S`` of (H3) for driver a; ``f_{a t_j}`` likewise with the
+drivers' own second rates (``D`` of :func:`_driver_accelerations`: along ``a + t_j`` the
+acceleration ``d_a V_j + d_j V_a``, along ``a`` twice ``d_a V_a``). The road's slide (R2) is
+a translation of the whole picture, which leaves every rate along the drivers unchanged.
+A ratio then follows by the quotient rule, ``d (f_a / w_a) = (d f_a w_a - f_a d w_a) /
+w_a^2``.
+
 So every position metric of a roll (camber and toe to the road, steer angle, castor,
 kingpin inclination, scrub radius, trails, track change, half track, spring length, the
-wheel travels) and ``roll_camber`` and ``roll_steer`` are exact. Not available in roll: the
-rates along the wheel travels (``camber_gain``, ``bump_steer``, motion ratios, ...), the
-velocity-field metrics (instant centres, roll centre, anti-geometry along the travels) and
-the axle's metrics. A
-roll's coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
-first).
+wheel travels), its rates along the drivers, and ``roll_camber`` and ``roll_steer`` are
+exact. Not available in roll: ``wheel_rate``, the velocity-field metrics (instant centres,
+roll centre, anti-geometry along the travels) and the axle's metrics. A roll's coordinates
+are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle first).
 """
 
 from __future__ import annotations
@@ -179,7 +191,7 @@ from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
-           "ROLL_RATES", "ROLL_RATES_MISSING", "FIELD_METRICS", "missing", "ANALYSES"]
+           "FIELD_METRICS", "missing", "ANALYSES"]
 
 #: The analyses whose sensitivities are available.
 ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
@@ -195,11 +207,6 @@ RATE_METRICS = {
     "damper_motion_ratio": ("travel", "damper_length", -1.0),
 }
 
-#: Per-wheel metrics a roll analysis has without sensitivities: its rates along the wheel
-#: travels (module docstring, "Roll").
-ROLL_RATES = tuple(RATE_METRICS) + ("wheel_rate",)
-ROLL_RATES_MISSING = ("the roll analysis's rates along the wheel travels (camber_gain, bump_steer, steer_rate, motion "
-                      "ratios, wheel_rate) have no sensitivities (its roll_camber and roll_steer have)")
 #: The per-wheel metrics of the upright's velocity field
 #: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
 FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
@@ -218,9 +225,7 @@ def missing(metric, analysis, axle_metric=False):
     if axle_metric:
         return ROLL_AXLE_MISSING if analysis == "roll" else None
     if metric == "wheel_rate":
-        return ROLL_RATES_MISSING if analysis == "roll" else WHEEL_RATE_MISSING
-    if analysis == "roll" and metric in ROLL_RATES:
-        return ROLL_RATES_MISSING
+        return WHEEL_RATE_MISSING
     if analysis == "roll" and metric in FIELD_METRICS:
         return ROLL_FIELD_MISSING
     return None
@@ -1218,10 +1223,84 @@ class _Roll:
         return out
 
 
+    def driver_rates(self):
+        """``{metric_side: (N, k)}``: (R6) the rate metrics along the wheel travels and the
+        steering variable, differentiated along the roll solution."""
+        N, K, c, dirs = self.N, self.K, self.closure, self.directions
+        index = c.system.link_index
+        steering = [self.driver_names.index(corner.steering) for corner in self.susp.corners.values()
+                    if corner.steering in self.driver_names]
+        drivers = sorted(set(self.travels) | set(steering))
+        at = {d: i for i, d in enumerate(drivers)}
+        D = _driver_accelerations(self.result, drivers)
+        zero = np.zeros_like(dirs.V_a[:, 0])
+
+        def along(twists, accelerations):
+            """Body motion (N rows) with link twists and accelerations (N, L, 6)."""
+            return Motion(lambda link: c.poses[:, index[link]], lambda link: twists[:, index[link]],
+                          lambda link: accelerations[:, index[link]])
+
+        def second(a, j):
+            """``d_a d_j V`` summed symmetrically: the acceleration along drivers a + j."""
+            return D[at[a]][at[j]] + D[at[j]][at[a]]
+
+        out = {}
+        for side in SIDES:
+            design = self.design_p[side]
+
+            def jets_of(motion, rows=False):
+                seen = self.on_road(motion, rows)
+                return self.metrics(side, seen, design if rows else self.susp.design[side],
+                                    self.road_rows if rows else self.road, rows, self.on_road)
+
+            along_p = jets_of(self.along_p, True)
+            roles = {"travel": self.travels[SIDES.index(side)], "steering": None}
+            steer_name = self.susp.corners[side].steering
+            if steer_name in self.driver_names:
+                roles["steering"] = self.driver_names.index(steer_name)
+            for name, (role, numerator, sign) in RATE_METRICS.items():
+                a = roles[role]
+                if a is None or numerator not in along_p:
+                    continue
+                V_a = dirs.V_a[:, a]
+                jets_a = jets_of(along(V_a, zero))
+                both = jets_of(HardpointMotion(_rows_of(c, c.poses, K), _flat(c, V_a[:, None] + dirs.V_p),
+                                               _flat(c, dirs.mixed(a)), self.moved), True)
+                along_t = [jets_of(along(dirs.V_a[:, t], zero)) for t in self.travels]
+                twice = [jets_of(along(V_a + dirs.V_a[:, t], second(a, t)) if t != a else along(V_a, D[at[a]][at[a]]))
+                         for t in self.travels]
+
+                def total(key):
+                    """``d/dp`` of ``key``'s rate along a on the solution: ``f_ap + sum_j f_{a t_j}
+                    t_{j,p}`` (N, K), mixed derivatives by polarisation."""
+                    f_ap = (both[key].dd.reshape(N, K) - along_p[key].dd.reshape(N, K) - jets_a[key].dd[:, None]) / 2.0
+                    for j, t in enumerate(self.travels):
+                        f_at = twice[j][key].dd if t == a else (twice[j][key].dd - jets_a[key].dd - along_t[j][key].dd) / 2.0
+                        f_ap = f_ap + f_at[:, None] * self.travel_rate[:, j]
+                    return f_ap
+
+                f_a, F_p = jets_a[numerator].d[:, None], total(numerator)
+                if role == "steering":
+                    out[f"{name}_{side}"] = sign * F_p
+                    continue
+                w_a, W_p = jets_a["wheel_travel"].d[:, None], total("wheel_travel")
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out[f"{name}_{side}"] = sign * (F_p * w_a - f_a * W_p) / w_a ** 2
+        return out
+
+
 def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where):
     """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll")."""
     solution = _Roll(susp, result, closure, directions, driver_names, where)
     out = solution.position_rates()
     if rates:
         out.update(solution.roll_rates())
-    return out
+        out.update(solution.driver_rates())
+    return {name: out[name] for name in sorted(out, key=_roll_order)}
+
+
+def _roll_order(name):
+    """Metrics in the order of METRICS per side, then the roll's own (as the roll's columns)."""
+    base, side = name.rsplit("_", 1)
+    order = list(METRICS) + list(ROLL_METRICS)
+    return (SIDES.index(side), order.index(base) if base in order else len(order))
