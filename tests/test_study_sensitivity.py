@@ -289,7 +289,8 @@ def test_roll_sensitivities_equal_differences_of_moved_designs(roll_sensitivitie
         for side in ("left", "right"):
             assert sens[f"{name}_{side}"].shape == (len(ROLL), len(ROLL_COORDINATES)), name
     assert {"roll_camber_left", "roll_steer_right", "camber_gain_left", "bump_steer_right", "motion_ratio_left",
-            "steer_rate_right"} <= set(sens.values)
+            "steer_rate_right", "fvic_height_left", "roll_centre_z_right", "anti_dive_left", "roll_centre_height",
+            "roll_centre_lateral", "track", "steering_ratio"} <= set(sens.values)
     assert_matches(sens, roll_differences)
 
 
@@ -360,16 +361,13 @@ def test_what_the_roll_has_no_sensitivities_of_says_why(roll_sensitivities):
         with pytest.raises(ModelError, match="third derivative") as info:
             roll_sensitivities[name]
         assert info.value.where == f"metric {name!r}"
-    for name in ("fvic_height_left", "roll_centre_z_right", "anti_dive_left"):
-        with pytest.raises(ModelError, match="velocity-field metrics") as info:
-            roll_sensitivities[name]
-        assert info.value.where == f"metric {name!r}"
 
 
 def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
     """From an axle with four left-corner coordinates moved by 2 to 4 mm, fit them to the
-    original roll's camber on both sides, left toe, left wheel travel and left roll camber
-    over +-4 deg: the original hardpoints come back.
+    original roll's camber on both sides, left toe, left wheel travel, left roll camber and
+    camber gain, and the axle's roll centre height, over +-4 deg: the original hardpoints
+    come back.
 
     Tolerance 1e-7 m: the curves are met to about 1e-10 (closure of the sweeps, 45
     residuals), the smallest singular value of their Jacobian with respect to these
@@ -381,7 +379,8 @@ def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
     moved = np.array([0.003, -0.004, 0.002, -0.003])
     start = variant(front_axle, coordinates(front_axle.model, names), moved)
     targets = {name: original.metric(name) for name in ("camber_left", "camber_right", "toe_left",
-                                                         "wheel_travel_left", "roll_camber_left")}
+                                                         "wheel_travel_left", "roll_camber_left",
+                                                         "camber_gain_left", "roll_centre_height")}
     fit = optimise(start, names, bounds=0.01, roll_angle=angles, roll_targets=targets, f_tolerance=1e-15,
                    g_tolerance=1e-15)
     assert fit.success, fit.message
@@ -413,8 +412,6 @@ def test_driver_accelerations_couple_travel_and_steering(steered):
 @pytest.mark.parametrize("kwargs, where, text", [
     ({"roll_targets": {"wheel_rate_right": np.zeros(5)}}, "roll_targets['wheel_rate_right']", "third derivative"),
     ({"roll_targets": {"roll_camber": np.zeros(5)}}, "roll_targets['roll_camber']", "with _left or _right"),
-    ({"roll_targets": {"fvic_height_left": np.zeros(5)}}, "roll_targets['fvic_height_left']", "velocity-field"),
-    ({"roll_targets": {"roll_centre_height": np.zeros(5)}}, "roll_targets['roll_centre_height']", "axle metrics"),
     ({"roll_angle": None}, "roll_angle", "roll angles"),
     ({"corner": True}, "roll_targets", "need an axle"),
 ])

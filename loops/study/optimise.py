@@ -18,8 +18,8 @@ Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
 camber and toe per side, the wheel travels, their rates, ``roll_camber`` and
 ``roll_steer``). An axle's own metrics (``roll_centre_height``, ``track``, ...) are targets
-of the parallel and steering analyses. A target whose metric has no sensitivities
-(:func:`.sensitivity.missing`) is refused before any sweep.
+of every analysis. A target whose metric has no sensitivities (``wheel_rate``,
+:func:`.sensitivity.missing`) is refused before any sweep.
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -86,7 +86,7 @@ def _targets(table, analysis, count, where, axle):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if axle_metric:
             base = metric
-        reason = missing(base, analysis, axle_metric) if isinstance(base, str) else None
+        reason = missing(base, axle_metric) if isinstance(base, str) else None
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
@@ -135,9 +135,9 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS, "roll_centre_lateral", "steering_ratio"}
-        #: analysis -> whether one of its targets is a rate or a velocity-field metric (its
-        #: second-order solve is then needed)
+        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS, *AXLE_METRICS}
+        #: analysis -> whether one of its targets is a rate, a velocity-field metric or an
+        #: axle's (its second-order solve is then needed)
         self.rates = {}
         for t in targets:
             is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates
@@ -247,7 +247,7 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
         ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
-        sensitivities (``targets['wheel_rate']``, ``roll_targets['fvic_height_left']``: see
+        sensitivities (``targets['wheel_rate']``, ``roll_targets['wheel_rate_left']``: see
         :func:`.sensitivity.missing`); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415

@@ -86,9 +86,9 @@ in wheel travel, steer angles and steer rates, and on the design track and desig
 angles; fed with those as jets along p (the design values move with the wheel-centre and
 spin-axis points) they give their derivatives the same way.
 
-Not available: ``wheel_rate`` (a third derivative); with a virtual steering axis
-(``Corner.kingpin = None``) the steering-axis metrics; wheel travel measured at the contact
-patch; in a roll analysis, see below (:func:`missing` says why for a given metric).
+Not available: ``wheel_rate`` (a third derivative; :func:`missing` says why); with a
+virtual steering axis (``Corner.kingpin = None``) the steering-axis metrics; wheel travel
+measured at the contact patch.
 
 Roll
 ----
@@ -156,12 +156,22 @@ a translation of the whole picture, which leaves every rate along the drivers un
 A ratio then follows by the quotient rule, ``d (f_a / w_a) = (d f_a w_a - f_a d w_a) /
 w_a^2``.
 
-So every position metric of a roll (camber and toe to the road, steer angle, castor,
-kingpin inclination, scrub radius, trails, track change, half track, spring length, the
-wheel travels), its rates along the drivers, and ``roll_camber`` and ``roll_steer`` are
-exact. Not available in roll: ``wheel_rate``, the velocity-field metrics (instant centres,
-roll centre, anti-geometry along the travels) and the axle's metrics. A roll's coordinates
-are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle first).
+(R7) The velocity-field metrics of each wheel (along its own travel, seen from the road)
+and the axle's metrics are functions of points and of twists per unit travel; each input's
+rate along the solution is its rate along p at fixed travels plus ``sum_j`` its rate along
+travel ``j`` times ``t_{j,p}`` (a point's: its velocity along ``t_j``; a twist's per unit
+travel ``i``: ``d_p V_i`` of (H4) and ``d_j V_i`` of ``D``, all turned into the road by
+``Ad_M``), so :func:`~loops.suspension.metrics.velocity_field_metrics` and
+:func:`~loops.suspension.metrics.axle_metrics` fed with those jets give the metrics' rates
+along the solution. The road's slide (R2) leaves them unchanged except the roll centre's
+height in the frame, ``roll_centre_z``, which moves with the road picture: ``+ tau . u``.
+
+So every metric of a roll is exact: the position metrics (camber and toe to the road, steer
+angle, castor, kingpin inclination, scrub radius, trails, track change, half track, spring
+length, the wheel travels), their rates along the drivers, the velocity-field metrics,
+``roll_camber`` and ``roll_steer`` and the axle's metrics; all but ``wheel_rate``. A roll's
+coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
+first).
 """
 
 from __future__ import annotations
@@ -211,23 +221,17 @@ RATE_METRICS = {
 #: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
 FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
                  "anti_dive", "anti_lift", "anti_squat")
-ROLL_FIELD_MISSING = ("the roll analysis's velocity-field metrics (instant centres, roll centre, anti-geometry) have "
-                      "no sensitivities (the parallel, opposite, steering and combined analyses' have)")
 WHEEL_RATE_MISSING = "wheel_rate is a third derivative of the closure: no sensitivities (motion_ratio has them)"
-ROLL_AXLE_MISSING = ("the roll analysis's axle metrics (roll centre, track, ...) have no sensitivities (the parallel, "
-                     "opposite, steering and combined analyses' have)")
 
 
-def missing(metric, analysis, axle_metric=False):
-    """Why ``metric`` of an ``analysis`` has no sensitivities, or None when it has them (module
-    docstring: what is not available): a per-wheel metric by its name without a side, or with
-    ``axle_metric`` one of an axle's own (:data:`~loops.suspension.metrics.AXLE_METRICS`)."""
-    if axle_metric:
-        return ROLL_AXLE_MISSING if analysis == "roll" else None
+def missing(metric, axle_metric=False):
+    """Why ``metric`` has no sensitivities in any analysis, or None (module docstring: what is
+    not available): a per-wheel metric by its name without a side, or with ``axle_metric``
+    one of an axle's own (:data:`~loops.suspension.metrics.AXLE_METRICS`, all of which have
+    them)."""
+    return WHEEL_RATE_MISSING if metric == "wheel_rate" and not axle_metric else None
     if metric == "wheel_rate":
         return WHEEL_RATE_MISSING
-    if analysis == "roll" and metric in FIELD_METRICS:
-        return ROLL_FIELD_MISSING
     return None
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
@@ -635,7 +639,7 @@ class Sensitivities:
     def _metric(self, metric):
         if metric not in self.values:
             axle_metric = self.result.suspension.is_axle and metric in AXLE_METRICS
-            reason = missing(metric if axle_metric else _wheel_metric(metric), self.result.analysis, axle_metric)
+            reason = missing(metric if axle_metric else _wheel_metric(metric), axle_metric)
             if reason is not None:
                 raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
@@ -802,7 +806,8 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     values, dimensions = {}, {}
     if result.analysis == "roll":
         values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where)
-        dimensions = {name: {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
+        dimensions = {name: AXLE_METRICS[name] if name in AXLE_METRICS else
+                      {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
     wheels = {}
     for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
@@ -1289,18 +1294,100 @@ class _Roll:
         return out
 
 
+    def field_rates(self, driver_rates):
+        """``{metric: (N, k)}``: (R7) the velocity-field metrics per side and the axle's metrics
+        (roll centre, track, steering ratio from the rates ``driver_rates`` of (R6)) along the
+        roll solution, from their inputs' total rates."""
+        N, K, c, dirs = self.N, self.K, self.closure, self.directions
+        index = c.system.link_index
+        D = _driver_accelerations(self.result, self.travels)
+        M = np.zeros((N, 4, 4))
+        M[:, :3, :3], M[:, :3, 3], M[:, 3, 3] = self.R, self.shift, 1.0
+        rate_t = self.travel_rate  # (N, 2, K)
+        nan = np.full((N * K, 6), np.nan)
+
+        def total(value, along_p, along_t):
+            """A jet (N K rows) of ``value`` (N, ...) with its rate along the solution, from its
+            rate along p at fixed travels (N, K, ...) and along each travel (N, ...)."""
+            d = along_p + sum(along_t[j][:, None] * rate_t[:, j].reshape((N, K) + (1,) * (value.ndim - 1))
+                              for j in range(len(self.travels)))
+            rows = np.repeat(value, K, axis=0)
+            return jets.Jet(rows, d.reshape(rows.shape), nan[:, :rows.shape[1]])
+
+        out, wheels = {}, {}
+        for i, side in enumerate(SIDES):
+            corner, resolved = self.susp.corners[side], self.susp.resolved[side]
+            at_p = self.wheel(side, self.on_road(self.along_p, True), self.design_p[side], self.road_rows, True)
+            at_t = [self.wheel(side, self.on_road(m, False), self.susp.design[side], self.road, False)
+                    for m in self.along_t]
+
+            def point(key):
+                return total(at_t[0][key].value, at_p[key].d.reshape(N, K, 3), [w[key].d for w in at_t])
+
+            def twist(link):
+                """The link's twist per unit of this side's travel, seen from the road, (R7)."""
+                l = index[link]
+                own = transform_twists(M, dirs.V_a[:, self.travels[i], l])
+                return total(own, transform_twists(M[:, None], dirs.velocity_rate(self.travels[i])[:, :, l]),
+                             [transform_twists(M, D[j][i][:, l]) for j in range(len(self.travels))])
+
+            static = None
+            if _anti_geometry(self.susp.vehicle):
+                up_link = index[corner.upright]
+                pose = M @ c.poses[:, up_link]
+                r = self.susp.design[side].patch_on_upright
+                on_p = jets.point_jet(np.repeat(pose, K, axis=0), transform_twists(
+                    np.repeat(M, K, axis=0), dirs.V_p[:, :, up_link].reshape(N * K, 6)), None, np.broadcast_to(
+                    r, (N * K, 3)))
+                shift = np.einsum("nij,nj->ni", np.repeat(pose[:, :3, :3], K, axis=0), self.design_p[side].patch.d)
+                on_t = [jets.point_jet(pose, transform_twists(M, dirs.V_a[:, t, up_link]), None, r).d
+                        for t in self.travels]
+                static = total(on_p.value[::K], (on_p.d + shift).reshape(N, K, 3), on_t)
+            centre = jets.material_velocity(twist(resolved.wheel_centre.link), point("centre_jet"))
+            _, outboard, _ = corner.axes
+            field, v_patch = velocity_field_metrics(twist(corner.upright), point("patch_jet"), centre, static,
+                                                    self.road_rows, outboard, self.susp.vehicle)
+            for name, jet in field.items():
+                out[f"{name}_{side}"] = jet.d.reshape(N, K)
+            # The road's slide (R2) moves the roll centre with the road picture: its height in
+            # the frame (the others are relative) takes it.
+            out[f"roll_centre_z_{side}"] = out[f"roll_centre_z_{side}"] + self.slide @ self.body.up
+            wheels[side] = (point("patch_jet"), v_patch)
+        steer_rates = None
+        if all(f"steer_rate_{side}" in driver_rates for side in SIDES):
+            values = {side: self.result.metric(f"steer_rate_{side}") for side in SIDES}
+            steer_rates = {side: jets.Jet(np.repeat(values[side], K), driver_rates[f"steer_rate_{side}"].reshape(-1),
+                                          nan[:, 0]) for side in SIDES}
+        axle = axle_metrics({side: wheels[side][0] for side in SIDES}, {side: wheels[side][1] for side in SIDES},
+                            self.road_rows, steer_rates=steer_rates, vehicle=self.susp.vehicle)
+        out.update({name: jet.d.reshape(N, K) for name, jet in axle.items()})
+        return out
+
+    def wheel(self, side, motion, design, frame, rows):
+        """``corner_metrics``' point jets of ``side`` (contact patch, wheel centre) along
+        ``motion``."""
+        corner = self.susp.corners[side]
+        return corner_metrics(self.susp.resolved[side], corner, design, motion, frame, vehicle=self.susp.vehicle,
+                              steer_motion=self.steer(side, rows, self.on_road))[2]
+
+
 def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where):
     """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll")."""
     solution = _Roll(susp, result, closure, directions, driver_names, where)
     out = solution.position_rates()
     if rates:
         out.update(solution.roll_rates())
-        out.update(solution.driver_rates())
+        driver_rates = solution.driver_rates()
+        out.update(driver_rates)
+        out.update(solution.field_rates(driver_rates))
     return {name: out[name] for name in sorted(out, key=_roll_order)}
 
 
 def _roll_order(name):
-    """Metrics in the order of METRICS per side, then the roll's own (as the roll's columns)."""
-    base, side = name.rsplit("_", 1)
+    """Metrics in the order of METRICS per side, then the roll's own, then the axle's (as the
+    roll's columns)."""
+    base, _, side = name.rpartition("_")
+    if side not in SIDES:
+        return (len(SIDES), list(AXLE_METRICS).index(name) if name in AXLE_METRICS else len(AXLE_METRICS))
     order = list(METRICS) + list(ROLL_METRICS)
     return (SIDES.index(side), order.index(base) if base in order else len(order))
