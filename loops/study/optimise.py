@@ -200,8 +200,9 @@ class _Problem:
         blocks, sensitivities = [], {}
         for t in self.targets:
             if t.analysis not in sensitivities:
+                wanted = {u.metric for u in self.targets if u.analysis == t.analysis}
                 sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names,
-                                                             rates=self.rates[t.analysis])
+                                                             rates=self.rates[t.analysis], only=wanted)
             blocks.append(t.weight[:, None] * sensitivities[t.analysis][t.metric] * scale)
         return np.concatenate(blocks, axis=0)
 

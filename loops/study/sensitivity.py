@@ -777,10 +777,12 @@ def _check_travel_at(travel_at):
                          "(the contact-patch convention is not available)")
 
 
-def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
+def sensitivities_of(result, coords, *, rates=True, only=None) -> Sensitivities:
     """:func:`sensitivities` of an analysis already run (a SuspensionResult of
     :func:`~loops.suspension.parallel_travel`, :func:`~loops.suspension.steering`, ...):
-    ``coords`` names or Coordinates of its model."""
+    ``coords`` names or Coordinates of its model. ``only``: the names of the metrics wanted
+    (default all); a roll then skips the second-order groups (R5, R6, R7) none of them
+    needs (the others may be left out too)."""
     where = "vary"
     susp = getattr(result, "suspension", None)
     if susp is None or not hasattr(result, "analysis"):
@@ -805,7 +807,7 @@ def sensitivities_of(result, coords, *, rates=True) -> Sensitivities:
     directions = _Directions(closure, moves, driver_columns, where)
     values, dimensions = {}, {}
     if result.analysis == "roll":
-        values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where)
+        values = _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where, only)
         dimensions = {name: AXLE_METRICS[name] if name in AXLE_METRICS else
                       {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
     wheels = {}
@@ -1371,14 +1373,21 @@ class _Roll:
                               steer_motion=self.steer(side, rows, self.on_road))[2]
 
 
-def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where):
-    """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll")."""
+def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, where, only=None):
+    """``{metric_side: (N, k)}`` of a roll analysis (module docstring, "Roll"); with ``only``
+    (metric names), the second-order groups only where one of them needs it."""
+    wanted = None if only is None else {_wheel_metric(name) for name in only}
+
+    def needs(*groups):
+        return rates and (wanted is None or any(wanted & set(group) for group in groups))
+
     solution = _Roll(susp, result, closure, directions, driver_names, where)
     out = solution.position_rates()
-    if rates:
+    if needs(ROLL_METRICS):
         out.update(solution.roll_rates())
-        driver_rates = solution.driver_rates()
-        out.update(driver_rates)
+    driver_rates = solution.driver_rates() if needs(RATE_METRICS, ("steering_ratio",)) else {}
+    out.update(driver_rates)
+    if needs(FIELD_METRICS, AXLE_METRICS):
         out.update(solution.field_rates(driver_rates))
     return {name: out[name] for name in sorted(out, key=_roll_order)}
 
