@@ -528,6 +528,8 @@ def corner_metrics(resolved, corner, design, motion, frame, *, travel_at="wheel-
     v_patch = jets.material_velocity(twist, patch)
 
     def along(a, b):
+        if np.ndim(b) == 1:  # a fixed direction (3,)
+            return a @ b
         return np.einsum("ni,ni->n", a, np.broadcast_to(b, a.shape))
 
     fv_height = _safe(-along(v_patch, outboard), along(jets.cross_product(omega, up), outboard))
