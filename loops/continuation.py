@@ -310,9 +310,9 @@ class Walk:
         self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
                                          self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                         self.curvature, self.curved, targets, speeds, accelerations, first, self.params, self.counters,
-                                         self.diagnostics, out["q"], out["rotations"], out["q_dot"], out["q_ddot"],
-                                         out["T"], out["V"], out["A"], out["G"])
+                                         self.curvature, self.curved, targets, speeds, accelerations, first,
+                                         self.params, self.counters, self.diagnostics, out["q"], out["rotations"],
+                                         out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"], out["G"])
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:

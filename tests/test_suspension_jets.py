@@ -92,7 +92,7 @@ def test_point_of_a_link_from_its_pose_twist_and_acceleration():
 
 
 def test_constants_skip_their_zero_derivatives_and_broadcast_like_jets():
-    """A constant operand (no Jet) gives what the same constant lifted to a jet gives, also when it broadcasts the jet."""
+    """A constant operand gives what the same constant lifted to a jet gives, also when it broadcasts the jet."""
     # Reference: the general formulas with the constant lifted (jets.constant: zero derivatives). The operators take a
     # shortcut for constants that leave the jet's shape alone; a constant of a larger shape (2, 3) against a jet of
     # one vector (3,) must still give value, d and dd of the broadcast shape.

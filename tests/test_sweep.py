@@ -522,8 +522,8 @@ def _prediction_errors(result, system, i, curved):
     flags = np.array([1.0, 1.0, 1.0]) if curved else np.zeros(3)
     step = np.zeros(system.n)
     block = type("Block", (), {"column_scale": system.column_scale})  # all _predict reads of the block
-    _predict.py_func(system.topology, block, tangents[i], last_G, last_step, np.ascontiguousarray(curvature[[i, i - 1]]),
-                     flags, span, 1.0, step)
+    ends = np.ascontiguousarray(curvature[[i, i - 1]])
+    _predict.py_func(system.topology, block, tangents[i], last_G, last_step, ends, flags, span, 1.0, step)
     spherical = system.spherical_columns.ravel()
     additive = np.setdiff1d(np.arange(system.n), spherical)
     error = np.abs(q[i] + step - q[i + 1])[additive] / system.column_scale[additive]

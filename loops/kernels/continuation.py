@@ -66,7 +66,8 @@ from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
 from .linear import factorize_block, transmission
-from .newton import CONVERGED, apply_step, copy_evaluated, copy_factor, copy_work, corrector, seat_spherical
+from .newton import (CONVERGED, POLISH_FLOOR, apply_step, copy_evaluated, copy_factor, copy_work, corrector,
+                     seat_spherical)
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
@@ -362,7 +363,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, bool(True),
-                           result)
+                           result, POLISH_FLOOR if order == 5 else 1.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
@@ -438,8 +439,8 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
 
 @kernel
 def walk_positions(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                   curvature, curved, targets, speeds, accelerations, first, params, counters, diagnostics, out_q, out_rotations,
-                   out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
+                   curvature, curved, targets, speeds, accelerations, first, params, counters, diagnostics, out_q,
+                   out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
     """Walk through ``targets[first:]`` (N, d) in order, recording every position reached.
 
     Returns ``(index, status)``: the first index not reached (N when all were) and OK,

@@ -102,9 +102,9 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
 
 
 @kernel
-def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-                  curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, status, reached, out_q, out_T, out_V,
-                  out_A, out_G, first, last):
+def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                  curvature, curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, status,
+                  reached, out_q, out_T, out_V, out_A, out_G, first, last):
     """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
 
     Parameters

@@ -172,8 +172,8 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     for v in unbuildable:
         counters[v, 1] = 0  # no step: the kernel leaves it at once
     arguments = (system.topology, geometries, blocks, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                 curvature, curved, setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters, diagnostics, status,
-                 reached, out_q, out_T, out_V, out_A, out_G)
+                 curvature, curved, setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters,
+                 diagnostics, status, reached, out_q, out_T, out_V, out_A, out_G)
     _in_threads(kernels.walk_variants, arguments, count, workers)
     reasons = dict(unbuildable)
     for v in unbuildable:
