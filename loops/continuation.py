@@ -186,6 +186,9 @@ class Walk:
         # increments): the predictor's (loops.kernels.continuation._predict); zero: none yet.
         self.last_G = np.zeros((2, system.n, d))
         self.last_step = np.zeros((2, d))
+        # Curvatures along the steps' line, recorded once steps prove long (see the kernels' module).
+        self.curvature = np.zeros((2, system.n))
+        self.curved = np.zeros(3)
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the
@@ -281,7 +284,8 @@ class Walk:
         while True:
             self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
             status = k.continue_to(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                   self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step, target,
+                                   self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
+                                   self.curvature, self.curved, target,
                                    self.params, self.counters, self.diagnostics)
             if status == k.OK:
                 return
@@ -306,9 +310,9 @@ class Walk:
         self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
                                          self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                         targets, speeds, accelerations, first, self.params, self.counters,
-                                         self.diagnostics, out["q"], out["rotations"], out["q_dot"], out["q_ddot"],
-                                         out["T"], out["V"], out["A"], out["G"])
+                                         self.curvature, self.curved, targets, speeds, accelerations, first,
+                                         self.params, self.counters, self.diagnostics, out["q"], out["rotations"],
+                                         out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"], out["G"])
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:

@@ -300,3 +300,39 @@ def test_assemble_rejects_a_guess_for_an_unknown_pair():
         four_bar_link_local().assemble({"A": 0.7, "crank": 0.2})
     assert caught.value.where == "guess 'crank'"
     assert "not a pair or pair variable" in str(caught.value)
+
+
+def test_a_start_just_within_the_tolerance_is_polished_down_to_the_floor():
+    """With polish_floor, the corrector goes on from a start just within the tolerance until far below it."""
+    # Reference: the closure error of the returned configuration evaluated afresh (loops.configuration.evaluate). The
+    # start is a closed configuration moved until its defect is half the tolerance, and the corrector starts on a
+    # factorization taken at another closed configuration (a stale chord, as a walk's step starts on the last one):
+    # one polish step (polish_floor 1, every other walk step) leaves the defect only the chord's contraction below the
+    # start; with the floor of a fifth-order prediction (POLISH_FLOOR) it ends at most POLISH_FLOOR x tolerance.
+    from loops.kernels.closure import configure
+    from loops.kernels.linear import factorize_block
+    from loops.kernels.newton import POLISH_FLOOR, corrector, seat_spherical
+
+    system, q_closed, driven = closed_state(spatial_all_pairs, {"A": 0.7, "P": 0.03})
+    _, q_other, _ = closed_state(spatial_all_pairs, {"A": 0.9, "P": 0.03})
+    closed = evaluate(system, q_closed)
+    block = square_block(system, constraint_matrix(system, closed, scaled=True), driven)
+    stale = new_factor(block)
+    work = new_work(system, q_other)
+    configure(system.topology, system.geometry, work)
+    factorize_block(system.topology, system.geometry, block, work, stale)
+    rng = np.random.default_rng(9)
+    direction = perturbed(system, q_closed, driven, rng, 1e-6) - q_closed
+    size = 0.5 * DEFAULT_TOLERANCE / evaluate(system, q_closed + direction).closure_error()
+    start = q_closed + size * direction
+    assert 0.2 * DEFAULT_TOLERANCE < evaluate(system, start).closure_error() <= DEFAULT_TOLERANCE
+    errors = {}
+    for floor in (1.0, POLISH_FLOOR):
+        work = new_work(system, start)
+        result = np.zeros(4)
+        status = corrector(system.topology, system.geometry, block, work, Factor(*(np.array(a) for a in stale)),
+                           DEFAULT_TOLERANCE, NEWTON_ITERATIONS, MAX_NEWTON_STEP, True, result, floor)
+        seat_spherical(system.topology, work, np.array(start))
+        assert status == 0
+        errors[floor] = evaluate(system, work.q, work.rotations).closure_error()
+    assert errors[POLISH_FLOOR] <= POLISH_FLOOR * DEFAULT_TOLERANCE < errors[1.0], errors

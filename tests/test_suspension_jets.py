@@ -89,3 +89,21 @@ def test_point_of_a_link_from_its_pose_twist_and_acceleration():
     assert_allclose(jet.dd, differences(position, S, 2), rtol=0, atol=1e-6)
     without = jets.point_jet(pose(S), np.concatenate([omega, v_o], 1), None, r)
     assert np.all(np.isnan(without.dd)) and np.array_equal(without.d, jet.d)
+
+
+def test_constants_skip_their_zero_derivatives_and_broadcast_like_jets():
+    """A constant operand gives what the same constant lifted to a jet gives, also when it broadcasts the jet."""
+    # Reference: the general formulas with the constant lifted (jets.constant: zero derivatives). The operators take a
+    # shortcut for constants that leave the jet's shape alone; a constant of a larger shape (2, 3) against a jet of
+    # one vector (3,) must still give value, d and dd of the broadcast shape.
+    p = vector(S)  # (3, 3): three positions
+    one = vector(0.2)  # (3,): one vector
+    for jet, constant in ((p, np.array([0.3, -0.4, 0.5])), (p, 2.5), (one, np.arange(6.0).reshape(2, 3))):
+        lifted = jets.constant(constant)
+        pairs = [(jet + constant, jet + lifted), (jet - constant, jet - lifted), (jet * constant, jet * lifted)]
+        if np.ndim(constant) == 1:
+            pairs.append((jets.dot(jet, constant), jets.dot(jet, lifted)))
+        for fast, general in pairs:
+            for part in ("value", "d", "dd"):
+                assert getattr(fast, part).shape == getattr(general, part).shape
+                assert_allclose(getattr(fast, part), getattr(general, part), rtol=1e-15, atol=1e-15)

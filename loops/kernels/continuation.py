@@ -36,7 +36,17 @@ choose the rows anew where it stands.
 ``last_G`` (2, n, d) and ``last_step`` (2, d) are the walk's memory of its last two accepted
 steps, the latest first: the tangent where each started and its driven increment (zero:
 none, so the prediction has that order less; the caller zeroes it wherever it puts the walk
-down anew).
+down anew). ``curvature`` (2, n) holds the second derivatives of the variables along the
+line of the steps, ``d^2 q / d sigma^2`` with ``sigma`` the distance along that line in
+driven values, where the latest step ends (row 0) and where it started (row 1); ``curved``
+(3,) says which rows are valid (1) and, in ``curved[2]``, whether the walk records them.
+It starts to once a step predicted to third order needed more than one Newton iteration
+(steps long for the branch's curvature: a design study's 4 mm in wheel travel), and then
+records them at every position it reaches (:func:`curvature_here`; a walk that solves the
+accelerations at unit driver rates anyway, a design study's, keeps those with
+:func:`record_curvature`); with both ends known the predictor interpolates the tangent to
+fourth order (:func:`_predict`). The rule depends only on the walk itself, so a study's
+variant and a separate sweep of it take the same steps from the same predictions.
 
 ``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
 max_step, singular_rcond, rechoose_rcond]``. ``counters``: ``[steps taken, step budget]``; the walk returns
@@ -56,11 +66,13 @@ from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
 from .linear import factorize_block, transmission
-from .newton import CONVERGED, apply_step, copy_evaluated, copy_factor, copy_work, corrector, seat_spherical
+from .newton import (CONVERGED, POLISH_FLOOR, apply_step, copy_evaluated, copy_factor, copy_work, corrector,
+                     seat_spherical)
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
-           "tangent_at", "motion_at_positions", "on_branch", "same_orientation", "bend"]
+           "tangent_at", "motion_at_positions", "on_branch", "same_orientation", "bend", "record_curvature",
+           "curvature_here"]
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
 
@@ -126,9 +138,10 @@ def bend(span, last_step):
 
 
 @inline_kernel
-def _predict(block, G, last_G, last_step, span, h, step):
+def _predict(topology, block, G, last_G, last_step, curvature, curved, span, h, step):
     """The predicted change ``step`` (n,) of the variables for the driven increment ``h span``;
-    returns its size (dimensionless, max norm).
+    returns its size (dimensionless, max norm) and its order: 1 along the tangent, 2 with the
+    quadratic term, 3 the cubic, 5 the Hermite interpolant.
 
     Along the line of the last step ``d0`` (``last_step[0]``; the one before, ``d1 = b d0``) the
     variables are a function of one parameter ``a`` (``x = x_here + a d0``), and the tangents
@@ -137,7 +150,9 @@ def _predict(block, G, last_G, last_step, span, h, step):
     (``c = bend(span, d0)``): ``dq = t a + (f1 + f2) a^2 / 2 + f2 a^3 / 3`` with the divided
     differences ``f1 = t(0) - t(-1)``, ``f2 = (f1 - (t(-1) - t(-1 - b)) / b) / (1 + b)``: wrong by
     ``O(a^4)`` where the tangent alone is wrong by ``O(a^2)`` (a sweep's corrector then starts
-    within the tolerance or a chord iteration from it). Off the line, or without the memory,
+    within the tolerance or a chord iteration from it). With the curvatures at both ends of the
+    last step as well (``curved``) the tangent is the quartic Hermite interpolant
+    (:func:`_hermite_step`), wrong by ``O(a^6)``. Off the line, or without the memory,
     the orders it cannot have are left out; comparable steps only (``1/4 <= b <= 4``), as the
     divided differences of very unequal ones amplify round-off.
     """
@@ -145,24 +160,137 @@ def _predict(block, G, last_G, last_step, span, h, step):
     a = h * bend(span, last_step[0])
     b = bend(last_step[1], last_step[0]) if a != 0.0 else 0.0
     cubic = 0.25 <= b <= 4.0
+    order = 1 if a == 0.0 else (3 if cubic else 2)
+    if cubic and curved[0] != 0.0 and curved[1] != 0.0:
+        _hermite_step(topology, G, last_G, last_step[0], curvature, a, b, step)
+        order = 5
+    else:
+        for col in range(n):
+            s = 0.0
+            for k in range(d):
+                s += G[col, k] * span[k]
+            value = h * s
+            if a != 0.0:
+                t1, t0, tm = _tangents(G, last_G, last_step[0], col)
+                f1 = t1 - t0
+                f2 = (f1 - (t0 - tm) / b) / (1.0 + b) if cubic else 0.0
+                value += 0.5 * (f1 + f2) * a * a + f2 * a * a * a / 3.0
+            step[col] = value
     motion = 0.0
     for col in range(n):
-        s = 0.0
-        for k in range(d):
-            s += G[col, k] * span[k]
-        value = h * s
-        if a != 0.0:
-            t1, t0, tm = 0.0, 0.0, 0.0
-            for k in range(d):
-                t1 += G[col, k] * last_step[0, k]
-                t0 += last_G[0, col, k] * last_step[0, k]
-                tm += last_G[1, col, k] * last_step[0, k]
-            f1 = t1 - t0
-            f2 = (f1 - (t0 - tm) / b) / (1.0 + b) if cubic else 0.0
-            value += 0.5 * (f1 + f2) * a * a + f2 * a * a * a / 3.0
-        step[col] = value
-        motion = max(motion, abs(value) / block.column_scale[col])
-    return motion
+        motion = max(motion, abs(step[col]) / block.column_scale[col])
+    return motion, order
+
+
+@inline_kernel
+def _tangents(G, last_G, d0, col):
+    """Variable ``col``'s tangents along ``d0`` (d,) here, one step and two steps back:
+    ``(G d0, last_G[0] d0, last_G[1] d0)``."""
+    t1, t0, tm = 0.0, 0.0, 0.0
+    for k in range(d0.shape[0]):
+        t1 += G[col, k] * d0[k]
+        t0 += last_G[0, col, k] * d0[k]
+        tm += last_G[1, col, k] * d0[k]
+    return t1, t0, tm
+
+
+@inline_kernel
+def _hermite_coefficients(G, last_G, d0, curvature, reach, b, col):
+    """Newton coefficients ``(c0, ..., c4)`` of the quartic ``t(x)`` (the tangent of variable
+    ``col`` along ``d0``, per unit ``x``) with ``t`` at ``x = 0, -1, -1 - b`` and its derivative
+    ``t' = curvature |d0|^2`` (``reach = |d0|^2``) at ``0`` and ``-1``: on the confluent nodes
+    ``0, 0, -1, -1, -1 - b``, ``t = c0 + c1 x + c2 x^2 + c3 x^2 (x + 1) + c4 x^2 (x + 1)^2``."""
+    here, before, first = _tangents(G, last_G, d0, col)
+    rate_here = curvature[0, col] * reach
+    rate_before = curvature[1, col] * reach
+    chord = here - before                               # t[0, -1]
+    c2 = rate_here - chord                              # t[0, 0, -1]
+    middle = chord - rate_before                        # t[0, -1, -1]
+    last = (rate_before - (before - first) / b) / b     # t[-1, -1, -1 - b]
+    c3 = c2 - middle
+    c4 = (c3 - (middle - last) / (1.0 + b)) / (1.0 + b)
+    return here, rate_here, c2, c3, c4
+
+
+@inline_kernel
+def _hermite_step(topology, G, last_G, d0, curvature, a, b, step):
+    """``step`` (n,) = the integral of the quartic Hermite tangent (:func:`_hermite_coefficients`)
+    from 0 to ``a``; for a spherical pair's three columns (rotations composed on the left, not
+    added) the second term of the Magnus expansion of the rotation to order ``a^4``,
+    ``-a^3/12 t x t' - a^4/48 t x t''`` at ``x = 0``, is added to the integral."""
+    reach = 0.0
+    for k in range(d0.shape[0]):
+        reach += d0[k] * d0[k]
+    a2 = a * a
+    a3 = a2 * a
+    a4 = a3 * a
+    w3 = a3 / 3.0
+    w4 = a4 / 4.0 + w3
+    w5 = a4 * a / 5.0 + a4 / 2.0 + w3
+    for col in range(G.shape[0]):
+        c0, c1, c2, c3, c4 = _hermite_coefficients(G, last_G, d0, curvature, reach, b, col)
+        step[col] = c0 * a + c1 * a2 / 2.0 + c2 * w3 + c3 * w4 + c4 * w5
+    for s in range(topology.spheres):
+        x, y, z = topology.sphere_columns[s, 0], topology.sphere_columns[s, 1], topology.sphere_columns[s, 2]
+        tx, rx, sx = _tangent_rates(G, last_G, d0, curvature, reach, b, x)
+        ty, ry, sy = _tangent_rates(G, last_G, d0, curvature, reach, b, y)
+        tz, rz, sz = _tangent_rates(G, last_G, d0, curvature, reach, b, z)
+        step[x] -= a3 / 12.0 * (ty * rz - tz * ry) + a4 / 48.0 * (ty * sz - tz * sy)
+        step[y] -= a3 / 12.0 * (tz * rx - tx * rz) + a4 / 48.0 * (tz * sx - tx * sz)
+        step[z] -= a3 / 12.0 * (tx * ry - ty * rx) + a4 / 48.0 * (tx * sy - ty * sx)
+
+
+@inline_kernel
+def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
+    """``(t, t', t'')`` of the Hermite tangent of variable ``col`` at ``x = 0`` (here)."""
+    c0, c1, c2, c3, c4 = _hermite_coefficients(G, last_G, d0, curvature, reach, b, col)
+    return c0, c1, 2.0 * (c2 + c3 + c4)
+
+
+@kernel
+def record_curvature(last_step, direction, q_ddot, curvature, curved):
+    """Keep ``q_ddot`` (n,), the accelerations solved for the unit driven rates ``direction`` (d,)
+    with no driven accelerations, as the curvature where the latest step ends, when the walk
+    records curvatures (``curved[2]``) and that step moved the driven values along
+    ``direction`` (either way): then ``q_ddot`` is ``d^2 q / d sigma^2`` along the step's line
+    (eq. 4 differentiated once more)."""
+    if curved[2] == 0.0 or curved[0] != 0.0 or bend(direction, last_step[0]) == 0.0:
+        return
+    norm = 0.0
+    for k in range(direction.shape[0]):
+        norm += direction[k] * direction[k]
+    if abs(norm - 1.0) > 1e-12:
+        return
+    for col in range(q_ddot.shape[0]):
+        if not np.isfinite(q_ddot[col]):  # a singular position: no accelerations
+            return
+    copy_vector(q_ddot, curvature[0])
+    curved[0] = 1.0
+
+
+@inline_kernel
+def curvature_here(topology, geometry, block, here, factor, G, last_step, spare, curvature, curved):
+    """Solve and keep the curvature where the latest step ends (see :func:`record_curvature`)
+    when the walk records them and it is not kept yet: the accelerations (eq. 4 differentiated
+    once more) for unit driven rates along the step, none driven. ``spare``: a Work whose
+    scratch is free."""
+    if curved[2] == 0.0 or curved[0] != 0.0:
+        return
+    d = last_step.shape[1]
+    direction = spare.scratch.variables[2][:d]
+    zeros = spare.scratch.variables[3][:d]
+    norm = 0.0
+    for k in range(d):
+        norm += last_step[0, k] * last_step[0, k]
+    if norm == 0.0:
+        return
+    norm = np.sqrt(norm)
+    for k in range(d):
+        direction[k] = last_step[0, k] / norm
+        zeros[k] = 0.0
+    rates_at(topology, geometry, block, here, factor, G, direction, zeros, spare.scratch.variables[0],
+             spare.scratch.variables[1], spare.scratch.links[0], spare.scratch.links[1])
+    record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
 @kernel
@@ -180,15 +308,15 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
 
 
 @kernel
-def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, target,
-                params, counters, diagnostics):
+def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
+                curved, target, params, counters, diagnostics):
     """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED, BUDGET or RECHOOSE.
 
-    ``here``/``factor``/``G`` and the memory ``last_G``/``last_step`` are updated at every
+    ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
     accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
     """
     status, swapped = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
-                                last_step, target, params, counters, diagnostics)
+                                last_step, curvature, curved, target, params, counters, diagnostics)
     if swapped:
         copy_evaluated(trial, here)
         copy_factor(trial_factor, factor)
@@ -196,8 +324,8 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
 
 
 @kernel
-def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, target,
-              params, counters, diagnostics):
+def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
+              curved, target, params, counters, diagnostics):
     """:func:`continue_to` without copying an accepted step into ``here``: the trial and its
     factorization become the state, the old state the trial (two buffers that swap roles).
     Returns ``(status, swapped)``: with ``swapped`` the state ends in ``trial`` and
@@ -224,7 +352,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             return BUDGET, swapped
         h = min(h, 1.0 - fraction)
         last = fraction + h >= 1.0
-        motion = _predict(block, G, last_G, last_step, span, h, step)
+        motion, order = _predict(topology, block, G, last_G, last_step, curvature, curved, span, h, step)
         if motion > max_motion:
             h *= max_motion / motion
             continue
@@ -235,7 +363,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, bool(True),
-                           result)
+                           result, POLISH_FLOOR if order == 5 else 1.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
@@ -260,6 +388,11 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         for k in range(d):
             last_step[1, k] = last_step[0, k] if remembered else 0.0
             last_step[0, k] = h * span[k] if remembered else 0.0
+        copy_vector(curvature[0], curvature[1])
+        curved[1] = curved[0] if remembered else 0.0
+        curved[0] = 0.0  # where this step ends: known once its accelerations are solved
+        if order == 3 and result[1] > 1.0:
+            curved[2] = 1.0  # steps long for the curvature: record it from now on
         here, trial = trial, here
         factor, trial_factor = trial_factor, factor
         swapped = not swapped
@@ -306,8 +439,8 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
 
 @kernel
 def walk_positions(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                   targets, speeds, accelerations, first, params, counters, diagnostics, out_q, out_rotations,
-                   out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
+                   curvature, curved, targets, speeds, accelerations, first, params, counters, diagnostics, out_q,
+                   out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
     """Walk through ``targets[first:]`` (N, d) in order, recording every position reached.
 
     Returns ``(index, status)``: the first index not reached (N when all were) and OK,
@@ -321,7 +454,7 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
     swapped, status, i = False, OK, first
     while i < count:
         status, odd = _continue(topology, geometry, block, state, state_factor, G, spare, spare_factor, new_G, last_G,
-                                last_step, targets[i], params, counters, diagnostics)
+                                last_step, curvature, curved, targets[i], params, counters, diagnostics)
         if odd:
             state, spare = spare, state
             state_factor, spare_factor = spare_factor, state_factor
@@ -334,6 +467,7 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
         copy_matrix(G, out_G[i])
         rates_at(topology, geometry, block, state, state_factor, G, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
+        curvature_here(topology, geometry, block, state, state_factor, G, last_step, spare, curvature, curved)
         i += 1
     if swapped:
         copy_evaluated(state, here)

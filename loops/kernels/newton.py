@@ -29,6 +29,9 @@ __all__ = ["CONVERGED", "NOT_CONVERGED", "SINGULAR", "corrector", "apply_step", 
            "copy_work", "copy_evaluated", "copy_factor"]
 
 CONVERGED, NOT_CONVERGED, SINGULAR = 0, 1, 2
+#: Defect, relative to the tolerance, down to which the polish of a start predicted to fifth
+#: order goes on (:func:`corrector`).
+POLISH_FLOOR = 1e-2
 
 
 @kernel
@@ -87,7 +90,8 @@ def copy_factor(source, target):
 
 
 @kernel
-def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result):
+def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
+              polish_floor=1.0):
     """Close the loops from the configuration in ``work`` with the driven columns held.
 
     ``factor`` is a factorization of the block at a nearby configuration to start from
@@ -98,7 +102,11 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     With ``polish``, once the defect is within the tolerance one more step is taken (kept if
     it lowers the defect), also from a start that is within it already (a walk's small steps
     predicted to second order): the position ends far below the tolerance at the cost of one
-    evaluation, and two solves of one position then agree (sweeps). Without, a start already
+    evaluation, and two solves of one position then agree (sweeps). A start predicted so well
+    that it lands just within the tolerance (a walk's fifth-order prediction) may end only a
+    chord step's contraction below it; ``polish_floor`` (relative to the tolerance, below 1:
+    :data:`POLISH_FLOOR`) polishes on while the defect is above it, by Newton from where a
+    chord step does not halve it. Without, a start already
     within the tolerance is left as it is (a saved assembly reloads bit for bit).
     Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
 
@@ -149,7 +157,14 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
             polished = True
             if trial < error:
                 correction += scale * longest
+                slow = trial >= 0.5 * error
                 error = trial
+                if error > polish_floor * tolerance and not (slow and fresh):
+                    polished = False  # not far enough below the tolerance yet: polish on,
+                    if slow:
+                        factor.info[2] = 0.0  # by Newton from here when the chord is slow
+                    fresh = False
+                    continue
             else:  # at the round-off floor already
                 copy_vector(saved_q, work.q)
                 copy_stack(saved_rotations, work.rotations)

@@ -21,7 +21,7 @@ from ..configuration import Scratch, Work
 from ..linear import Factor, SquareBlock
 from ._compile import inline_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
-from .continuation import BUDGET, OK, _continue, close_here, rates_at
+from .continuation import BUDGET, OK, _continue, close_here, rates_at, record_curvature
 from .newton import CONVERGED
 
 __all__ = ["walk_variants", "START_FAILED"]
@@ -59,10 +59,14 @@ def _block_of(b, v):
 
 
 @inline_kernel
-def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, q0,
-              rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A, out_G):
-    """One variant from its design pose through ``targets`` (N, d); returns (status, reached)."""
+def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
+              curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A,
+              out_G):
+    """One variant from its design pose through ``targets`` (N, d); returns (status, reached).
+    The accelerations solved at each position for the unit driver rates are the predictor's
+    curvature along the line of the walk (:func:`.continuation.record_curvature`)."""
     last_step[:] = 0.0
+    curved[:] = 0.0
     copy_vector(q0, here.q)
     copy_stack(rotations0, here.rotations)
     result = diagnostics[4:8]
@@ -77,7 +81,7 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
         status = BUDGET
         while status == BUDGET:
             status, odd = _continue(topology, geometry, block, state, state_factor, G, spare, spare_factor, new_G,
-                                    last_G, last_step, targets[i], params, counters, diagnostics)
+                                    last_G, last_step, curvature, curved, targets[i], params, counters, diagnostics)
             if odd:
                 state, spare = spare, state
                 state_factor, spare_factor = spare_factor, state_factor
@@ -93,13 +97,14 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
         for k in range(unit_speeds.shape[0]):
             rates_at(topology, geometry, block, state, state_factor, G, unit_speeds[k], zeros,
                      spare.scratch.variables[0], spare.scratch.variables[1], out_V[i, k], out_A[i, k])
+            record_curvature(last_step, unit_speeds[k], spare.scratch.variables[1], curvature, curved)
     return OK, targets.shape[0]
 
 
 @kernel
-def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, q0,
-                  rotations0, targets, unit_speeds, params, counters, diagnostics, status, reached, out_q, out_T, out_V,
-                  out_A, out_G, first, last):
+def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                  curvature, curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, status,
+                  reached, out_q, out_T, out_V, out_A, out_G, first, last):
     """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
 
     Parameters
@@ -109,7 +114,7 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     block : SquareBlock, the nominal's rows and band ordering, with ``row_scale`` (V, rows) and
         ``column_scale`` (V, n) per variant
     here, trial : Work, factor, trial_factor : Factor, G, new_G : (V, n, d), last_G : (V, 2, n, d),
-        last_step : (V, 2, d)
+        last_step : (V, 2, d), curvature : (V, 2, n), curved : (V, 3)
         Scratch with a leading variant axis (``last_*``: the walk's memory, see :mod:`.continuation`).
     q0 (n,), rotations0 (m, 3, 3) : the design pose (closed by Newton first, per variant)
     targets : (V, N, d) driven values per position (drivers, then held columns)
@@ -127,7 +132,8 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     for v in range(first, last):
         geometry = _geometry_of(geometries, v)
         s, r = _walk_one(topology, geometry, _block_of(block, v), _work_of(here, v), _factor_of(factor, v), G[v],
-                         _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], last_G[v], last_step[v], q0,
+                         _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], last_G[v], last_step[v],
+                         curvature[v], curved[v], q0,
                          rotations0, targets[v],
                          unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v],
                          out_G[v])

@@ -154,6 +154,7 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     trial_factor = _stacked(new_factor(setup.block), count)
     G, new_G, last_G = np.zeros((count, n, d)), np.zeros((count, n, d)), np.zeros((count, 2, n, d))
     last_step = np.zeros((count, 2, d))
+    curvature, curved = np.zeros((count, 2, n)), np.zeros((count, 3))
     counters = np.zeros((count, 2), dtype=np.int64)
     counters[:, 1] = MAX_STEPS
     diagnostics = np.zeros((count, 8))
@@ -171,8 +172,8 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     for v in unbuildable:
         counters[v, 1] = 0  # no step: the kernel leaves it at once
     arguments = (system.topology, geometries, blocks, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                 setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters, diagnostics, status,
-                 reached, out_q, out_T, out_V, out_A, out_G)
+                 curvature, curved, setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters,
+                 diagnostics, status, reached, out_q, out_T, out_V, out_A, out_G)
     _in_threads(kernels.walk_variants, arguments, count, workers)
     reasons = dict(unbuildable)
     for v in unbuildable:

@@ -123,9 +123,11 @@ class VariantSuspension(Suspension):
         self.builder = VariantGeometry(system, self.coords)
         self.mechanism = _VariantMechanism(system, self.builder, self.offsets, workers)
         moved = self._moved_values()
-        self.resolved = {side: self._moved_resolved(r, moved) for side, r in nominal.resolved.items()}
-        reference = _identity_poses
-        self.design = {side: _Design(self.resolved[side], c, reference) for side, c in self.corners.items()}
+        self.resolved = {side: self._moved_resolved(r, moved, self.rows) for side, r in nominal.resolved.items()}
+        # The design-pose values are the variants' own: made once per variant, then per row.
+        per_variant = {side: self._moved_resolved(r, moved, np.asarray) for side, r in nominal.resolved.items()}
+        self.design = {side: self._design_rows(_Design(per_variant[side], c, _identity_poses))
+                       for side, c in self.corners.items()}
         self.finished = None
 
     # ---------------------------------------------------------------- rows
@@ -140,13 +142,26 @@ class VariantSuspension(Suspension):
             out[f"{self.builder.system.pairs[i].name}.axis"] = axis / np.linalg.norm(axis, axis=1, keepdims=True)
         return out
 
-    def _moved_resolved(self, resolved, moved):
+    def _design_rows(self, design):
+        """A corner's design-pose values per variant (:class:`~loops.suspension.metrics._Design`,
+        (V, ...) arrays) repeated for each of their positions: (V N, ...). A value that no
+        variant moves (a point (3,), an angle) stays one for all rows."""
+        out = _copy(design)
+        for name, per_variant in (("centre", 2), ("steer_angle", 1), ("patch", 2), ("patch_on_upright", 2)):
+            value = getattr(design, name)
+            if np.ndim(value) == per_variant:
+                setattr(out, name, self.rows(value))
+        return out
+
+    def _moved_resolved(self, resolved, moved, per):
+        """``resolved`` with its located points (and kingpin axis) moved with the variants:
+        ``per`` makes the rows of a (V, 3) value (:meth:`rows`, or one per variant)."""
         out = _copy(resolved)
 
         def move(located):
             if located is None or located.source not in moved:
                 return located
-            return Located(located.link, self.rows(moved[located.source]), located.what, located.source)
+            return Located(located.link, per(moved[located.source]), located.what, located.source)
 
         out.wheel_centre = move(resolved.wheel_centre)
         out.spin_axis_point = move(resolved.spin_axis_point)
@@ -154,7 +169,7 @@ class VariantSuspension(Suspension):
             first, second = resolved.kingpin
             out.kingpin = (move(first), move(second))
             if second is None and f"{first.source}.axis" in moved:
-                out.kingpin_axis = self.rows(moved[f"{first.source}.axis"])
+                out.kingpin_axis = per(moved[f"{first.source}.axis"])
         if resolved.spring is not None:
             out.spring = tuple(move(end) for end in resolved.spring)
         if resolved.damper is not None:

@@ -50,12 +50,16 @@ class Jet:
         return Jet(-self.value, -self.d, -self.dd)
 
     def __add__(self, other):
+        if _fixed(other, self):  # a constant moves only the value
+            return Jet(self.value + other, self.d, self.dd)
         other = _lift(other)
         return Jet(self.value + other.value, self.d + other.d, self.dd + other.dd)
 
     __radd__ = __add__
 
     def __sub__(self, other):
+        if _fixed(other, self):
+            return Jet(self.value - other, self.d, self.dd)
         other = _lift(other)
         return Jet(self.value - other.value, self.d - other.d, self.dd - other.dd)
 
@@ -63,8 +67,9 @@ class Jet:
         return _lift(other) - self
 
     def __mul__(self, other):
-        other = _lift(other)
-        a, b = self, other
+        if _fixed(other, self):  # a constant scales every derivative
+            return Jet(self.value * other, self.d * other, self.dd * other)
+        a, b = self, _lift(other)
         return Jet(a.value * b.value, a.d * b.value + a.value * b.d,
                    a.dd * b.value + 2.0 * a.d * b.d + a.value * b.dd)
 
@@ -94,6 +99,13 @@ def constant(value):
     return Jet(value, zero, zero)
 
 
+def _fixed(x, jet):
+    """True when ``x`` is a constant (not a Jet) that does not broadcast ``jet`` to a larger
+    shape: the operators then skip its zero derivatives."""
+    return not isinstance(x, Jet) and np.ndim(x) <= jet.value.ndim and all(
+        n == 1 or n == m for n, m in zip(np.shape(x)[::-1], jet.value.shape[::-1]))
+
+
 def _lift(x):
     return x if isinstance(x, Jet) else constant(x)
 
@@ -114,6 +126,8 @@ cross_product = _cross
 
 def dot(a, b):
     """``a . b`` over the last axis."""
+    if isinstance(a, Jet) and not isinstance(b, Jet) and np.ndim(b) == 1:  # along a fixed direction (3,)
+        return Jet(a.value @ b, a.d @ b, a.dd @ b)
     a, b = _lift(a), _lift(b)
     return Jet(np.einsum("...i,...i->...", a.value, b.value),
                np.einsum("...i,...i->...", a.d, b.value) + np.einsum("...i,...i->...", a.value, b.d),

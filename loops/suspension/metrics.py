@@ -452,6 +452,8 @@ def _along(a, b):
     """``a . b`` (N,) of vectors ``a`` (N, 3), or their jet, with a direction ``b`` (3,)."""
     if isinstance(a, jets.Jet):
         return jets.dot(a, b)
+    if np.ndim(b) == 1:  # a fixed direction (3,)
+        return a @ b
     return np.einsum("ni,ni->n", a, np.broadcast_to(b, a.shape))
 
 
