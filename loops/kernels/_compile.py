@@ -69,8 +69,11 @@ def _cache_directories():
     """Where numba keeps the kernels' cache: ``__pycache__`` beside the sources, or numba's
     user cache directory when that is not writable (or ``NUMBA_CACHE_DIR``)."""
     custom = os.environ.get("NUMBA_CACHE_DIR")
-    if custom:  # numba mirrors the source directories' absolute paths below it
-        return [pathlib.Path(custom) / str(directory).lstrip(os.sep) for directory in KERNEL_DIRECTORIES]
+    if custom:  # below it, numba names a directory for each source directory (its name and a hash of its path)
+        from numba.core.caching import _CacheLocator  # noqa: PLC0415
+
+        return [pathlib.Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+                for directory in KERNEL_DIRECTORIES]
     return [directory / "__pycache__" for directory in KERNEL_DIRECTORIES]
 
 
