@@ -11,7 +11,7 @@ the system's frozen arrays and preallocated scratch and allocate nothing, and co
 references of every array in the named tuples at every call and every view cost about a
 third of a sweep (measured: link poses 1.12 -> 0.67 us, the wishbone sweep 27.7 -> 17.8 us
 per position) and a third of the compile time (the sweep kernels 67 -> 41 s; the dynamics
-kernels, the integrator included, a first simulation 115 -> 77 s). Such a kernel copies
+kernels, the integrator included, a first simulation 115 -> about 80 s). Such a kernel copies
 arrays with the loops of :mod:`.arrays` (``a[:] = b`` would need a temporary) and never
 returns an array it did not receive. ``allocating_kernel`` and ``allocating_inline_kernel``
 keep the counting for the few kernels that allocate, all called from Python only (the
@@ -98,8 +98,8 @@ def _refresh_cache():
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, two for simulation)",
-          file=sys.stderr)
+    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, a minute and a half "
+          "for simulation)", file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
