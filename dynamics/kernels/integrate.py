@@ -286,8 +286,8 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
     (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
     given, else at least one (FULL when it is full). ``scratch``: the stages' arrays
-    (:class:`dynamics.integrate.IntegratorScratch`). ``base`` is the closed state at ``t_state[0]``,
-    with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
+    (:class:`dynamics.integrate.IntegratorScratch`). ``base`` is the closed state at
+    ``t_state[0]``, with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
     MASS_SINGULAR; ``t_state``, ``y``, ``f``, ``base`` and ``control[4]`` are left at the
     last accepted step.
     """
@@ -305,8 +305,6 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
                          max_step, scratch.vectors)
     budget = int(control[5])
     rejected = control[8] != 0.0
-    n = y.shape[0]
-    stages = tableau.stages
     K, KX, F = scratch.K, scratch.KX, scratch.F
     y_new, f_new, ys, dummy = scratch.vectors[3], scratch.vectors[4], scratch.vectors[5], scratch.vectors[6]
     exponent = -1.0 / (tableau.error_order + 1)
