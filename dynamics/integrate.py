@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.integrate import DOP853, RK45
 
-__all__ = ["Tableau", "TABLEAUS", "tableau"]
+__all__ = ["Tableau", "TABLEAUS", "tableau", "IntegratorScratch", "new_scratch"]
 
 Tableau = namedtuple("Tableau", ["kind", "stages", "error_order", "A", "B", "C", "E3", "E5", "D", "A_EXTRA",
                                  "C_EXTRA", "dense_rows"])
@@ -43,3 +43,18 @@ TABLEAUS = {"DOP853": _dop853, "RK45": _rk45}
 def tableau(method) -> Tableau:
     """The :class:`Tableau` of ``method`` ("DOP853" or "RK45")."""
     return TABLEAUS[method]()
+
+
+IntegratorScratch = namedtuple("IntegratorScratch", ["K", "KX", "F", "vectors"])
+IntegratorScratch.__doc__ = """The arrays of one step of the compiled integrator (the kernels allocate
+nothing): stage derivatives ``K`` (stages + 1, N), with the extra stages of the dense output
+``KX`` (stages + 1 + extra, N), dense-output coefficients ``F`` (rows, N), and seven
+vectors (7, N) (error scale, first-step trial state and rate, new state and rate, stage
+state, a sample's rate)."""
+
+
+def new_scratch(method: Tableau, size) -> IntegratorScratch:
+    """An :class:`IntegratorScratch` for ``method`` and a state of ``size`` (N,) entries."""
+    stages = method.stages
+    return IntegratorScratch(np.zeros((stages + 1, size)), np.zeros((stages + 1 + method.A_EXTRA.shape[0], size)),
+                             np.zeros((method.dense_rows, size)), np.zeros((7, size)))

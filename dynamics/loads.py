@@ -5,7 +5,7 @@ forces in pair variables (pair springs, viscous pair dampers, external pair forc
 wrenches on links (point forces, point-to-point spring-dampers). Load values are numbers
 (or 3-vectors), tables ``(times, values)`` interpolated linearly and held constant beyond
 their ends, or functions of time ``f(t)``. Numbers and tables become arrays; functions are
-registered under a key and called back from the compiled code by :func:`call_load`, which
+registered under a key and called back from the compiled code by :func:`call_load_into`, which
 checks what they return (a located one-line error naming the load and the time).
 
 Prescribed (rheonomic) motions ``f(t) -> (value, rate, second rate)`` travel the same way.
@@ -22,7 +22,7 @@ import numpy as np
 
 from mechanism.errors import ModelError
 
-__all__ = ["LoadArrays", "compile_loads", "load_function", "call_load", "constant_motion"]
+__all__ = ["LoadArrays", "compile_loads", "load_function", "call_load", "call_load_into", "constant_motion"]
 
 LoadArrays = namedtuple("LoadArrays", [
     "spring_cols", "spring_stiffness", "spring_free", "spring_damping",
@@ -44,9 +44,23 @@ _KEYS = itertools.count()
 def call_load(key, t):
     """Value of the registered load function ``key`` at ``t`` (s): float64 array (1,) or (3,).
 
-    Called from compiled code (numba object mode); raises the function's located ModelError.
+    Raises the function's located ModelError.
     """
     return _REGISTRY[key](float(t))
+
+
+def call_load_into(key, t, out, row, rows, columns):
+    """``out[row] = call_load(key, t)``: called from compiled code (numba object mode), where
+    ``out`` (rows, columns) is the kernel's array of load values.
+
+    Raises RuntimeError when ``out`` does not have the shape the kernel saw: numba without
+    reference counting hands object mode the array a view was taken from, and writing into
+    it would put the value in the wrong place.
+    """
+    if out.shape != (rows, columns):
+        raise RuntimeError(f"load values: object mode got an array of shape {out.shape}, the kernel's is "
+                           f"{(rows, columns)} (a view taken inside a kernel)")
+    out[row] = call_load(key, t)
 
 
 def load_function(value, size, where):

@@ -42,14 +42,15 @@ Kinematics = namedtuple("Kinematics", [
     "accelerations", "efforts", "pair_values", "point_values", "prescribed", "scratch",
 ])
 DynamicScratch = namedtuple("DynamicScratch", ["m4", "m3", "v3", "partial", "products", "vG", "bias", "d", "matrix",
-                                               "result", "powers"])
+                                               "result", "powers", "branch"])
 Kinematics.__doc__ = """Arrays of one evaluation of the dynamics
 (:func:`dynamics.kernels.motion.dynamics_at`): transmission ``G`` (n, d), link Jacobians
 (L, d, 6), ``q_dot``/``q_ddot`` (n,), link velocities ``V`` and accelerations ``A`` (L, 6),
 ``M`` (d, d), ``h``, ``Q`` (d,), pair forces (n,), link wrenches (L, 6), powers
 ``[dissipated, external, driver]`` W, independent accelerations (m,), driver efforts (d,),
 and the load values at the time: pair forces (F, 1), point forces (P, 3), prescribed
-motions (k, 3); and the kernels' temporaries (:class:`DynamicScratch`)."""
+motions (k, 3); and the kernels' temporaries (:class:`DynamicScratch`; its ``branch`` (d + 2, n)
+serves :func:`dynamics.kernels.motion.curvature_at`)."""
 
 State = namedtuple("State", ["work", "factor", "G", "kin", "anchor_q", "anchor_rotations", "anchor_G", "curvature"])
 State.__doc__ = """A closed state (see the module docstring): ``work``, ``factor`` (square block), ``G``
@@ -73,7 +74,7 @@ def new_kinematics(system, loads, d, m) -> Kinematics:
                       np.zeros((len(loads.prescribed_cols), 3)),
                       DynamicScratch(np.zeros((5, 4, 4)), np.zeros((2, 3, 3)), np.zeros((8, 3)), np.zeros((d, 4, 4)),
                                      np.zeros((d, 4, 4)), np.zeros((d, 3)), np.zeros(n), np.zeros((7, max(d, 1))),
-                                     np.zeros((d, d)), np.zeros(4), np.zeros(2)))
+                                     np.zeros((d, d)), np.zeros(4), np.zeros(2), np.zeros((d + 2, n))))
 
 
 def new_state(system, block, loads, m, q=None, rotations=None) -> State:
@@ -98,7 +99,8 @@ def state_from_walk(walk, loads, m) -> State:
     copy_factor(walk.factor, state.factor)
     state.G[:] = walk.G
     state.anchor_G[:] = walk.G
-    curvature_at(system.topology, system.geometry, walk.block, state.work, state.factor, state.G, state.curvature)
+    curvature_at(system.topology, system.geometry, walk.block, state.work, state.factor, state.G, state.curvature,
+                 state.kin.scratch.branch)
     return state
 
 

@@ -60,7 +60,7 @@ from loops.results import MAX_RECORD_BYTES, Column, Trajectory, record_bytes
 from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped, SweepStopped
 
 from .equations import dynamic_model, finite_values, method_code, no_inertia_message, snapshot_of
-from .integrate import tableau
+from .integrate import new_scratch, tableau
 from .motion import compiled, new_state, solver_params, state_from_walk
 
 __all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO", "MAX_STEPS", "STALL_STEPS",
@@ -439,7 +439,9 @@ class _Run:
 
         dy = np.zeros_like(y)
         self.counters[2] += 1
-        return evaluate_at(self.model, self.base, state, float(t), y, dy), dy
+        base = self.base
+        anchor = (base.anchor_q, base.anchor_rotations, base.anchor_G, base.curvature)
+        return evaluate_at(self.model, anchor, state.work, state.factor, state.kin, float(t), y, dy), dy
 
     def _grow(self):
         """Room for more samples (every accepted step stored), within MAX_RECORD_BYTES."""
@@ -453,20 +455,23 @@ class _Run:
         self.out = _grown(self.out, capacity)
 
     def _record(self, t, y, state):
-        from .kernels.integrate import _record  # noqa: PLC0415
+        from .kernels.integrate import record  # noqa: PLC0415
 
         row = int(self.counters[4])
         if row >= len(self.out.t):
             self._grow()
-        _record(self.model, state, float(t), y, self.out, row)
+        record(self.block.driven, self.m, state.work, state.kin, float(t), y, self.out, row)
         self.counters[4] += 1
 
     def _accept(self, t, y):
         """Make the closed state at ``(t, y)`` (in ``end``) the base."""
-        from .kernels.integrate import _copy_state, renew_anchor  # noqa: PLC0415
+        from .kernels.integrate import copy_state, renew_anchor  # noqa: PLC0415
 
-        _copy_state(self.end, self.base)
-        renew_anchor(self.model, self.base)
+        end, base = self.end, self.base
+        copy_state(end.work, end.factor, end.kin.G, base.work, base.factor, base.G)
+        anchor = (base.anchor_q, base.anchor_rotations, base.anchor_G, base.curvature)
+        renew_anchor(self.model.topology, self.model.geometry, self.model.block, base.work, base.factor, base.G, anchor,
+                     base.kin.scratch.branch)
 
     # ------------------------------------------------------------------- stops
     def _check_progress(self, t):
@@ -572,13 +577,14 @@ class _Run:
         from .kernels import integrate as k  # noqa: PLC0415
 
         method = tableau(self.method)
+        scratch = new_scratch(method, len(y))
         t_state = np.zeros(1)
         control = np.array([self.t_end, self.rtol, self.atol, self.max_step, 0.0, STEPS_PER_CALL,
                             self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
         while True:
             self._check_progress(t_state[0])
             status = k.integrate(self.model, method, self.base, self.stage, self.end, t_state, y, f, self.samples,
-                                 self.out, control, self.counters)
+                                 self.out, control, self.counters, scratch)
             if bar is not None:
                 bar.update(t_state[0] - bar.n)
             if status == k.DONE:
@@ -672,7 +678,7 @@ class _Run:
             self.counters[0] += 1
             if bar is not None:
                 bar.update(t_new - bar.n)
-            health = k._partition_health(self.model, self.base, self.switch_threshold, DEAD_POINT_RATIO)
+            health = k.partition_health(self.block, self.base.G, self.m, self.switch_threshold, DEAD_POINT_RATIO)
             if health == 2:
                 self._status_stop(k.DEAD_POINT, t_new, t_new - t_old)
             if health == 1:

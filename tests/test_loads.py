@@ -112,3 +112,28 @@ def test_load_function_errors_are_located():
     m.add_point_force("bad", "crank", at=(0.1, 0, 0), force=lambda t: (1.0, 2.0))
     with pytest.raises(ModelError, match="point force 'bad'"):
         forces(m, 0.3)
+
+
+def test_called_back_values_are_refused_for_a_view_taken_inside_a_kernel():
+    """The kernels run without numba's reference counting, where object mode receives the array
+    a kernel's view was taken from: ``call_load_into`` checks the shape, so a called-back value
+    is never written into the wrong row."""
+    numba = pytest.importorskip("numba")
+    if numba.config.DISABLE_JIT:
+        pytest.skip("object mode exists only in compiled code")
+    from dynamics import loads
+    from dynamics.kernels.loads import _evaluate
+
+    @numba.njit(_nrt=False)
+    def into_the_rows_after_the_first(keys, ptr, times, values, t, out):
+        _evaluate(keys, ptr, times, values, t, out[1:])
+
+    key = next(loads._KEYS)
+    loads._REGISTRY[key] = lambda t: np.array([2.0 * t])
+    try:
+        out = np.zeros((2, 1))
+        with pytest.raises(RuntimeError, match="a view taken inside a kernel"):
+            into_the_rows_after_the_first(np.array([key]), np.array([0, 1]), np.zeros(1), np.zeros((1, 1)), 1.5, out)
+        assert out[0, 0] == 0.0  # nothing written where the view does not reach
+    finally:
+        loads._REGISTRY.pop(key)

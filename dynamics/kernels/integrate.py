@@ -28,47 +28,55 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
+from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.newton import copy_evaluated, copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
 
 __all__ = ["DONE", "BUDGET", "FULL", "SWITCH", "STOPPED", "DEAD_POINT", "MASS_SINGULAR", "integrate",
-           "initial_step", "evaluate_at", "renew_anchor"]
+           "initial_step", "evaluate_at", "renew_anchor", "copy_state", "record", "partition_health"]
 
 DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 DOP853_KIND, RK45_KIND = 0, 1
 
 
 @kernel
-def _copy_state(source, target):
-    copy_evaluated(source.work, target.work)
-    copy_factor(source.factor, target.factor)
-    target.G[:, :] = source.kin.G
-
-
-
-
-@kernel
-def renew_anchor(model, base):
-    """Make a new base state its own anchor (with its curvature) where its factorization is
-    usable: the right-hand side marks it unusable below ``loops.continuation.TRUSTED_CONDITIONING``
-    (where ``G`` has errors ~ eps / rcond and the curvature ~ eps / rcond^2, two solves
-    deep); elsewhere it keeps the anchor it had."""
-    if base.factor.info[2] != 0.0:
-        base.anchor_q[:] = base.work.q
-        base.anchor_rotations[:, :, :] = base.work.rotations
-        base.anchor_G[:, :] = base.G
-        curvature_at(model.topology, model.geometry, model.block, base.work, base.factor, base.G, base.curvature)
+def copy_state(work, factor, G, target_work, target_factor, target_G):
+    """Copy a closed state (its ``work``, ``factor`` and the transmission ``G`` its dynamics
+    found) into the target's."""
+    copy_evaluated(work, target_work)
+    copy_factor(factor, target_factor)
+    copy_matrix(G, target_G)
 
 
 @kernel
-def evaluate_at(model, base, stage, t, y, dy):
-    """``dy = F(t, y)`` closing from ``base``'s anchor into ``stage`` (a counted call of the
-    right-hand side)."""
-    return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, base.anchor_q,
-               base.anchor_rotations, base.anchor_G, base.curvature, stage.work, stage.factor, stage.kin, t, y,
-               model.m, model.params, dy)
+def renew_anchor(topology, geometry, block, work, factor, G, anchor, rows):
+    """Make a new base state (``work``, ``factor``, ``G``) its own anchor (with its curvature)
+    where its factorization is usable: the right-hand side marks it unusable below
+    ``loops.continuation.TRUSTED_CONDITIONING`` (where ``G`` has errors ~ eps / rcond and the
+    curvature ~ eps / rcond^2, two solves deep); elsewhere it keeps the anchor it had.
+    ``anchor``: ``(q, rotations, G, curvature)``; ``rows``: scratch of
+    :func:`dynamics.kernels.motion.curvature_at`."""
+    if factor.info[2] != 0.0:
+        anchor_q, anchor_rotations, anchor_G, curvature = anchor
+        copy_vector(work.q, anchor_q)
+        copy_stack(work.rotations, anchor_rotations)
+        copy_matrix(G, anchor_G)
+        curvature_at(topology, geometry, block, work, factor, G, curvature, rows)
+
+
+@kernel
+def evaluate_at(model, anchor, work, factor, kin, t, y, dy):
+    """``dy = F(t, y)`` closing from ``anchor`` (``(q, rotations, G, curvature)`` of the base
+    state) into the stage ``work``, ``factor``, ``kin`` (a counted call of the right-hand side).
+
+    The kernels here take the parts of the states they use, taken out of the named tuples once
+    per call of :func:`integrate`: numba passes every field of a named tuple as an argument of
+    its own and copies the whole tuple at each use, which made up most of the compile time."""
+    anchor_q, anchor_rotations, anchor_G, curvature = anchor
+    return rhs(model.topology, model.geometry, model.block, model.inertia, model.loads, anchor_q, anchor_rotations,
+               anchor_G, curvature, work, factor, kin, t, y, model.m, model.params, dy)
 
 
 @kernel
@@ -80,21 +88,24 @@ def _rms(v, scale):
 
 
 @inline_kernel
-def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step):
-    """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4)."""
+def initial_step(model, tableau, anchor, work, factor, kin, t, y, f, t_end, rtol, atol, max_step, vectors):
+    """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4), trying
+    a step into the stage ``work``, ``factor``, ``kin``; ``vectors`` (3, N) scratch."""
     n = y.shape[0]
-    scale = np.empty(n)
+    scale, y1, f1 = vectors[0], vectors[1], vectors[2]
     for i in range(n):
         scale[i] = atol + abs(y[i]) * rtol
     d0 = _rms(y, scale)
     d1 = _rms(f, scale)
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, t_end - t, max_step)
-    y1 = y + h0 * f
-    f1 = np.empty(n)
-    if evaluate_at(model, base, stage, t + h0, y1, f1) != OK:
+    for i in range(n):
+        y1[i] = y[i] + h0 * f[i]
+    if evaluate_at(model, anchor, work, factor, kin, t + h0, y1, f1) != OK:
         return h0 * 1e-2
-    d2 = _rms(f1 - f, scale) / h0
+    for i in range(n):
+        f1[i] -= f[i]
+    d2 = _rms(f1, scale) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -103,12 +114,13 @@ def initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_st
 
 
 @inline_kernel
-def _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, counters):
-    """One step of the tableau from ``(t, y, f)``; ``end`` holds the closed state at ``t + h``."""
+def _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_factor, end_kin, t, y, f, h, K,
+             y_new, f_new, ys, counters):
+    """One step of the tableau from ``(t, y, f)``, the stages closed into ``stage_*``; ``end_*``
+    holds the closed state at ``t + h`` (``ys`` (N,) scratch)."""
     stages = tableau.stages
     n = y.shape[0]
-    K[0, :] = f
-    ys = np.empty(n)
+    copy_vector(f, K[0])
     for s in range(1, stages):
         for i in range(n):
             acc = 0.0
@@ -116,7 +128,7 @@ def _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, coun
                 acc += tableau.A[s, j] * K[j, i]
             ys[i] = y[i] + h * acc
         counters[2] += 1
-        status = evaluate_at(model, base, stage, t + tableau.C[s] * h, ys, K[s])
+        status = evaluate_at(model, anchor, stage_work, stage_factor, stage_kin, t + tableau.C[s] * h, ys, K[s])
         if status != OK:
             return status
     for i in range(n):
@@ -125,17 +137,14 @@ def _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, coun
             acc += tableau.B[j] * K[j, i]
         y_new[i] = y[i] + h * acc
     counters[2] += 1
-    status = evaluate_at(model, base, end, t + h, y_new, f_new)
-    K[stages, :] = f_new
+    status = evaluate_at(model, anchor, end_work, end_factor, end_kin, t + h, y_new, f_new)
+    copy_vector(f_new, K[stages])
     return status
 
 
 @kernel
 def _error_norm(tableau, K, y, y_new, h, rtol, atol):
     n = y.shape[0]
-    scale = np.empty(n)
-    for i in range(n):
-        scale[i] = atol + max(abs(y[i]), abs(y_new[i])) * rtol
     rows = K.shape[0]
     if tableau.kind == DOP853_KIND:
         e5 = 0.0
@@ -146,8 +155,9 @@ def _error_norm(tableau, K, y, y_new, h, rtol, atol):
             for j in range(rows):
                 a += K[j, i] * tableau.E5[j]
                 b += K[j, i] * tableau.E3[j]
-            e5 += (a / scale[i]) ** 2
-            e3 += (b / scale[i]) ** 2
+            scale = atol + max(abs(y[i]), abs(y_new[i])) * rtol
+            e5 += (a / scale) ** 2
+            e3 += (b / scale) ** 2
         if e5 == 0.0 and e3 == 0.0:
             return 0.0
         return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
@@ -156,19 +166,19 @@ def _error_norm(tableau, K, y, y_new, h, rtol, atol):
         a = 0.0
         for j in range(rows):
             a += K[j, i] * tableau.E5[j]
-        total += (h * a / scale[i]) ** 2
+        total += (h * a / (atol + max(abs(y[i]), abs(y_new[i])) * rtol)) ** 2
     return math.sqrt(total / n)
 
 
 @inline_kernel
-def _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K, KX, F, counters):
+def _dense_coefficients(model, tableau, anchor, work, factor, kin, t, y, y_new, f, f_new, h, K, KX, F, ys, counters):
     """Coefficients ``F`` of the dense output over the step just accepted (DOP853: three more
-    stages; RK45: the ``P`` matrix). Returns the status of the extra stages."""
+    stages, closed into ``work``, ``factor``, ``kin``; RK45: the ``P`` matrix). Returns the
+    status of the extra stages."""
     n = y.shape[0]
     if tableau.kind == DOP853_KIND:
         rows = K.shape[0]
-        KX[:rows, :] = K
-        ys = np.empty(n)
+        copy_matrix(K, KX[:rows])
         for e in range(tableau.A_EXTRA.shape[0]):
             s = rows + e
             for i in range(n):
@@ -177,7 +187,7 @@ def _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K
                     acc += tableau.A_EXTRA[e, j] * KX[j, i]
                 ys[i] = y[i] + h * acc
             counters[2] += 1
-            status = evaluate_at(model, base, stage, t + tableau.C_EXTRA[e] * h, ys, KX[s])
+            status = evaluate_at(model, anchor, work, factor, kin, t + tableau.C_EXTRA[e] * h, ys, KX[s])
             if status != OK:
                 return status
         for i in range(n):
@@ -210,13 +220,11 @@ def _dense_value(tableau, F, y, h, x, out):
         powers = F.shape[0]
         for k in range(powers):
             f = F[powers - 1 - k]
+            factor = x if k % 2 == 0 else 1.0 - x
             for i in range(n):
-                out[i] += f[i]
-            if k % 2 == 0:
-                out *= x
-            else:
-                out *= 1.0 - x
-        out += y
+                out[i] = (out[i] + f[i]) * factor
+        for i in range(n):
+            out[i] += y[i]
         return
     for i in range(n):
         acc = 0.0
@@ -228,35 +236,30 @@ def _dense_value(tableau, F, y, h, x, out):
 
 
 @kernel
-def _record(model, state, t, y, out, row):
-    """Store the closed state ``state`` (with its dynamics) as sample ``row``."""
-    work, kin = state.work, state.kin
-    m = model.m
+def record(driven, m, work, kin, t, y, out, row):
+    """Store the closed state ``work`` with its dynamics ``kin`` as sample ``row`` (``driven``:
+    the block's driven columns, the first ``m`` independent)."""
     out.t[row] = t
-    out.q[row] = work.q
-    out.rotations[row] = work.rotations
-    out.q_dot[row] = kin.q_dot
-    out.q_ddot[row] = kin.q_ddot
-    out.T[row] = work.T
-    out.V[row] = kin.V
-    out.A[row] = kin.A
+    copy_vector(work.q, out.q[row])
+    copy_stack(work.rotations, out.rotations[row])
+    copy_vector(kin.q_dot, out.q_dot[row])
+    copy_vector(kin.q_ddot, out.q_ddot[row])
+    copy_stack(work.T, out.T[row])
+    copy_matrix(kin.V, out.V[row])
+    copy_matrix(kin.A, out.A[row])
     out.work[row, 0] = y[2 * m]
     out.work[row, 1] = y[2 * m + 1]
     out.work[row, 2] = y[2 * m + 2]
     out.drive[row, :] = 0.0
-    driven = model.block.driven
     for k in range(m, driven.shape[0]):
         out.drive[row, driven[k]] = kin.efforts[k]
 
 
 @kernel
-def _partition_health(model, state, switch_ratio, dead_ratio):
+def partition_health(block, G, m, switch_ratio, dead_ratio):
     """0 when the coordinates are fine, 1 when an independent one should be switched (a dependent
     variable moves more than ``switch_ratio`` times faster, scaled), 2 at a dead point of a
     prescribed motion (ratio above ``dead_ratio``)."""
-    block = model.block
-    G = state.G
-    m = model.m
     worst_free, worst_prescribed = 0.0, 0.0
     for col in block.free:
         for a in range(block.driven.shape[0]):
@@ -273,7 +276,7 @@ def _partition_health(model, state, switch_ratio, dead_ratio):
 
 
 @kernel
-def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, control, counters):
+def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, control, counters, scratch):
     """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
 
     ``control``: ``[t_end, rtol, atol, max_step, h (in/out), step budget, switch ratio,
@@ -282,27 +285,28 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     to store (empty: every accepted step) and ``counters`` ``[steps, rejected, rhs calls,
     next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
     (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
-    given, else at least one (FULL when it is full). ``base`` is the closed state at ``t_state[0]``,
-    with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
+    given, else at least one (FULL when it is full). ``scratch``: the stages' arrays
+    (:class:`dynamics.integrate.IntegratorScratch`). ``base`` is the closed state at
+    ``t_state[0]``, with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
     MASS_SINGULAR; ``t_state``, ``y``, ``f``, ``base`` and ``control[4]`` are left at the
     last accepted step.
     """
+    # The parts of the states, taken out of their named tuples once (see evaluate_at).
+    base_work, base_factor, base_G, base_kin = base.work, base.factor, base.G, base.kin
+    anchor = (base.anchor_q, base.anchor_rotations, base.anchor_G, base.curvature)
+    stage_work, stage_factor, stage_kin = stage.work, stage.factor, stage.kin
+    end_work, end_factor, end_kin = end.work, end.factor, end.kin
+    driven, m = model.block.driven, model.m
     t = t_state[0]
     t_end, rtol, atol, max_step = control[0], control[1], control[2], control[3]
     h = control[4]
     if h <= 0.0:
-        h = initial_step(model, tableau, base, stage, t, y, f, t_end, rtol, atol, max_step)
+        h = initial_step(model, tableau, anchor, stage_work, stage_factor, stage_kin, t, y, f, t_end, rtol, atol,
+                         max_step, scratch.vectors)
     budget = int(control[5])
     rejected = control[8] != 0.0
-    n = y.shape[0]
-    stages = tableau.stages
-    K = np.empty((stages + 1, n))
-    KX = np.empty((stages + 1 + tableau.A_EXTRA.shape[0], n))
-    F = np.empty((tableau.dense_rows, n))
-    y_new = np.empty(n)
-    f_new = np.empty(n)
-    ys = np.empty(n)
-    dummy = np.empty(n)
+    K, KX, F = scratch.K, scratch.KX, scratch.F
+    y_new, f_new, ys, dummy = scratch.vectors[3], scratch.vectors[4], scratch.vectors[5], scratch.vectors[6]
     exponent = -1.0 / (tableau.error_order + 1)
     taken = 0
     capacity = out.t.shape[0]
@@ -319,7 +323,8 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
         h = min(h, max_step, t_end - t)
         if t + h > t_end - 1e-12 * max(abs(t_end), 1.0):
             h = t_end - t
-        status = _attempt(model, tableau, base, stage, end, t, y, f, h, K, y_new, f_new, counters)
+        status = _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_factor, end_kin, t,
+                          y, f, h, K, y_new, f_new, ys, counters)
         if status == NO_INERTIA:
             control[4] = h
             return MASS_SINGULAR
@@ -346,7 +351,7 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
             continue
         counters[5] = 0
         if every_step:
-            _record(model, end, t + h, y_new, out, int(counters[4]))
+            record(driven, m, end_work, end_kin, t + h, y_new, out, int(counters[4]))
             counters[4] += 1
         else:
             have_dense = False
@@ -354,20 +359,20 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
             while counters[3] < samples.shape[0] and samples[int(counters[3])] <= t + h:
                 ts = samples[int(counters[3])]
                 if ts == t + h:
-                    _record(model, end, ts, y_new, out, int(counters[4]))
+                    record(driven, m, end_work, end_kin, ts, y_new, out, int(counters[4]))
                 else:
                     if not have_dense:
-                        status = _dense_coefficients(model, tableau, base, stage, t, y, y_new, f, f_new, h, K, KX,
-                                                     F, counters)
+                        status = _dense_coefficients(model, tableau, anchor, stage_work, stage_factor, stage_kin, t,
+                                                     y, y_new, f, f_new, h, K, KX, F, ys, counters)
                         if status != OK:
                             break
                         have_dense = True
                     _dense_value(tableau, F, y, h, (ts - t) / h, ys)
                     counters[2] += 1
-                    status = evaluate_at(model, base, stage, ts, ys, dummy)
+                    status = evaluate_at(model, anchor, stage_work, stage_factor, stage_kin, ts, ys, dummy)
                     if status != OK:
                         break
-                    _record(model, stage, ts, ys, out, int(counters[4]))
+                    record(driven, m, stage_work, stage_kin, ts, ys, out, int(counters[4]))
                 counters[3] += 1
                 counters[4] += 1
             if status != OK:
@@ -381,10 +386,11 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
                 continue
         # Accept: the closed state at t + h becomes the base.
         t = t + h
-        y[:] = y_new
-        f[:] = f_new
-        _copy_state(end, base)
-        renew_anchor(model, base)
+        copy_vector(y_new, y)
+        copy_vector(f_new, f)
+        copy_state(end_work, end_factor, end_kin.G, base_work, base_factor, base_G)
+        renew_anchor(model.topology, model.geometry, model.block, base_work, base_factor, base_G, anchor,
+                     base_kin.scratch.branch)
         counters[0] += 1
         taken += 1
         if error == 0.0:
@@ -396,7 +402,7 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
         h *= factor
         rejected = False
         t_state[0] = t
-        health = _partition_health(model, base, control[6], control[7])
+        health = partition_health(model.block, base_G, m, control[6], control[7])
         if health == 2:
             control[4] = h
             return DEAD_POINT

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
+from loops.kernels._compile import allocating_kernel, inline_kernel, kernel
 from loops.kernels.rotations import cross
 
 __all__ = ["centre_and_inertia", "newton_euler_terms", "inertia_wrench"]
@@ -88,7 +88,7 @@ def newton_euler_terms(poses, jacobians, velocities, bias, masses, coms, inertia
             M[t, s] = M[s, t]
 
 
-@kernel
+@allocating_kernel
 def inertia_wrench(T, velocity, acceleration, mass, com, inertia, out):
     """Rate of momentum of a link as a wrench ``(moment about the origin, force)`` (6,):
     ``F = m a_G``, ``N_G = I alpha + w x I w``, ``N_o = N_G + c x F``."""

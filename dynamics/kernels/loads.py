@@ -24,11 +24,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from loops.kernels._compile import callback_kernel, allocating_kernel as kernel
+from loops.kernels._compile import callback_kernel, kernel
+from loops.kernels.arrays import copy_vector
 from loops.kernels.points import point_position, point_velocity
 from loops.kernels.rotations import cross
 
-from ..loads import call_load
+from ..loads import call_load_into
 
 __all__ = ["table_value", "load_values", "applied_loads"]
 
@@ -38,10 +39,10 @@ def table_value(times, values, start, stop, t, out):
     """Linear interpolation of the table rows ``start:stop`` at ``t`` (held beyond its ends) into
     ``out`` (k,) (``values`` (T, k))."""
     if t <= times[start] or stop - start == 1:
-        out[:] = values[start]
+        copy_vector(values[start], out)
         return
     if t >= times[stop - 1]:
-        out[:] = values[stop - 1]
+        copy_vector(values[stop - 1], out)
         return
     lo, hi = start, stop - 1
     while hi - lo > 1:
@@ -57,13 +58,18 @@ def table_value(times, values, start, stop, t, out):
 
 @callback_kernel
 def _evaluate(keys, ptr, times, values, t, out):
-    """Values of tabulated or called-back loads at ``t`` into ``out`` (count, k)."""
-    for i in range(out.shape[0]):
+    """Values of tabulated or called-back loads at ``t`` into ``out`` (count, k).
+
+    The called-back values are written into ``out`` by Python (object mode cannot return
+    an array to a kernel compiled without reference counting); ``out`` must be an array the
+    kernels were given, not a view taken inside them (numba hands object mode the array a
+    view was taken from: :func:`dynamics.loads.call_load_into` checks the shape)."""
+    rows, columns = out.shape[0], out.shape[1]
+    for i in range(rows):
         if keys[i] >= 0:
             key = keys[i]
-            with numba.objmode(called="float64[:]"):
-                called = call_load(key, t)
-            out[i, :] = called
+            with numba.objmode():
+                call_load_into(key, t, out, i, rows, columns)
         else:
             table_value(times, values, ptr[i], ptr[i + 1], t, out[i])
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
+from loops.kernels._compile import allocating_kernel, inline_kernel, kernel
+from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
@@ -58,7 +59,7 @@ def solve_dense(M, b, x):
     """``x = M^-1 b`` for a small dense ``M`` (Gaussian elimination, partial pivoting; ``M`` is
     overwritten); False when a pivot vanishes (below 1e-13 of the largest diagonal entry)."""
     n = b.shape[0]
-    x[:] = b
+    copy_vector(b, x)
     size = 0.0
     for i in range(n):
         size = max(size, abs(M[i, i]))
@@ -123,8 +124,8 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
                 s += 0.5 * curvature[col, a, b] * delta[a] * delta[b]
         step[col] = s
         motion = max(motion, abs(s) / block.column_scale[col])
-    stage.q[:] = anchor_q
-    stage.rotations[:, :, :] = anchor_rotations
+    copy_vector(anchor_q, stage.q)
+    copy_stack(anchor_rotations, stage.rotations)
     apply_step(topology, stage, step, 1.0)
     for k in range(d):
         stage.q[driven[k]] = target[k]
@@ -170,19 +171,21 @@ def _branch_bias(topology, work, G, curvature, q_dot, rates, driven_acceleration
 
 
 @kernel
-def curvature_at(topology, geometry, block, work, factor, G, curvature):
+def curvature_at(topology, geometry, block, work, factor, G, curvature, rows):
     """``kappa[:, s, t] = d^2 q / dd_s dd_t`` (n, d, d) at a closed, factorized state: the closure
-    differentiated twice at unit rates ``e_s`` (and ``e_s + e_t``, polarized)."""
+    differentiated twice at unit rates ``e_s`` (and ``e_s + e_t``, polarized). ``rows``
+    (d + 2, n): scratch (``DynamicScratch.branch``)."""
     n, d = topology.n, G.shape[1]
     curvature[:, :, :] = 0.0
     if factor.info[2] == 0.0:
         return
     q_dot = work.scratch.variables[2]
-    zero = np.zeros(d)
+    zero = rows[d + 1][:d]
+    zero[:] = 0.0
     terms = work.scratch.terms
     V = work.scratch.links[1]
-    pure = np.empty((d, n))
-    mixed = np.empty(n)
+    pure = rows[:d]
+    mixed = rows[d]
     for s in range(d):
         for col in range(n):
             q_dot[col] = G[col, s]
@@ -226,7 +229,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     for child in topology.tree_order:
         p = topology.tree_pair[child]
         sign = topology.forward[child]
-        jac[child, :, :] = jac[topology.parent[child]]
+        copy_matrix(jac[topology.parent[child]], jac[child])
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
             for s in range(d):
                 g = sign * G[col, s]
@@ -271,7 +274,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         kin.Q[s] = value
     if m:
         Muu = scratch.matrix[:m, :m]
-        Muu[:, :] = kin.M[:m, :m]
+        copy_matrix(kin.M[:m, :m], Muu)
         f = scratch.d[3][:m]
         for s in range(m):
             f[s] = kin.Q[s] - kin.h[s]
@@ -352,7 +355,7 @@ def rhs(topology, geometry, block, inertia, loads, anchor_q, anchor_rotations, a
     return OK
 
 
-@kernel
+@allocating_kernel
 def efforts_at_positions(topology, geometry, block, inertia, loads, state, q, rotations, G, speeds, accelerations,
                          times, efforts):
     """Inverse dynamics at N closed positions: the generalized forces (N, d) the drivers must add

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_inline_kernel as inline_kernel, allocating_kernel as kernel
+from loops.kernels._compile import inline_kernel, kernel
 
 __all__ = ["twist_hat", "world_pseudo_inertia", "trace_terms"]
 

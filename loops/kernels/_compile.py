@@ -10,12 +10,21 @@ Both are compiled without numba's reference counting (``_nrt=False``): the kerne
 the system's frozen arrays and preallocated scratch and allocate nothing, and counting the
 references of every array in the named tuples at every call and every view cost about a
 third of a sweep (measured: link poses 1.12 -> 0.67 us, the wishbone sweep 27.7 -> 17.8 us
-per position) and a third of the compile time. Such a kernel copies arrays with the loops
-of :mod:`.arrays` (``a[:] = b`` would need a temporary) and never returns an array it did
-not receive. ``allocating_kernel`` and ``allocating_inline_kernel`` keep the counting for
-kernels that allocate (the dynamics' integrator and energies); they may call the others,
-not the reverse (numba types a callee with its caller's runtime).
-``callback_kernel`` holds the GIL, for the kernels that call Python load functions back.
+per position) and a third of the compile time (the sweep kernels 67 -> 41 s; the dynamics
+kernels, the integrator included, a first simulation 115 -> about 80 s). Such a kernel copies
+arrays with the loops of :mod:`.arrays` (``a[:] = b`` would need a temporary) and never
+returns an array it did not receive. ``allocating_kernel`` and ``allocating_inline_kernel``
+keep the counting for the few kernels that allocate, all called from Python only (the
+energies along a result, the inverse dynamics); they may call the others, not the reverse
+(a callee that does not say otherwise is compiled with its caller's runtime).
+``callback_kernel`` holds the GIL, for the kernels that call Python load functions back
+(numba's object mode; without reference counting it cannot return an array, so the Python
+side writes into the kernel's array: :func:`dynamics.loads.call_load_into`).
+
+Compile time is mostly LLVM's, and it grows with the number of fields a kernel receives:
+numba passes every array of a named tuple as seven to eleven arguments of its own and copies
+the whole tuple at every use. Kernels called with large tuples (the integrator's states)
+take the parts they use.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.
 
@@ -60,8 +69,11 @@ def _cache_directories():
     """Where numba keeps the kernels' cache: ``__pycache__`` beside the sources, or numba's
     user cache directory when that is not writable (or ``NUMBA_CACHE_DIR``)."""
     custom = os.environ.get("NUMBA_CACHE_DIR")
-    if custom:  # numba mirrors the source directories' absolute paths below it
-        return [pathlib.Path(custom) / str(directory).lstrip(os.sep) for directory in KERNEL_DIRECTORIES]
+    if custom:  # below it, numba names a directory for each source directory (its name and a hash of its path)
+        from numba.core.caching import _CacheLocator  # noqa: PLC0415
+
+        return [pathlib.Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+                for directory in KERNEL_DIRECTORIES]
     return [directory / "__pycache__" for directory in KERNEL_DIRECTORIES]
 
 
@@ -86,8 +98,8 @@ def _refresh_cache():
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, two for simulation)",
-          file=sys.stderr)
+    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, a minute and a half "
+          "for simulation)", file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)

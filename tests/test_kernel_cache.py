@@ -1,0 +1,40 @@
+"""The care of the kernels' disk cache (:mod:`loops.kernels._compile`): stale kernels are deleted
+where numba keeps them, ``NUMBA_CACHE_DIR`` included."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROGRAM = """
+import pathlib, sys
+import numpy as np
+from loops.kernels import _compile
+from dynamics.kernels.motion import solve_dense
+from loops.kernels.rotations import cross
+cross(np.ones(3), np.arange(3.0), np.zeros(3))
+solve_dense(np.eye(2), np.ones(2), np.zeros(2))
+cached = [sorted(p.name for p in d.glob('*.nbi')) for d in _compile._cache_directories()]
+assert all(cached), cached  # both kernel directories hold cached kernels where the refresh looks
+(_compile._cache_directories()[0] / _compile._STAMP).write_text('another version')
+_compile._refresh_cache()
+left = [sorted(p.name for p in d.glob('*.nb[ic]')) for d in _compile._cache_directories()]
+assert not any(left), left
+print('ok')
+"""
+
+
+def test_kernels_of_another_version_are_deleted_under_numba_cache_dir(tmp_path):
+    """With ``NUMBA_CACHE_DIR`` set, numba keeps the cache in a directory named for each source
+    directory and a hash of its path; a changed digest deletes the kernels there."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        pytest.skip("no cache without the JIT")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    run = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "ok"
