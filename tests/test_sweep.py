@@ -523,7 +523,8 @@ def _prediction_errors(result, system, i, curved):
     step = np.zeros(system.n)
     block = type("Block", (), {"column_scale": system.column_scale})  # all _predict reads of the block
     ends = np.ascontiguousarray(curvature[[i, i - 1]])
-    _predict.py_func(system.topology, block, tangents[i], last_G, last_step, ends, flags, span, 1.0, step)
+    getattr(_predict, "py_func", _predict)(system.topology, block, tangents[i], last_G, last_step, ends, flags, span,
+                                          1.0, step)  # the Python function, JIT on or off
     spherical = system.spherical_columns.ravel()
     additive = np.setdiff1d(np.arange(system.n), spherical)
     error = np.abs(q[i] + step - q[i + 1])[additive] / system.column_scale[additive]
