@@ -536,6 +536,13 @@ class _Directions:
         twist along p and ``V_a`` its velocity."""
         return (self.mixed(d) + lie_bracket(self.V_p, self.V_a[:, d][:, None])) / 2.0
 
+    def velocity_jet(self, d, link):
+        """Link ``link``'s (index) velocity per unit rate of driver ``d`` as a jet along every
+        coordinate (N K rows): ``V_a`` and its rate ``d_p V_a`` (H4), no second rate."""
+        N, K = self.V_p.shape[:2]
+        value = np.repeat(self.V_a[:, d, link], K, axis=0)
+        return jets.Jet(value, self.velocity_rate(d)[:, :, link].reshape(N * K, 6), np.full_like(value, np.nan))
+
     def _solve_mixed(self, d):
         c = self.closure
         system = c.system
@@ -952,13 +959,12 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
 
         f_a, f_ap = along_a[numerator].d[:, None], cross_term(numerator)
         if role == "steering":
-            out[name] = sign * f_ap
+            out[name] = _rate_derivative(role, sign, f_a, f_ap, None, None)
             rate = np.repeat(sign * f_a, K, axis=1).reshape(-1)
             jets_out[name] = jets.Jet(rate, out[name].reshape(-1), np.full_like(rate, np.nan))
             continue
-        w_a, w_ap = along_a["wheel_travel"].d[:, None], cross_term("wheel_travel")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[name] = sign * (f_ap * w_a - f_a * w_ap) / w_a ** 2
+        out[name] = _rate_derivative(role, sign, f_a, f_ap, along_a["wheel_travel"].d[:, None],
+                                     cross_term("wheel_travel"))
     return {name: out[name] for name in METRICS if name in out}, jets_out
 
 
@@ -971,24 +977,37 @@ def _field_sensitivities(susp, corner, resolved, closure, directions, d, wheel, 
     jet of the patch's velocity in wheel travel."""
     index = closure.system.link_index
     N, K = closure.xi.shape[0], len(directions.moves)
-    V_a, rate = directions.V_a[:, d], directions.velocity_rate(d)
-
-    def twist(link):
-        i = index[link]
-        value = np.repeat(V_a[:, i], K, axis=0)
-        return jets.Jet(value, rate[:, :, i].reshape(N * K, 6), np.full_like(value, np.nan))
-
-    upright = twist(corner.upright)
-    centre = jets.material_velocity(twist(resolved.wheel_centre.link), wheel["centre_jet"])
+    upright = directions.velocity_jet(d, index[corner.upright])
+    centre = jets.material_velocity(directions.velocity_jet(d, index[resolved.wheel_centre.link]),
+                                    wheel["centre_jet"])
     static = None
     if _anti_geometry(susp.vehicle):
         pose = np.repeat(closure.poses[:, index[corner.upright]], K, axis=0)
-        V_p = directions.V_p[:, :, index[corner.upright]].reshape(N * K, 6)
-        point = jets.point_jet(pose, V_p, None, design_jets.patch.value)
-        shift = np.einsum("nij,nj->ni", pose[:, :3, :3], design_jets.patch.d)
-        static = jets.Jet(point.value, point.d + shift, point.dd)
+        static = _design_patch_point(pose, directions.V_p[:, :, index[corner.upright]].reshape(N * K, 6),
+                                     design_jets)
     _, outboard, _ = corner.axes
     return velocity_field_metrics(upright, wheel["patch_jet"], centre, static, frame, outboard, susp.vehicle)
+
+
+def _design_patch_point(pose, twist, design):
+    """Jet along p (R rows) of the upright's point at the design contact patch (the outboard
+    brakes' reaction point), from the upright's pose (R, 4, 4) and twist along p (R, 6): it
+    moves with the upright and, in it, with the design patch (``design``: :class:`_DesignJets`,
+    R rows), which the wheel-centre and spin-axis points move."""
+    point = jets.point_jet(pose, twist, None, design.patch.value)
+    shift = np.einsum("nij,nj->ni", pose[:, :3, :3], design.patch.d)
+    return jets.Jet(point.value, point.d + shift, point.dd)
+
+
+def _rate_derivative(role, sign, f_a, f_p, w_a, w_p):
+    """``d/dp`` of a rate metric of :data:`RATE_METRICS` from its numerator's rate ``f_a``
+    along the driver and the derivative ``f_p`` of that rate along p (and the wheel travel's,
+    ``w_a`` and ``w_p``): ``sign f_p`` along the steering variable, else the quotient rule
+    ``sign (f_p w_a - f_a w_p) / w_a^2``."""
+    if role == "steering":
+        return sign * f_p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sign * (f_p * w_a - f_a * w_p) / w_a ** 2
 
 
 def _axle_sensitivities(susp, wheels, analysis, count):
@@ -1027,16 +1046,13 @@ def _roll_axis(susp, moves, where):
     closure = _Closure(system, record._q, record._rotations, record._driven_columns(), where)
     columns = np.array([system.variable_index[n] for n in names], dtype=np.int64)
     directions = _Directions(closure, moves, columns, where)
-    K = len(moves)
     along_p = _along_p(closure, directions, _moved_points(moves, 1))
     body = Frame.body(susp.corners["left"])
     patches, velocities = {}, {}
     for side in SIDES:
         _, patches[side] = _patch_jets(susp, side, along_p, body.up)
         d, upright = names.index(susp.resolved[side].travel), system.link_index[susp.corners[side].upright]
-        twist = jets.Jet(np.repeat(directions.V_a[:, d, upright], K, axis=0),
-                         directions.velocity_rate(d)[0, :, upright], np.full((K, 6), np.nan))
-        velocities[side] = jets.material_velocity(twist, patches[side])
+        velocities[side] = jets.material_velocity(directions.velocity_jet(d, upright), patches[side])
     centre = roll_centre_point(patches, velocities, body)
     return centre.value[0], centre.d
 
@@ -1089,6 +1105,8 @@ class _Roll:
         self.axis, self.axis_rate = _roll_axis(susp, directions.moves, where)  # (R1)
         R, shift, self.road = roll_frame(result.metric("roll_angle"), np.broadcast_to(self.axis, (N, 3)), body)
         self.R, self.shift = R, shift
+        self.M = np.zeros((N, 4, 4))  # the body's pose seen from the road
+        self.M[:, :3, :3], self.M[:, :3, 3], self.M[:, 3, 3] = R, shift, 1.0
         self.slide = (self.axis_rate[None] - np.einsum("nij,kj->nki", R, self.axis_rate))  # (R2) (N, K, 3)
         self.road_rows = Frame(body.forward, body.up, np.repeat(self.road.left, K, axis=0),
                                np.repeat(self.road.centre, K, axis=0))
@@ -1172,8 +1190,7 @@ class _Roll:
         """``{roll_camber_side, roll_steer_side: (N, k)}``: (R5)."""
         N, K, c = self.N, self.K, self.closure
         f = self.body.forward
-        M = np.zeros((N, 4, 4))
-        M[:, :3, :3], M[:, :3, 3], M[:, 3, 3] = self.R, self.shift, 1.0
+        M = self.M
         poses = M[:, None] @ c.poses  # (N, L, 4, 4) seen from the road
         frame_phi = np.r_[f, -np.cross(f, self.axis)]  # the frame's twist per unit roll
         frame_p = np.concatenate([np.zeros((N, K, 3)), self.slide], axis=2)  # per unit p (R2)
@@ -1286,13 +1303,9 @@ class _Roll:
                         f_ap = f_ap + f_at[:, None] * self.travel_rate[:, j]
                     return f_ap
 
-                f_a, F_p = jets_a[numerator].d[:, None], total(numerator)
-                if role == "steering":
-                    out[f"{name}_{side}"] = sign * F_p
-                    continue
-                w_a, W_p = jets_a["wheel_travel"].d[:, None], total("wheel_travel")
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    out[f"{name}_{side}"] = sign * (F_p * w_a - f_a * W_p) / w_a ** 2
+                w = (None, None) if role == "steering" else (jets_a["wheel_travel"].d[:, None], total("wheel_travel"))
+                out[f"{name}_{side}"] = _rate_derivative(role, sign, jets_a[numerator].d[:, None], total(numerator),
+                                                         *w)
         return out
 
 
@@ -1303,8 +1316,7 @@ class _Roll:
         N, K, c, dirs = self.N, self.K, self.closure, self.directions
         index = c.system.link_index
         D = _driver_accelerations(self.result, self.travels)
-        M = np.zeros((N, 4, 4))
-        M[:, :3, :3], M[:, :3, 3], M[:, 3, 3] = self.R, self.shift, 1.0
+        M = self.M
         rate_t = self.travel_rate  # (N, 2, K)
         nan = np.full((N * K, 6), np.nan)
 
@@ -1337,14 +1349,12 @@ class _Roll:
             if _anti_geometry(self.susp.vehicle):
                 up_link = index[corner.upright]
                 pose = M @ c.poses[:, up_link]
+                on_p = _design_patch_point(np.repeat(pose, K, axis=0), transform_twists(
+                    np.repeat(M, K, axis=0), dirs.V_p[:, :, up_link].reshape(N * K, 6)), self.design_p[side])
                 r = self.susp.design[side].patch_on_upright
-                on_p = jets.point_jet(np.repeat(pose, K, axis=0), transform_twists(
-                    np.repeat(M, K, axis=0), dirs.V_p[:, :, up_link].reshape(N * K, 6)), None, np.broadcast_to(
-                    r, (N * K, 3)))
-                shift = np.einsum("nij,nj->ni", np.repeat(pose[:, :3, :3], K, axis=0), self.design_p[side].patch.d)
                 on_t = [jets.point_jet(pose, transform_twists(M, dirs.V_a[:, t, up_link]), None, r).d
                         for t in self.travels]
-                static = total(on_p.value[::K], (on_p.d + shift).reshape(N, K, 3), on_t)
+                static = total(on_p.value[::K], on_p.d.reshape(N, K, 3), on_t)
             centre = jets.material_velocity(twist(resolved.wheel_centre.link), point("centre_jet"))
             _, outboard, _ = corner.axes
             field, v_patch = velocity_field_metrics(twist(corner.upright), point("patch_jet"), centre, static,

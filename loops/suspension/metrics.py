@@ -838,7 +838,7 @@ def _axle_jets(patches, velocities, frame, steer, steer_rates, vehicle, design_t
         # Height above the road line through the two patches, measured normal to it (upward).
         along, rise = jets.dot(gap, lateral), jets.dot(gap, u)
         length = jets.sqrt(along * along + rise * rise)
-        up_normal = _select(along.value < 0, -1.0, 1.0)  # the normal (-rise, along) / length, turned upward
+        up_normal = np.where(along.value < 0, -1.0, 1.0)  # the normal (-rise, along) / length, turned upward
         offset = X - P_L
         out["roll_centre_height"] = (jets.dot(offset, u) * along - jets.dot(offset, lateral) * rise) * up_normal \
             / length
