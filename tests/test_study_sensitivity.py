@@ -93,10 +93,13 @@ def assert_matches(sens, reference, names=None):
         undefined = np.isnan(fd)
         np.testing.assert_array_equal(np.isnan(exact), undefined, err_msg=name)
         exact, fd = np.where(undefined, 0.0, exact), np.where(undefined, 0.0, fd)
+        # The floor is for metrics of about unit size; a wheel rate (3e4 N/m) is closed to the
+        # same relative defect, so its floor scales with it.
+        floor = FLOOR * (np.abs(sens.result.metric(name)).max() if name.startswith("wheel_rate") else 1.0)
         for j, coordinate in enumerate(sens.coordinates):
             scale = np.abs(exact[:, j]).max()
             error = np.abs(exact[:, j] - fd[:, j]).max()
-            assert error <= RELATIVE * scale + FLOOR, (name, coordinate.name, error, scale)
+            assert error <= RELATIVE * scale + floor, (name, coordinate.name, error, scale)
             checked += 1
     assert checked
 
@@ -131,7 +134,7 @@ def test_spring_on_an_idle_link_and_a_virtual_steering_axis():
     names = ["spring_link_inner.z", "coil.at_a", "toe_link_inner.y", "toe_adjust.axis.x", "hub_inner.z",
              "wheel_centre.x"]
     sens = sensitivities(rear, names, TRAVEL, tolerance=CLOSED)
-    assert "motion_ratio" in sens.values and "castor" not in sens.values
+    assert "motion_ratio" in sens.values and "wheel_rate" in sens.values and "castor" not in sens.values
     # Outboard brakes: the anti-lift follows the upright's point at the design contact patch,
     # which the wheel-centre and spin-axis points move.
     assert "anti_lift" in sens.values and "anti_squat" in sens.values
@@ -289,7 +292,8 @@ def test_roll_sensitivities_equal_differences_of_moved_designs(roll_sensitivitie
         for side in ("left", "right"):
             assert sens[f"{name}_{side}"].shape == (len(ROLL), len(ROLL_COORDINATES)), name
     assert {"roll_camber_left", "roll_steer_right", "camber_gain_left", "bump_steer_right", "motion_ratio_left",
-            "steer_rate_right", "fvic_height_left", "roll_centre_z_right", "anti_dive_left", "roll_centre_height",
+            "steer_rate_right", "wheel_rate_left", "wheel_rate_right", "fvic_height_left", "roll_centre_z_right",
+            "anti_dive_left", "roll_centre_height",
             "roll_centre_lateral", "track", "steering_ratio"} <= set(sens.values)
     assert_matches(sens, roll_differences)
 
@@ -304,7 +308,7 @@ def test_axle_sensitivities_equal_differences_of_moved_designs(front_axle):
     angles, which the wheel-centre and spin-axis points move; undefined straight ahead, at
     the design pose) and the steering ratio."""
     sens = sensitivities(front_axle, AXLE_COORDINATES, TRAVEL, tolerance=CLOSED)
-    for name in ("roll_centre_height", "roll_centre_lateral", "track"):
+    for name in ("roll_centre_height", "roll_centre_lateral", "track", "wheel_rate_left", "wheel_rate_right"):
         assert sens[name].shape == (len(TRAVEL), len(AXLE_COORDINATES)), name
     reference = differences(front_axle, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
     assert_matches(sens, reference)
@@ -356,11 +360,85 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
         assert np.abs(without[name][:, 0] - reference).max() > 1e-2 * np.abs(reference).max(), name
 
 
-def test_what_the_roll_has_no_sensitivities_of_says_why(roll_sensitivities):
-    for name in ("wheel_rate_left", "wheel_rate_right"):
-        with pytest.raises(ModelError, match="third derivative") as info:
-            roll_sensitivities[name]
-        assert info.value.where == f"metric {name!r}"
+def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
+    """The wheel rate holds the spring length's and the travel's second rates, so its
+    sensitivities need their third (T1)-(T3): the coil's lower end (a moved point), a ball
+    joint and a chassis pivot against whole analyses of moved designs, in opposite travel;
+    each term of (T1) and the moved end's own move deleted in turn, they are wrong."""
+    from loops.suspension import opposite_travel
+
+    names = ["coil_left.at_a", "lower_ball_left.z", "upper_inner_left.y"]
+    sens = sensitivities(front_axle, names, TRAVEL, analysis="opposite", tolerance=CLOSED)
+    reference = differences(front_axle, sens.coordinates, lambda s: opposite_travel(s, TRAVEL, tolerance=CLOSED))
+    wheel_rates = ["wheel_rate_left", "wheel_rate_right"]
+    assert_matches(sens, reference, wheel_rates)
+    scale = np.abs(reference["wheel_rate_left"]).max()
+    assert scale > 1e5  # N/m per m: the wheel rate does move with these
+    lie_bracket = sensitivity.lie_bracket
+    for term in range(4):
+        calls = iter(range(100))
+
+        def without(a, b, term=term, calls=calls):
+            # acceleration_rate's brackets in order (Y's own, then the three of (T1)), the left
+            # wheel's first
+            return 0.0 * lie_bracket(a, b) if next(calls) == term else lie_bracket(a, b)
+
+        monkeypatch.setattr(sensitivity._Directions, "acceleration_rate",
+                            _with_bracket(sensitivity._Directions.acceleration_rate, without))
+        wrong = sensitivities(front_axle, names, TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
+        monkeypatch.undo()
+        assert np.abs(wrong - reference["wheel_rate_left"]).max() > 1e-3 * scale, term
+    monkeypatch.setattr(sensitivity, "_point_rates", _without_own_move(sensitivity._point_rates))
+    wrong = sensitivities(front_axle, names[:1], TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
+    assert np.abs(wrong - reference["wheel_rate_left"][:, :3]).max() > 1e-3 * scale
+
+
+def _with_bracket(method, bracket):
+    """``method`` with the module's ``lie_bracket`` replaced by ``bracket`` while it runs."""
+    def run(self, *args):
+        saved, sensitivity.lie_bracket = sensitivity.lie_bracket, bracket
+        try:
+            return method(self, *args)
+        finally:
+            sensitivity.lie_bracket = saved
+    return run
+
+
+def _without_own_move(point_rates):
+    """``_point_rates`` as if no point were the moved hardpoint."""
+    def run(closure, V_a, A_a, along, J, located, moved):
+        return point_rates(closure, V_a, A_a, along, J, located, {})
+    return run
+
+
+def test_no_wheel_rate_sensitivities_where_the_third_rates_are_incomplete(tmp_path, front_axle):
+    """A Hooke pair (its pin's own third rates are not in (T1)): the wheel rate has none, and
+    says why, as a metric and as a target. A spring end off an idle link's line (it would
+    follow the idle spin, which (T2) leaves free): none either."""
+    text = (EXAMPLES / "front_axle.toml").read_text()
+    spherical = 'name = "steer_ball"\ntype = "spherical"\nlinks = ["tie_rod", "upright"]\nat = [-140, 700, 170]'
+    assert spherical in text
+    path = tmp_path / "hooke_tie_rod.toml"
+    path.write_text(text.replace(spherical, spherical.replace("spherical", "hooke") + "\naxes = [[0, 0, 1], [1, 0, 0]]"))
+    hooke = load_suspension(path)
+    sens = sensitivities(hooke, ["lower_ball_left.z"], TRAVEL, tolerance=CLOSED)
+    assert "motion_ratio_left" in sens.values and "wheel_rate_left" not in sens.values
+    with pytest.raises(ModelError, match="Hooke") as info:
+        sens["wheel_rate_left"]
+    assert info.value.where == "metric 'wheel_rate_left'"
+    with pytest.raises(ModelError, match="Hooke") as info:
+        optimise(hooke, ["lower_ball_left.z"], {"wheel_rate_left": np.zeros(len(TRAVEL))}, bounds=0.01, travel=TRAVEL)
+    assert info.value.where == "targets['wheel_rate_left']"
+    assert sensitivities(front_axle, ["lower_ball_left.z"], TRAVEL, tolerance=CLOSED)["wheel_rate_left"].shape == \
+        (len(TRAVEL), 1)
+
+    rear = (EXAMPLES / "five_link_rear.toml").read_text()
+    on_line = "at_a = [-50, 579, 158]"
+    assert on_line in rear
+    path = tmp_path / "off_line.toml"
+    path.write_text(rear.replace(on_line, "at_a = [-50, 579, 168]"))
+    sens = sensitivities(load_suspension(path), ["hub_inner.z"], TRAVEL, tolerance=CLOSED)
+    assert "motion_ratio" in sens.values and "wheel_rate" not in sens.values
 
 
 def test_optimisation_against_roll_targets_recovers_the_design(front_axle):
@@ -410,7 +488,6 @@ def test_driver_accelerations_couple_travel_and_steering(steered):
 
 
 @pytest.mark.parametrize("kwargs, where, text", [
-    ({"roll_targets": {"wheel_rate_right": np.zeros(5)}}, "roll_targets['wheel_rate_right']", "third derivative"),
     ({"roll_targets": {"roll_camber": np.zeros(5)}}, "roll_targets['roll_camber']", "with _left or _right"),
     ({"roll_angle": None}, "roll_angle", "roll angles"),
     ({"corner": True}, "roll_targets", "need an axle"),

@@ -18,8 +18,8 @@ Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
 camber and toe per side, the wheel travels, their rates, ``roll_camber`` and
 ``roll_steer``). An axle's own metrics (``roll_centre_height``, ``track``, ...) are targets
-of every analysis. A target whose metric has no sensitivities (``wheel_rate``,
-:func:`.sensitivity.missing`) is refused before any sweep.
+of every analysis. A target whose metric has no sensitivities (the wheel rate of a
+mechanism with a Hooke pair, :func:`.sensitivity.missing`) is refused before any sweep.
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -44,7 +44,7 @@ from mechanism.errors import ModelError, SweepStopped
 
 from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
-from ..suspension.metrics import AXLE_METRICS, METRICS, ROLL_METRICS
+from ..suspension.metrics import AXLE_METRICS, METRICS, PART_METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import FIELD_METRICS, RATE_METRICS, missing, sensitivities_of
 
@@ -72,11 +72,22 @@ class Target:
         return self.metric if self.analysis == "parallel" else f"{self.metric} ({self.analysis})"
 
 
-def _targets(table, analysis, count, where, axle):
+def _without_part(suspension, metric):
+    """Why the corners of ``suspension`` have no ``metric`` (a spring's or a damper's), or None."""
+    if metric not in PART_METRICS:
+        return None
+    what, attribute = PART_METRICS[metric]
+    if any(getattr(resolved, attribute) is None for resolved in suspension.resolved.values()):
+        return f"the corner has no {what}: no {metric}"
+    return None
+
+
+def _targets(table, analysis, count, where, suspension):
     """:class:`Target` list of ``{metric: values or (values, weight)}`` for ``count`` positions
     (an axle's metrics end in ``_left`` or ``_right``)."""
     if table is None:
         return []
+    axle = suspension.is_axle
     if not isinstance(table, dict):
         raise ModelError(where, "expected a dict metric -> target values (N,) or (values, weight)")
     out = []
@@ -86,7 +97,8 @@ def _targets(table, analysis, count, where, axle):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if axle_metric:
             base = metric
-        reason = missing(base, axle_metric) if isinstance(base, str) else None
+        reason = missing(base, axle_metric, suspension.model) if isinstance(base, str) else None
+        reason = reason or _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
@@ -248,7 +260,7 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
         ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
-        sensitivities (``targets['wheel_rate']``, ``roll_targets['wheel_rate_left']``: see
+        sensitivities (``targets['wheel_rate']`` with a Hooke pair: see
         :func:`.sensitivity.missing`); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
@@ -281,13 +293,13 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
             raise ModelError("travel", "the parallel-travel targets need the wheel travel values")
         travel = np.asarray(travel, dtype=float)
         plans["parallel"] = (travel, None)
-        wanted += _targets(targets, "parallel", len(travel), "targets", suspension.is_axle)
+        wanted += _targets(targets, "parallel", len(travel), "targets", suspension)
     if steering_targets:
         if rack is None:
             raise ModelError("rack", "the steering targets need the values of the steering variable")
         rack = np.asarray(rack, dtype=float)
         plans["steering"] = (rack, float(steering_travel))
-        wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension.is_axle)
+        wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension)
     if roll_targets:
         if roll_angle is None:
             raise ModelError("roll_angle", "the roll targets need the roll angles")
@@ -296,7 +308,7 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
                              "hardpoints are the axle's, per side): give the axle model")
         roll_angle = np.asarray(roll_angle, dtype=float)
         plans["roll"] = (roll_angle, None)
-        wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", True)
+        wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
     if not wanted:
         raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "
                          "roll_targets (and roll_angle)")

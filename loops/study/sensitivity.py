@@ -86,9 +86,45 @@ in wheel travel, steer angles and steer rates, and on the design track and desig
 angles; fed with those as jets along p (the design values move with the wheel-centre and
 spin-axis points) they give their derivatives the same way.
 
-Not available: ``wheel_rate`` (a third derivative; :func:`missing` says why); with a
-virtual steering axis (``Corner.kingpin = None``) the steering-axis metrics; wheel travel
-measured at the contact patch.
+The wheel rate
+--------------
+``wheel_rate = k MR^2 + F rho`` (:func:`~loops.suspension.metrics.corner_metrics`: ``MR =
+-L_a / w_a``, ``rho = d MR / d w = -(L_aa w_a - L_a w_aa) / w_a^3``, ``F = k (L_free - L)``,
+``L`` the spring length, ``w`` the wheel-centre travel, rates along the travel driver a)
+holds second rates along a, so its rate along p needs the third ``L_aap`` and ``w_aap``:
+the closure differentiated a third time. Along a direction b (a coordinate p, or another
+driver), with each pair's relative twist along a ``Z = V_a,second - V_a,first`` and its
+own part ``Y = d_a Z - [V_a,first, Z]`` (``= xi q_aa``, the pair's variables' second rates;
+read off the link accelerations ``A_a = d_a V_a``), the rate along b of ``d_a Z`` is
+
+    d_b d_a Z = [d_b V_a,first, Z] + [V_a,first, d_b Z] + [V_b,carrier, Y] + xi x     (T1)
+
+(``d_b V_a`` the velocity rate of (H4), ``V_b,carrier`` the velocity along b of the body
+carrying the pair's twists: the first link, after the virtual slide of a moved pair, so
+``V_b,first + Xi_pre``; ``x = d_b q_aa`` the unknowns). Every loop's sum of (T1) vanishes:
+
+    B_free x = - rows of the known part of (T1)                                       (T2)
+
+and the link sum of (T1) is every link's acceleration rate ``d_b A_a``. An idle link's gauge
+row takes its known part as zero: any third rate of an idle spin closes the loops and moves
+no other link, nor a point on the idle link's line, so the derivatives are the same
+whichever is taken (a spring end or wheel centre off an idle link's line would follow the
+spin: no wheel-rate sensitivities then). A point ``x`` of a link
+(moving in it by ``R e`` per unit b when it is the moved hardpoint, as in
+:class:`HardpointMotion`) then has
+
+    x_a  = omega_a x x + v_a,          x_b = omega_b x x + v_b (+ R e)
+    x_aa = omega_a' x x + v_a' + omega_a x x_a,   x_ab = d_b omega_a x x + d_b v_a + omega_a x x_b
+    x_aab = d_b omega_a' x x + d_b v_a' + omega_a' x x_b + d_b omega_a x x_a + omega_a x x_ab   (T3)
+
+(``(omega_a', v_a') = A_a``, ``(d_b omega_a', d_b v_a') = d_b A_a``), the spring's length
+the rates of ``L^2 = D . D`` (``D`` its end-to-end vector) and the travel those of
+``C . up``, and the wheel rate's derivative follows by the chain rule (T4). A pair whose
+twists change with its own variables (the Hooke pair's second pin) adds terms (T1) leaves
+out: with one in the mechanism the wheel rate has no sensitivities (:func:`missing`).
+
+Not available: with a virtual steering axis (``Corner.kingpin = None``) the steering-axis
+metrics; wheel travel measured at the contact patch; with a Hooke pair, the wheel rate.
 
 Roll
 ----
@@ -166,10 +202,17 @@ travel ``i``: ``d_p V_i`` of (H4) and ``d_j V_i`` of ``D``, all turned into the 
 along the solution. The road's slide (R2) leaves them unchanged except the roll centre's
 height in the frame, ``roll_centre_z``, which moves with the road picture: ``+ tau . u``.
 
+(R8) The wheel rate of each wheel (along its own travel, seen from the road: the length is
+the same in any frame, the travel is taken along the road's up, ``R^T up`` in the body)
+moves along the solution as (R4) says for each of its ingredients ``L, L_a, L_aa, w_a,
+w_aa``: along p at fixed travels by (T1)-(T3), along each travel ``t_j`` by the same with
+b the travel driver (no virtual slide; ``d_j V_a`` of ``D``, and for ``j = a`` the jerk
+``d_a A_a``); then (T4).
+
 So every metric of a roll is exact: the position metrics (camber and toe to the road, steer
 angle, castor, kingpin inclination, scrub radius, trails, track change, half track, spring
-length, the wheel travels), their rates along the drivers, the velocity-field metrics,
-``roll_camber`` and ``roll_steer`` and the axle's metrics; all but ``wheel_rate``. A roll's
+length, the wheel travels), their rates along the drivers, the wheel rate, the
+velocity-field metrics, ``roll_camber`` and ``roll_steer`` and the axle's metrics. A roll's
 coordinates are its axle's (``lower_ball_left.z``: a corner is mirrored into an axle
 first).
 """
@@ -221,18 +264,24 @@ RATE_METRICS = {
 #: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
 FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
                  "anti_dive", "anti_lift", "anti_squat")
-WHEEL_RATE_MISSING = "wheel_rate is a third derivative of the closure: no sensitivities (motion_ratio has them)"
+WHEEL_RATE_MISSING = ("wheel_rate with a pair whose twists change with its own variables (Hooke) in the "
+                      "mechanism: no sensitivities (its third rates are not in (T1); motion_ratio has them)")
 
 
-def missing(metric, axle_metric=False):
-    """Why ``metric`` has no sensitivities in any analysis, or None (module docstring: what is
-    not available): a per-wheel metric by its name without a side, or with ``axle_metric``
-    one of an axle's own (:data:`~loops.suspension.metrics.AXLE_METRICS`, all of which have
-    them)."""
-    return WHEEL_RATE_MISSING if metric == "wheel_rate" and not axle_metric else None
-    if metric == "wheel_rate":
+def missing(metric, axle_metric=False, model=None):
+    """Why ``metric`` has no sensitivities in any analysis of ``model`` (a mechanism.Model, a
+    suspension's ``model``), or None (module docstring: what is not available): a per-wheel
+    metric by its name without a side, or with ``axle_metric`` one of an axle's own
+    (:data:`~loops.suspension.metrics.AXLE_METRICS`, all of which have them)."""
+    if metric == "wheel_rate" and not axle_metric and model is not None and _twists_turn(model.pairs):
         return WHEEL_RATE_MISSING
     return None
+
+
+def _twists_turn(pairs):
+    """Whether any of ``pairs`` (specs with a ``pair_type``) has twists that change with its own
+    variables (a Hooke pair's second pin), which the third rates (T1) leave out."""
+    return any(type(pair.pair_type).twist_rates is not PairType.twist_rates for pair in pairs)
 
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
@@ -543,6 +592,30 @@ class _Directions:
         value = np.repeat(self.V_a[:, d, link], K, axis=0)
         return jets.Jet(value, self.velocity_rate(d)[:, :, link].reshape(N * K, 6), np.full_like(value, np.nan))
 
+    def along_coordinates(self, d):
+        """The coordinates as a :class:`_Along` for the third rates along driver ``d``."""
+        return _Along(self.V_p, self.pre, self.velocity_rate(d))
+
+    def acceleration_rate(self, d, A_a, along):
+        """``d_b A_a`` (N, B, L, 6): the rate along the B directions of ``along`` (a
+        :class:`_Along`) of every link's acceleration ``A_a = d_a V_a`` (N, L, 6, along driver
+        ``d`` alone), from the closure differentiated a third time, (T1)-(T2) of the module
+        docstring."""
+        c = self.closure
+        first, second = c.first, c.second
+        V_a = self.V_a[:, d]  # (N, L, 6)
+        Z = V_a[:, second] - V_a[:, first]  # (N, P, 6) each pair's relative twist along a
+        Y = A_a[:, second] - A_a[:, first] - lie_bracket(V_a[:, first], Z)  # its own part of d_a Z
+        dZ = along.rate[:, :, second] - along.rate[:, :, first]  # (N, B, P, 6)
+        carrier = along.V[:, :, first] + along.pre  # the pair's twists' carrier along b (after a virtual slide)
+        known = (lie_bracket(along.rate[:, :, first], Z[:, None]) + lie_bracket(V_a[:, None, first], dZ)
+                 + lie_bracket(carrier, Y[:, None]))
+        # Gauge rows: any third rate of an idle spin closes the loops and moves no other link
+        # (T2); the one with the rows' own terms left out is taken.
+        rhs = c.rows_of(known, np.zeros(known.shape[:2] + (len(c.gauge_links),)))
+        x = c.solve(-rhs, self.where).transpose(0, 2, 1)
+        return c.link_sum(x, known)
+
     def _solve_mixed(self, d):
         c = self.closure
         system = c.system
@@ -646,7 +719,7 @@ class Sensitivities:
     def _metric(self, metric):
         if metric not in self.values:
             axle_metric = self.result.suspension.is_axle and metric in AXLE_METRICS
-            reason = missing(metric if axle_metric else _wheel_metric(metric), axle_metric)
+            reason = missing(metric if axle_metric else _wheel_metric(metric), axle_metric, self.result.model)
             if reason is not None:
                 raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
@@ -818,9 +891,11 @@ def sensitivities_of(result, coords, *, rates=True, only=None) -> Sensitivities:
         dimensions = {name: AXLE_METRICS[name] if name in AXLE_METRICS else
                       {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
     wheels = {}
+    accelerations = _travel_accelerations(result) if rates else None
     for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
-        per_wheel, wheels[side] = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates)
+        per_wheel, wheels[side] = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates,
+                                                        accelerations)
         for name, value in per_wheel.items():
             if not susp.is_axle and name == "wheel_travel":
                 continue
@@ -897,7 +972,7 @@ def _along_driver(closure, directions, d, K=None):
     return Motion(_rows_of(closure, closure.poses, K), _rows_of(closure, V, K), lambda link: zeros)
 
 
-def _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates):
+def _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates, accelerations=None):
     """``{metric: (N, k)}`` of one wheel, and the jets along every coordinate (N K rows) that
     the axle's metrics take: ``"patch"``, ``"patch_velocity"`` (None without ``rates``),
     ``"steer_angle"``, ``"steer_rate"`` (None without a steering driver), ``"design"``."""
@@ -965,7 +1040,125 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
             continue
         out[name] = _rate_derivative(role, sign, f_a, f_ap, along_a["wheel_travel"].d[:, None],
                                      cross_term("wheel_travel"))
+    if roles["travel"] is not None and accelerations is not None and _has_wheel_rate(closure.system, resolved):
+        out["wheel_rate"] = _wheel_rate_sensitivity(closure, directions, roles["travel"], accelerations,
+                                                    resolved, frame.up, moved)
     return {name: out[name] for name in METRICS if name in out}, jets_out
+
+
+def _has_wheel_rate(system, resolved):
+    """Whether the corner has a wheel rate with sensitivities: a spring with its rate, and
+    neither spring end nor the wheel centre off the line of an idle link they sit on (there
+    the metric would follow the idle spin, whose third rate (T2) leaves free)."""
+    if resolved.spring is None or resolved.spring_spec is None:
+        return False
+    centres = np.array([p.frame_on_first[:3, 3] for p in system.pairs])
+    for gauge in system.gauges:
+        on_line = centres[pairs_touching(system.topology, gauge.link)[0]]
+        for located in (*resolved.spring, resolved.wheel_centre):
+            # at the design pose every link frame is the global frame
+            if system.link_index[located.link] == gauge.link and \
+                    np.abs(cross(located.r - on_line, gauge.axis)).max() > 1e-9 * system.scale:
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Along:
+    """B directions ``b`` of the third rates along a driver ``a`` (T1): every link's twist
+    ``V`` (N, B, L, 6) along b, the virtual slides' twists ``pre`` (N, B, P, 6) before the
+    pairs b moves (zero along a driver), and ``rate = d_b V_a`` (N, B, L, 6)."""
+
+    V: np.ndarray
+    pre: np.ndarray
+    rate: np.ndarray
+
+    @classmethod
+    def driver(cls, V_j, rate):
+        """Along driver j: its link twists (N, L, 6) and ``d_j V_a`` (N, L, 6)."""
+        return cls(V_j[:, None], 0.0, rate[:, None])
+
+
+def _point_rates(closure, V_a, A_a, along, J, located, moved):
+    """A located point's derivatives along driver a and the B directions b of ``along`` (N B
+    rows, 3): ``x, x_a, x_b, x_aa, x_ab, x_aab`` (T3), from its link's pose, velocity ``V_a``
+    (N, L, 6), acceleration ``A_a`` (N, L, 6), twist ``V_b`` with its own move ``R e`` in the
+    link when it is the moved hardpoint (``moved``, as :class:`HardpointMotion`'s), velocity
+    rate ``d_b V_a`` and acceleration rate ``J = d_b A_a`` (N, B, L, 6)."""
+    B = along.V.shape[1]
+    link = closure.system.link_index[located.link]
+
+    def rows(array):  # (N, ...) -> each position repeated for the B directions
+        return np.repeat(array, B, axis=0)
+
+    pose = rows(closure.poses[:, link])
+    R = pose[:, :3, :3]
+    V, A = rows(V_a[:, link]), rows(A_a[:, link])
+    V_b, dV, dA = (array[:, :, link].reshape(-1, 6) for array in (along.V, along.rate, J))
+    x = np.einsum("nij,nj->ni", R, np.broadcast_to(located.r, (len(R), 3))) + pose[:, :3, 3]
+    e = moved.get(located.source) if located.source is not None else None
+    own = 0.0 if e is None else np.einsum("nij,nj->ni", R, e)
+    x_a = cross(V[:, :3], x) + V[:, 3:]
+    x_b = cross(V_b[:, :3], x) + V_b[:, 3:] + own
+    x_aa = cross(A[:, :3], x) + A[:, 3:] + cross(V[:, :3], x_a)
+    x_ab = cross(dV[:, :3], x) + dV[:, 3:] + cross(V[:, :3], x_b)
+    x_aab = (cross(dA[:, :3], x) + dA[:, 3:] + cross(A[:, :3], x_b) + cross(dV[:, :3], x_a)
+             + cross(V[:, :3], x_ab))
+    return x, x_a, x_b, x_aa, x_ab, x_aab
+
+
+def _spring_rates(closure, directions, d, A_a, along, resolved, up, moved):
+    """The wheel rate's ingredients along driver a (the travel driver ``d``) and the B
+    directions of ``along`` (T4), each (N, B): the spring length ``L`` and its rates ``L_a,
+    L_b, L_aa, L_ab, L_aab`` (from ``L^2 = D . D``, D the spring's end-to-end vector,
+    differentiated), the wheel-centre travel's ``w_a, w_aa, w_ab, w_aab`` along ``up`` (3,) or
+    (N, 3) one per position."""
+    N, B = along.V.shape[:2]
+    J = directions.acceleration_rate(d, A_a, along)
+    V_a = directions.V_a[:, d]
+    ends = [_point_rates(closure, V_a, A_a, along, J, end, moved) for end in resolved.spring]
+    D, D_a, D_b, D_aa, D_ab, D_aab = (one - two for one, two in zip(*ends))
+    centre = _point_rates(closure, V_a, A_a, along, J, resolved.wheel_centre, moved)
+    up = np.repeat(np.broadcast_to(up, (N, 3)), B, axis=0)
+
+    def dot(u, v):
+        return np.einsum("ni,ni->n", u, v)
+
+    L = np.sqrt(dot(D, D))
+    L_a, L_b = dot(D, D_a) / L, dot(D, D_b) / L
+    L_aa = (dot(D_a, D_a) + dot(D, D_aa) - L_a ** 2) / L
+    L_ab = (dot(D_b, D_a) + dot(D, D_ab) - L_b * L_a) / L
+    L_aab = (2.0 * dot(D_a, D_ab) + dot(D_b, D_aa) + dot(D, D_aab) - 2.0 * L_a * L_ab - L_b * L_aa) / L
+    out = {"L": L, "L_a": L_a, "L_b": L_b, "L_aa": L_aa, "L_ab": L_ab, "L_aab": L_aab}
+    for name, part in zip(("w_a", "w_aa", "w_ab", "w_aab"), (centre[1], centre[3], centre[4], centre[5])):
+        out[name] = dot(part, up)
+    return {name: value.reshape(N, B) for name, value in out.items()}
+
+
+def _wheel_rate_derivative(spec, at, dL, dL_a, dL_aa, dw_a, dw_aa):
+    """``d wheel_rate`` (T4) from the values ``at`` (:func:`_spring_rates`' ``L, L_a, L_aa, w_a,
+    w_aa``) and the derivatives along p of the same five: the wheel rate of
+    :func:`~loops.suspension.metrics.corner_metrics`, ``k MR^2 + F rho`` with ``MR = -L_a /
+    w_a``, ``rho = -(L_aa w_a - L_a w_aa) / w_a^3``, ``F = k (L_free - L)``, differentiated."""
+    L, L_a, L_aa, w_a, w_aa = at
+    k = spec.stiffness
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = -L_a / w_a
+        ratio_p = -(dL_a * w_a - L_a * dw_a) / w_a ** 2
+        top = L_aa * w_a - L_a * w_aa
+        top_p = dL_aa * w_a + L_aa * dw_a - dL_a * w_aa - L_a * dw_aa
+        rho = -top / w_a ** 3
+        rho_p = -(top_p * w_a - 3.0 * top * dw_a) / w_a ** 4
+    return 2.0 * k * ratio * ratio_p - k * dL * rho + k * (spec.free_length - L) * rho_p
+
+
+def _wheel_rate_sensitivity(closure, directions, d, accelerations, resolved, up, moved):
+    """``d wheel_rate / dp`` (N, k) along the travel driver ``d`` (T4) at fixed drivers, the
+    travel taken along ``up`` (3,)."""
+    r = _spring_rates(closure, directions, d, accelerations(d), directions.along_coordinates(d), resolved, up,
+                      moved)
+    at = (r["L"], r["L_a"], r["L_aa"], r["w_a"], r["w_aa"])
+    return _wheel_rate_derivative(resolved.spring_spec, at, r["L_b"], r["L_ab"], r["L_aab"], r["w_ab"], r["w_aab"])
 
 
 def _field_sensitivities(susp, corner, resolved, closure, directions, d, wheel, design_jets, frame):
@@ -1057,29 +1250,46 @@ def _roll_axis(susp, moves, where):
     return centre.value[0], centre.d
 
 
+def _motion_along(result, drivers):
+    """Link velocities and accelerations ``(V, A)`` (N, L, 6), global, at the positions of
+    ``result`` along the unit rates of ``drivers`` (indices; the other drivers at rest)."""
+    from ..continuation import motion_at_positions  # noqa: PLC0415
+
+    columns = result._driven_columns()
+    speeds = np.zeros((len(result), len(columns)))
+    speeds[:, list(drivers)] = 1.0
+    _, _, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
+                                     speeds, np.zeros_like(speeds))
+    return V, A
+
+
+def _travel_accelerations(result):
+    """Getter driver index -> the link accelerations (N, L, 6) along that driver alone, for
+    the wheel rate's third rates (T4), or None where they cannot be had: a pair whose twists
+    change with its own variables (Hooke) makes (T1) incomplete."""
+    if _twists_turn(result.system.pairs):
+        return None
+    cache = {}
+
+    def get(d):
+        if d not in cache:
+            cache[d] = _motion_along(result, [d])[1]
+        return cache[d]
+
+    return get
+
+
 def _driver_accelerations(result, drivers):
     """``D[k][j] = d_k V_j`` (N, L, 6), global: the rate along driver ``drivers[k]`` of every
     link's velocity per unit rate of driver ``drivers[j]`` (the other drivers at rest), at the
     positions of ``result``. The accelerations along one driver are ``D[j][j]``; along the sum
     of two they add the symmetric ``S_kj = D[k][j] + D[j][k]``, and ``D[k][j] - D[j][k] =
     [V_k, V_j]`` (the twists' integrability, as in (H3))."""
-    from ..continuation import motion_at_positions  # noqa: PLC0415
-
-    N = len(result)
-    columns = result._driven_columns()
-
-    def along(*drivers):
-        speeds = np.zeros((N, len(columns)))
-        speeds[:, list(drivers)] = 1.0
-        _, _, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
-                                         speeds, np.zeros_like(speeds))
-        return V, A
-
-    single = [along(j) for j in drivers]
+    single = [_motion_along(result, [j]) for j in drivers]
     D = [[single[j][1] if j == k else None for j in range(len(drivers))] for k in range(len(drivers))]
     for k in range(len(drivers)):
         for j in range(k + 1, len(drivers)):
-            S = along(drivers[k], drivers[j])[1] - single[k][1] - single[j][1]
+            S = _motion_along(result, [drivers[k], drivers[j]])[1] - single[k][1] - single[j][1]
             bracket = lie_bracket(single[k][0], single[j][0])
             D[k][j], D[j][k] = (S + bracket) / 2.0, (S - bracket) / 2.0
     return D
@@ -1375,6 +1585,33 @@ class _Roll:
         out.update({name: jet.d.reshape(N, K) for name, jet in axle.items()})
         return out
 
+    def wheel_rates(self):
+        """``{wheel_rate_side: (N, k)}``: (R8) the wheel rate along each wheel's own travel, seen
+        from the road, differentiated along the roll solution."""
+        dirs = self.directions
+        if _travel_accelerations(self.result) is None:
+            return {}
+        D = _driver_accelerations(self.result, self.travels)
+        up = np.einsum("nji,j->ni", self.R, self.body.up)  # the road's up in the body frame
+        out = {}
+        for i, side in enumerate(SIDES):
+            resolved = self.susp.resolved[side]
+            if not _has_wheel_rate(self.closure.system, resolved):
+                continue
+            a = self.travels[i]
+            at_p = _spring_rates(self.closure, dirs, a, D[i][i], dirs.along_coordinates(a), resolved, up, self.moved)
+            at_t = [_spring_rates(self.closure, dirs, a, D[i][i], _Along.driver(dirs.V_a[:, t], D[j][i]), resolved,
+                                  up, {}) for j, t in enumerate(self.travels)]
+
+            def total(key):
+                """(R4) for one ingredient: along p at fixed travels, plus along each travel."""
+                return at_p[key] + sum(t[key] * self.travel_rate[:, j] for j, t in enumerate(at_t))
+
+            at = (at_t[0]["L"], at_t[0]["L_a"], at_t[0]["L_aa"], at_t[0]["w_a"], at_t[0]["w_aa"])
+            out[f"wheel_rate_{side}"] = _wheel_rate_derivative(resolved.spring_spec, at, total("L_b"), total("L_ab"),
+                                                               total("L_aab"), total("w_ab"), total("w_aab"))
+        return out
+
     def wheel(self, side, motion, design, frame, rows):
         """``corner_metrics``' point jets of ``side`` (contact patch, wheel centre) along
         ``motion``."""
@@ -1395,6 +1632,8 @@ def _roll_sensitivities(susp, result, closure, directions, driver_names, rates, 
     out = solution.position_rates()
     if needs(ROLL_METRICS):
         out.update(solution.roll_rates())
+    if needs(("wheel_rate",)):
+        out.update(solution.wheel_rates())
     driver_rates = solution.driver_rates() if needs(RATE_METRICS, ("steering_ratio",)) else {}
     out.update(driver_rates)
     if needs(FIELD_METRICS, AXLE_METRICS):

@@ -229,6 +229,14 @@ METRICS = {
 #: ``d steer_angle / d roll`` with the body's roll angle (ISO 8855: positive right side down).
 ROLL_METRICS = {"roll_camber": "angle/angle", "roll_steer": "angle/angle"}
 
+#: Per-wheel metrics a corner has only with a part (:func:`corner_metrics`): metric -> (the
+#: part, the :class:`~loops.suspension.corner.Resolved` attribute that holds it).
+PART_METRICS = {"spring_length": ("a spring (corner.spring)", "spring"),
+                "motion_ratio": ("a spring (corner.spring)", "spring"),
+                "wheel_rate": ("a spring with a stiffness (corner.spring)", "spring_spec"),
+                "damper_length": ("a damper (corner.damper)", "damper"),
+                "damper_motion_ratio": ("a damper (corner.damper)", "damper")}
+
 #: Axle metric -> dimension.
 AXLE_METRICS = {
     "roll_centre_height": "length",
