@@ -177,9 +177,11 @@ def test_an_idle_link_follows_its_gauge(corner):
         assert np.abs(rate[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, names[j]
 
 
-def test_a_hooke_pair_rates_its_own_twist(tmp_path):
+def test_a_hooke_pair_rates_its_own_twist(tmp_path, monkeypatch):
     """The tie rod on a Hooke joint at the upright (an S-U link, no idle spin): the second pin
-    turns with the first angle, a term of the second-order closure."""
+    turns with the first angle, a term of the second-order closure, and (T1') of the third:
+    the tie rod's and the upright's acceleration rates against differences of the moved
+    designs' accelerations; without (T1') the tie rod's are wrong."""
     text = (EXAMPLES / "double_wishbone.toml").read_text()
     spherical = 'name = "steer_ball"\ntype = "spherical"\nlinks = ["tie_rod", "upright"]\nat = [-140, 700, 170]'
     assert spherical in text
@@ -199,6 +201,27 @@ def test_a_hooke_pair_rates_its_own_twist(tmp_path):
         assert np.abs(rate[:, j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, names[j]
     reference = differences(susp, sens.coordinates, lambda s: parallel_travel(s, TRAVEL, tolerance=CLOSED))
     assert_matches(sens, reference, ["toe", "bump_steer", "camber_gain"])
+    expected = acceleration_differences(susp, sens.coordinates, ["tie_rod", "upright"])
+    for link in ("tie_rod", "upright"):
+        exact = sens.link_acceleration_rate(link, "travel")
+        assert np.abs(exact - expected[link]).max() <= RELATIVE * np.abs(expected[link]).max() + FLOOR, link
+    monkeypatch.setattr(sensitivity, "_hooke_terms", lambda *args: 0.0)
+    wrong = sens.link_acceleration_rate("tie_rod", "travel")
+    assert np.abs(wrong - expected["tie_rod"]).max() > 1e-3 * np.abs(expected["tie_rod"]).max()
+
+
+def acceleration_differences(susp, coords, links):
+    """Central differences ``{link: (N, k, 6)}`` of the links' accelerations per unit travel
+    rate squared, over the moved designs (``H``)."""
+    out = {link: np.zeros((len(TRAVEL), len(coords), 6)) for link in links}
+    for j in range(len(coords)):
+        offsets = np.zeros(len(coords))
+        offsets[j] = H
+        runs = [parallel_travel(variant(susp, coords, s * offsets), TRAVEL, tolerance=CLOSED).along("travel")
+                for s in (1, -1)]
+        for link in links:
+            out[link][:, j] = (runs[0].link_acceleration(link) - runs[1].link_acceleration(link)) / (2 * H)
+    return out
 
 
 def test_ranked_and_the_table_in_file_units(corner, tmp_path):
@@ -411,27 +434,24 @@ def _without_own_move(point_rates):
     return run
 
 
-def test_no_wheel_rate_sensitivities_where_the_third_rates_are_incomplete(tmp_path, front_axle):
-    """A Hooke pair (its pin's own third rates are not in (T1)): the wheel rate has none, and
-    says why, as a metric and as a target. A spring end off an idle link's line (it would
-    follow the idle spin, which (T2) leaves free): none either."""
-    text = (EXAMPLES / "front_axle.toml").read_text()
-    spherical = 'name = "steer_ball"\ntype = "spherical"\nlinks = ["tie_rod", "upright"]\nat = [-140, 700, 170]'
-    assert spherical in text
-    path = tmp_path / "hooke_tie_rod.toml"
-    path.write_text(text.replace(spherical, spherical.replace("spherical", "hooke") + "\naxes = [[0, 0, 1], [1, 0, 0]]"))
-    hooke = load_suspension(path)
-    sens = sensitivities(hooke, ["lower_ball_left.z"], TRAVEL, tolerance=CLOSED)
-    assert "motion_ratio_left" in sens.values and "wheel_rate_left" not in sens.values
-    with pytest.raises(ModelError, match="Hooke") as info:
-        sens["wheel_rate_left"]
-    assert info.value.where == "metric 'wheel_rate_left'"
-    with pytest.raises(ModelError, match="Hooke") as info:
-        optimise(hooke, ["lower_ball_left.z"], {"wheel_rate_left": np.zeros(len(TRAVEL))}, bounds=0.01, travel=TRAVEL)
-    assert info.value.where == "targets['wheel_rate_left']"
-    assert sensitivities(front_axle, ["lower_ball_left.z"], TRAVEL, tolerance=CLOSED)["wheel_rate_left"].shape == \
-        (len(TRAVEL), 1)
+def test_the_upright_accelerates_as_the_moved_designs_do(corner):
+    """(T1)-(T2) at the link level: the upright's and the lower arm's acceleration rates along
+    the travel against differences of the moved designs' accelerations (the tie rod spins
+    idly: its spin's third rate is left free)."""
+    names = ["lower_ball.z", "steer_ball.x", "upper_inner.axis.z"]
+    sens = sensitivities(corner, names, TRAVEL, tolerance=CLOSED)
+    expected = acceleration_differences(corner, sens.coordinates, ["upright", "lower_arm"])
+    for link, values in expected.items():
+        exact = sens.link_acceleration_rate(link, "travel")
+        assert np.abs(values).max() > 1.0, link
+        assert np.abs(exact - values).max() <= RELATIVE * np.abs(values).max() + FLOOR, link
 
+
+def test_no_sensitivities_says_why(tmp_path, steered):
+    """A spring end off an idle link's line (it would follow the idle spin, which (T2) leaves
+    free): no wheel-rate sensitivities. Castor on a virtual steering axis: none, and says why,
+    as a metric and as a target; a spring's metric of a corner without a spring is refused as
+    a target."""
     rear = (EXAMPLES / "five_link_rear.toml").read_text()
     on_line = "at_a = [-50, 579, 158]"
     assert on_line in rear
@@ -439,6 +459,19 @@ def test_no_wheel_rate_sensitivities_where_the_third_rates_are_incomplete(tmp_pa
     path.write_text(rear.replace(on_line, "at_a = [-50, 579, 168]"))
     sens = sensitivities(load_suspension(path), ["hub_inner.z"], TRAVEL, tolerance=CLOSED)
     assert "motion_ratio" in sens.values and "wheel_rate" not in sens.values
+
+    virtual = load_suspension(EXAMPLES / "five_link_rear.toml")
+    assert all(corner.kingpin is None for corner in virtual.corners.values())
+    sens = sensitivities(virtual, ["hub_inner.z"], TRAVEL, tolerance=CLOSED)
+    with pytest.raises(ModelError, match="virtual steering axis") as info:
+        sens["castor"]
+    assert info.value.where == "metric 'castor'"
+    with pytest.raises(ModelError, match="virtual steering axis") as info:
+        optimise(virtual, ["hub_inner.z"], {"castor": np.zeros(len(TRAVEL))}, bounds=0.01, travel=TRAVEL)
+    assert info.value.where == "targets['castor']"
+    with pytest.raises(ModelError, match="has no spring") as info:
+        optimise(steered, ["lower_ball.z"], {"motion_ratio": np.zeros(len(TRAVEL))}, bounds=0.01, travel=TRAVEL)
+    assert info.value.where == "targets['motion_ratio']"
 
 
 def test_optimisation_against_roll_targets_recovers_the_design(front_axle):

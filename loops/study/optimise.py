@@ -18,8 +18,9 @@ Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
 camber and toe per side, the wheel travels, their rates, ``roll_camber`` and
 ``roll_steer``). An axle's own metrics (``roll_centre_height``, ``track``, ...) are targets
-of every analysis. A target whose metric has no sensitivities (the wheel rate of a
-mechanism with a Hooke pair, :func:`.sensitivity.missing`) is refused before any sweep.
+of every analysis. A target whose metric has no sensitivities (castor on a virtual
+steering axis, :func:`.sensitivity.missing`) or that the corner does not have (a spring's
+metric without a spring) is refused before any sweep.
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -78,7 +79,7 @@ def _without_part(suspension, metric):
         return None
     what, attribute = PART_METRICS[metric]
     if any(getattr(resolved, attribute) is None for resolved in suspension.resolved.values()):
-        return f"the corner has no {what}: no {metric}"
+        return f"the corner has no {what}, so no {metric}"
     return None
 
 
@@ -97,8 +98,9 @@ def _targets(table, analysis, count, where, suspension):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if axle_metric:
             base = metric
-        reason = missing(base, axle_metric, suspension.model) if isinstance(base, str) else None
-        reason = reason or _without_part(suspension, base)
+        reason = None
+        if isinstance(base, str) and not axle_metric:
+            reason = missing(base, suspension) or _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
@@ -260,8 +262,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
         ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
-        sensitivities (``targets['wheel_rate']`` with a Hooke pair: see
-        :func:`.sensitivity.missing`); ``optimise`` when a design in the bounds cannot be swept.
+        sensitivities or not in the corner (``targets['castor']`` on a virtual steering axis:
+        :func:`.sensitivity.missing`; ``targets['wheel_rate']`` without a spring); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
 

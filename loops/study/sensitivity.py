@@ -119,12 +119,17 @@ spin: no wheel-rate sensitivities then). A point ``x`` of a link
 
 (``(omega_a', v_a') = A_a``, ``(d_b omega_a', d_b v_a') = d_b A_a``), the spring's length
 the rates of ``L^2 = D . D`` (``D`` its end-to-end vector) and the travel those of
-``C . up``, and the wheel rate's derivative follows by the chain rule (T4). A pair whose
-twists change with its own variables (the Hooke pair's second pin) adds terms (T1) leaves
-out: with one in the mechanism the wheel rate has no sensitivities (:func:`missing`).
+``C . up``, and the wheel rate's derivative follows by the chain rule (T4). A Hooke pair's
+second pin is carried by the cross, which turns with the first angle: with ``K = [xi_0,
+xi_1]`` its ``d_b d_a Z`` has besides (T1)
+
+    K (w0_b a1 + q0_ab w1_a + w0_a q1_ab) + [xi_0, K] w0_b w0_a w1_a                 (T1')
+
+(``w = q_a`` and ``w_b`` the angles' rates, ``a1`` the second angle's second rate along a,
+``q_ab`` the angles' mixed second rates: half the ``u`` of (H3) along a coordinate).
 
 Not available: with a virtual steering axis (``Corner.kingpin = None``) the steering-axis
-metrics; wheel travel measured at the contact patch; with a Hooke pair, the wheel rate.
+metrics (:func:`missing` says why); wheel travel measured at the contact patch.
 
 Roll
 ----
@@ -264,29 +269,20 @@ RATE_METRICS = {
 #: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
 FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
                  "anti_dive", "anti_lift", "anti_squat")
-WHEEL_RATE_MISSING = ("wheel_rate with a pair whose twists change with its own variables (Hooke) in the "
-                      "mechanism: no sensitivities (its third rates are not in (T1); motion_ratio has them)")
-
-
-def missing(metric, axle_metric=False, model=None):
-    """Why ``metric`` has no sensitivities in any analysis of ``model`` (a mechanism.Model, a
-    suspension's ``model``), or None (module docstring: what is not available): a per-wheel
-    metric by its name without a side, or with ``axle_metric`` one of an axle's own
-    (:data:`~loops.suspension.metrics.AXLE_METRICS`, all of which have them)."""
-    if metric == "wheel_rate" and not axle_metric and model is not None and _twists_turn(model.pairs):
-        return WHEEL_RATE_MISSING
-    return None
-
-
-def _twists_turn(pairs):
-    """Whether any of ``pairs`` (specs with a ``pair_type``) has twists that change with its own
-    variables (a Hooke pair's second pin), which the third rates (T1) leave out."""
-    return any(type(pair.pair_type).twist_rates is not PairType.twist_rates for pair in pairs)
-
 #: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
 #: upright's instant screw axis, a velocity quantity; no sensitivity then.
 KINGPIN_METRICS = ("castor", "kingpin_inclination", "scrub_radius", "kingpin_offset_wheel_centre", "castor_trail",
                    "hub_trail")
+
+
+def missing(metric, suspension):
+    """Why the per-wheel ``metric`` (its name without a side) has no sensitivities in any
+    analysis of ``suspension``, or None (module docstring: what is not available): the
+    steering-axis metrics of a corner on a virtual steering axis."""
+    if metric in KINGPIN_METRICS and any(corner.kingpin is None for corner in suspension.corners.values()):
+        return (f"{metric} is taken on a virtual steering axis (corner.kingpin not set: the upright's instant "
+                "screw axis, a velocity quantity): no sensitivities")
+    return None
 
 #: Positions where the chosen square rows of ``B`` leave the others unsatisfied by more
 #: than this (dimensionless residual over the right-hand side) are solved by least squares
@@ -484,6 +480,7 @@ class _Closure:
         self.rows = np.flatnonzero(np.asarray(block.row_position) >= 0)
         starts = np.asarray(topology.start)
         self.column_pair = np.asarray(topology.column_pair)
+        self.column_start = np.asarray(topology.start)
         incidence = np.zeros((topology.loops, system.n))
         for i in range(topology.loops):
             entries = slice(topology.loop_ptr[i], topology.loop_ptr[i + 1])
@@ -547,6 +544,8 @@ class _Directions:
 
     def __init__(self, closure, moves, driver_columns, where):
         self.closure, self.moves, self.where = closure, moves, where
+        # Hooke pairs: their second pin turns with the first angle (T1')
+        self.hooke = [p for p, pair in enumerate(closure.system.pairs) if pair.kind == "hooke"]
         system = closure.system
         N, P, K = closure.xi.shape[0], system.topology.pairs, len(moves)
         # Drivers: unit rate of one, the others (and held variables) at rest (eq. 4).
@@ -576,7 +575,13 @@ class _Directions:
         (H3); solved once per driver."""
         if d not in self._mixed:
             self._mixed[d] = self._solve_mixed(d)
-        return self._mixed[d]
+        return self._mixed[d][0]
+
+    def variable_rates(self, d):
+        """``d_p q_a`` (N, K, n) for driver ``d`` (index): half the ``u`` of (H3), the mixed
+        second rates of the variables that are coordinates (all but a spherical pair's)."""
+        self.mixed(d)
+        return self._mixed[d][1] / 2.0
 
     def velocity_rate(self, d):
         """``d/dp`` of every link's velocity per unit rate of driver ``d`` (index; the other
@@ -594,13 +599,13 @@ class _Directions:
 
     def along_coordinates(self, d):
         """The coordinates as a :class:`_Along` for the third rates along driver ``d``."""
-        return _Along(self.V_p, self.pre, self.velocity_rate(d))
+        return _Along(self.V_p, self.pre, self.velocity_rate(d), self.q_p, self.variable_rates(d))
 
-    def acceleration_rate(self, d, A_a, along):
+    def acceleration_rate(self, d, A_a, q_aa, along):
         """``d_b A_a`` (N, B, L, 6): the rate along the B directions of ``along`` (a
         :class:`_Along`) of every link's acceleration ``A_a = d_a V_a`` (N, L, 6, along driver
-        ``d`` alone), from the closure differentiated a third time, (T1)-(T2) of the module
-        docstring."""
+        ``d`` alone, with the variables' second rates ``q_aa`` (N, n)), from the closure
+        differentiated a third time, (T1)-(T2) of the module docstring."""
         c = self.closure
         first, second = c.first, c.second
         V_a = self.V_a[:, d]  # (N, L, 6)
@@ -610,6 +615,8 @@ class _Directions:
         carrier = along.V[:, :, first] + along.pre  # the pair's twists' carrier along b (after a virtual slide)
         known = (lie_bracket(along.rate[:, :, first], Z[:, None]) + lie_bracket(V_a[:, None, first], dZ)
                  + lie_bracket(carrier, Y[:, None]))
+        for p in self.hooke:
+            known[:, :, p] += _hooke_terms(c.xi, c.column_start[p], self.q_a[:, d], q_aa, along)
         # Gauge rows: any third rate of an idle spin closes the loops and moves no other link
         # (T2); the one with the rows' own terms left out is taken.
         rhs = c.rows_of(known, np.zeros(known.shape[:2] + (len(c.gauge_links),)))
@@ -644,7 +651,7 @@ class _Directions:
             gauge = self._gauge_rates(d)
         rhs = c.rows_of(pair_terms, gauge)
         u = c.solve(-rhs, self.where).transpose(0, 2, 1)
-        return c.link_sum(u, pair_terms)
+        return c.link_sum(u, pair_terms), u
 
     def _gauge_rates(self, d):
         """The gauge rows' second-order terms besides ``r . S``: ``rate(w, w_p, u) . omega_a +
@@ -719,7 +726,7 @@ class Sensitivities:
     def _metric(self, metric):
         if metric not in self.values:
             axle_metric = self.result.suspension.is_axle and metric in AXLE_METRICS
-            reason = missing(metric if axle_metric else _wheel_metric(metric), axle_metric, self.result.model)
+            reason = None if axle_metric else missing(_wheel_metric(metric), self.result.suspension)
             if reason is not None:
                 raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
@@ -747,6 +754,20 @@ class Sensitivities:
         if driver not in drivers:
             raise ModelError(f"driver {driver!r}", f"not a driver of this analysis (drivers: {', '.join(drivers)})")
         return self._directions.velocity_rate(drivers.index(driver))[:, :, index]
+
+    def link_acceleration_rate(self, link, driver):
+        """``d/dp`` of the acceleration of ``link`` per unit rate of ``driver`` squared (the other
+        drivers and the held variables at rest): (N, k, 6), global, origin-referenced, from the
+        closure differentiated a third time ((T1)-(T2) of the module docstring). An idle link's
+        spin about its line is left free there (it moves nothing else): for an idle link only
+        the part across its line is its own."""
+        index = self._link(link)
+        drivers = list(self.result.drivers)
+        if driver not in drivers:
+            raise ModelError(f"driver {driver!r}", f"not a driver of this analysis (drivers: {', '.join(drivers)})")
+        d = drivers.index(driver)
+        q_aa, A_a = _second_rates_along(self.result)(d)
+        return self._directions.acceleration_rate(d, A_a, q_aa, self._directions.along_coordinates(d))[:, :, index]
 
     def ranked(self, metric=None, position=None) -> list[Influence]:
         """The most influential coordinates: for each metric (or ``metric`` alone), one row per
@@ -891,7 +912,7 @@ def sensitivities_of(result, coords, *, rates=True, only=None) -> Sensitivities:
         dimensions = {name: AXLE_METRICS[name] if name in AXLE_METRICS else
                       {**METRICS, **ROLL_METRICS}[_wheel_metric(name)] for name in values}
     wheels = {}
-    accelerations = _travel_accelerations(result) if rates else None
+    accelerations = _second_rates_along(result) if rates else None
     for side, corner in susp.corners.items() if result.analysis != "roll" else ():
         suffix = f"_{side}" if susp.is_axle else ""
         per_wheel, wheels[side] = _corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates,
@@ -1067,16 +1088,38 @@ def _has_wheel_rate(system, resolved):
 class _Along:
     """B directions ``b`` of the third rates along a driver ``a`` (T1): every link's twist
     ``V`` (N, B, L, 6) along b, the virtual slides' twists ``pre`` (N, B, P, 6) before the
-    pairs b moves (zero along a driver), and ``rate = d_b V_a`` (N, B, L, 6)."""
+    pairs b moves (zero along a driver), ``rate = d_b V_a`` (N, B, L, 6), and the variables'
+    rates ``q`` (N, B, n) along b and mixed second rates ``q_ab`` (N, B, n) (read for the
+    Hooke pairs' angles only, (T1'))."""
 
     V: np.ndarray
     pre: np.ndarray
     rate: np.ndarray
+    q: np.ndarray
+    q_ab: np.ndarray
 
     @classmethod
-    def driver(cls, V_j, rate):
-        """Along driver j: its link twists (N, L, 6) and ``d_j V_a`` (N, L, 6)."""
-        return cls(V_j[:, None], 0.0, rate[:, None])
+    def driver(cls, V_j, rate, q_j, q_aj):
+        """Along driver j: its link twists (N, L, 6), ``d_j V_a`` (N, L, 6), the variables'
+        rates ``q_j`` (N, n) and ``q_aj`` (N, n)."""
+        return cls(V_j[:, None], 0.0, rate[:, None], q_j[:, None], q_aj[:, None])
+
+
+def _hooke_terms(xi, start, q_a, q_aa, along):
+    """(T1') The Hooke pair's terms of ``d_b d_a Z`` (N, B, 6) besides (T1): its second pin
+    ``xi_1`` is carried by the cross, which turns with the first angle, so with ``K =
+    [xi_0, xi_1]`` (``xi`` (N, n, 6) the variables' twists, the pair's from column ``start``)
+
+        K (w0_b a1 + q0_ab w1_a + w0_a q1_ab) + [xi_0, K] w0_b w0_a w1_a
+
+    (``w = q_a``, ``w_b`` the angles' rates, ``a1`` the second angle's second rate along a)."""
+    xi_0, xi_1 = xi[:, start], xi[:, start + 1]
+    K = lie_bracket(xi_0, xi_1)  # (N, 6)
+    KK = lie_bracket(xi_0, K)
+    w0a, w1a, a1 = q_a[:, start, None], q_a[:, start + 1, None], q_aa[:, start + 1, None]
+    w0b, q0ab, q1ab = along.q[:, :, start], along.q_ab[:, :, start], along.q_ab[:, :, start + 1]
+    first = w0b * a1 + q0ab * w1a + w0a * q1ab  # (N, B)
+    return K[:, None] * first[..., None] + KK[:, None] * (w0b * w0a * w1a)[..., None]
 
 
 def _point_rates(closure, V_a, A_a, along, J, located, moved):
@@ -1107,14 +1150,14 @@ def _point_rates(closure, V_a, A_a, along, J, located, moved):
     return x, x_a, x_b, x_aa, x_ab, x_aab
 
 
-def _spring_rates(closure, directions, d, A_a, along, resolved, up, moved):
+def _spring_rates(closure, directions, d, A_a, q_aa, along, resolved, up, moved):
     """The wheel rate's ingredients along driver a (the travel driver ``d``) and the B
     directions of ``along`` (T4), each (N, B): the spring length ``L`` and its rates ``L_a,
     L_b, L_aa, L_ab, L_aab`` (from ``L^2 = D . D``, D the spring's end-to-end vector,
     differentiated), the wheel-centre travel's ``w_a, w_aa, w_ab, w_aab`` along ``up`` (3,) or
     (N, 3) one per position."""
     N, B = along.V.shape[:2]
-    J = directions.acceleration_rate(d, A_a, along)
+    J = directions.acceleration_rate(d, A_a, q_aa, along)
     V_a = directions.V_a[:, d]
     ends = [_point_rates(closure, V_a, A_a, along, J, end, moved) for end in resolved.spring]
     D, D_a, D_b, D_aa, D_ab, D_aab = (one - two for one, two in zip(*ends))
@@ -1155,8 +1198,8 @@ def _wheel_rate_derivative(spec, at, dL, dL_a, dL_aa, dw_a, dw_aa):
 def _wheel_rate_sensitivity(closure, directions, d, accelerations, resolved, up, moved):
     """``d wheel_rate / dp`` (N, k) along the travel driver ``d`` (T4) at fixed drivers, the
     travel taken along ``up`` (3,)."""
-    r = _spring_rates(closure, directions, d, accelerations(d), directions.along_coordinates(d), resolved, up,
-                      moved)
+    q_aa, A_a = accelerations(d)
+    r = _spring_rates(closure, directions, d, A_a, q_aa, directions.along_coordinates(d), resolved, up, moved)
     at = (r["L"], r["L_a"], r["L_aa"], r["w_a"], r["w_aa"])
     return _wheel_rate_derivative(resolved.spring_spec, at, r["L_b"], r["L_ab"], r["L_aab"], r["w_ab"], r["w_aab"])
 
@@ -1251,29 +1294,28 @@ def _roll_axis(susp, moves, where):
 
 
 def _motion_along(result, drivers):
-    """Link velocities and accelerations ``(V, A)`` (N, L, 6), global, at the positions of
-    ``result`` along the unit rates of ``drivers`` (indices; the other drivers at rest)."""
+    """The variables' second rates ``q_ddot`` (N, n) and the link velocities and accelerations
+    ``V, A`` (N, L, 6), global, at the positions of ``result`` along the unit rates of
+    ``drivers`` (indices; the other drivers at rest)."""
     from ..continuation import motion_at_positions  # noqa: PLC0415
 
     columns = result._driven_columns()
     speeds = np.zeros((len(result), len(columns)))
     speeds[:, list(drivers)] = 1.0
-    _, _, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
-                                     speeds, np.zeros_like(speeds))
-    return V, A
+    _, q_ddot, V, A = motion_at_positions(result.system, columns, result._q, result._rotations, result._tangents,
+                                          speeds, np.zeros_like(speeds))
+    return q_ddot, V, A
 
 
-def _travel_accelerations(result):
-    """Getter driver index -> the link accelerations (N, L, 6) along that driver alone, for
-    the wheel rate's third rates (T4), or None where they cannot be had: a pair whose twists
-    change with its own variables (Hooke) makes (T1) incomplete."""
-    if _twists_turn(result.system.pairs):
-        return None
+def _second_rates_along(result):
+    """Getter driver index -> ``(q_aa (N, n), A_a (N, L, 6))``, the variables' second rates and
+    the link accelerations along that driver alone (for the wheel rate's third rates, (T4)),
+    each computed once."""
     cache = {}
 
     def get(d):
         if d not in cache:
-            cache[d] = _motion_along(result, [d])[1]
+            cache[d] = _motion_along(result, [d])[::2]
         return cache[d]
 
     return get
@@ -1285,11 +1327,11 @@ def _driver_accelerations(result, drivers):
     positions of ``result``. The accelerations along one driver are ``D[j][j]``; along the sum
     of two they add the symmetric ``S_kj = D[k][j] + D[j][k]``, and ``D[k][j] - D[j][k] =
     [V_k, V_j]`` (the twists' integrability, as in (H3))."""
-    single = [_motion_along(result, [j]) for j in drivers]
+    single = [_motion_along(result, [j])[1:] for j in drivers]
     D = [[single[j][1] if j == k else None for j in range(len(drivers))] for k in range(len(drivers))]
     for k in range(len(drivers)):
         for j in range(k + 1, len(drivers)):
-            S = _motion_along(result, [drivers[k], drivers[j]])[1] - single[k][1] - single[j][1]
+            S = _motion_along(result, [drivers[k], drivers[j]])[2] - single[k][1] - single[j][1]
             bracket = lie_bracket(single[k][0], single[j][0])
             D[k][j], D[j][k] = (S + bracket) / 2.0, (S - bracket) / 2.0
     return D
@@ -1589,9 +1631,8 @@ class _Roll:
         """``{wheel_rate_side: (N, k)}``: (R8) the wheel rate along each wheel's own travel, seen
         from the road, differentiated along the roll solution."""
         dirs = self.directions
-        if _travel_accelerations(self.result) is None:
-            return {}
         D = _driver_accelerations(self.result, self.travels)
+        q_aa = [_motion_along(self.result, [t])[0] for t in self.travels]
         up = np.einsum("nji,j->ni", self.R, self.body.up)  # the road's up in the body frame
         out = {}
         for i, side in enumerate(SIDES):
@@ -1599,9 +1640,15 @@ class _Roll:
             if not _has_wheel_rate(self.closure.system, resolved):
                 continue
             a = self.travels[i]
-            at_p = _spring_rates(self.closure, dirs, a, D[i][i], dirs.along_coordinates(a), resolved, up, self.moved)
-            at_t = [_spring_rates(self.closure, dirs, a, D[i][i], _Along.driver(dirs.V_a[:, t], D[j][i]), resolved,
-                                  up, {}) for j, t in enumerate(self.travels)]
+            at_p = _spring_rates(self.closure, dirs, a, D[i][i], q_aa[i], dirs.along_coordinates(a), resolved, up,
+                                 self.moved)
+            at_t = []
+            for j, t in enumerate(self.travels):
+                # q_aj: half the second rates along a + t less those along a and along t (a
+                # Hooke pair's angles are coordinates: their mixed rates are symmetric)
+                q_at = q_aa[i] if j == i else (_motion_along(self.result, [a, t])[0] - q_aa[i] - q_aa[j]) / 2.0
+                along = _Along.driver(dirs.V_a[:, t], D[j][i], dirs.q_a[:, t], q_at)
+                at_t.append(_spring_rates(self.closure, dirs, a, D[i][i], q_aa[i], along, resolved, up, {}))
 
             def total(key):
                 """(R4) for one ingredient: along p at fixed travels, plus along each travel."""

@@ -231,11 +231,11 @@ ROLL_METRICS = {"roll_camber": "angle/angle", "roll_steer": "angle/angle"}
 
 #: Per-wheel metrics a corner has only with a part (:func:`corner_metrics`): metric -> (the
 #: part, the :class:`~loops.suspension.corner.Resolved` attribute that holds it).
-PART_METRICS = {"spring_length": ("a spring (corner.spring)", "spring"),
-                "motion_ratio": ("a spring (corner.spring)", "spring"),
-                "wheel_rate": ("a spring with a stiffness (corner.spring)", "spring_spec"),
-                "damper_length": ("a damper (corner.damper)", "damper"),
-                "damper_motion_ratio": ("a damper (corner.damper)", "damper")}
+PART_METRICS = {"spring_length": ("spring (corner.spring)", "spring"),
+                "motion_ratio": ("spring (corner.spring)", "spring"),
+                "wheel_rate": ("spring with a stiffness (corner.spring)", "spring_spec"),
+                "damper_length": ("damper (corner.damper)", "damper"),
+                "damper_motion_ratio": ("damper (corner.damper)", "damper")}
 
 #: Axle metric -> dimension.
 AXLE_METRICS = {
