@@ -18,9 +18,8 @@ Targets are per analysis: ``targets`` for parallel wheel travel at ``travel``,
 ``roll_targets`` for the roll at ``roll_angle`` (an axle: its metrics relative to the road,
 camber and toe per side, the wheel travels, their rates, ``roll_camber`` and
 ``roll_steer``). An axle's own metrics (``roll_centre_height``, ``track``, ...) are targets
-of every analysis. A target whose metric has no sensitivities (castor on a virtual
-steering axis, :func:`.sensitivity.missing`) or that the corner does not have (a spring's
-metric without a spring) is refused before any sweep.
+of every analysis, and every metric has sensitivities; a target the corner does not have (a
+spring's metric without a spring) is refused before any sweep.
 
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
@@ -47,7 +46,7 @@ from ..suspension.analyses import Suspension, parallel_travel, roll, steering
 from ..suspension.hardpoints import apply_hardpoints
 from ..suspension.metrics import AXLE_METRICS, METRICS, PART_METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
-from .sensitivity import FIELD_METRICS, RATE_METRICS, missing, sensitivities_of
+from .sensitivity import FIELD_METRICS, RATE_METRICS, sensitivities_of
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
@@ -98,9 +97,7 @@ def _targets(table, analysis, count, where, suspension):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if axle_metric:
             base = metric
-        reason = None
-        if isinstance(base, str) and not axle_metric:
-            reason = missing(base, suspension) or _without_part(suspension, base)
+        reason = None if axle_metric or not isinstance(base, str) else _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
@@ -261,9 +258,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     ModelError
         Located ``vary 'NAME'`` for a coordinate that is not one (or has no derivative,
         :mod:`.sensitivity`), ``targets['camber']`` for a target of the wrong length,
-        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target without
-        sensitivities or not in the corner (``targets['castor']`` on a virtual steering axis:
-        :func:`.sensitivity.missing`; ``targets['wheel_rate']`` without a spring); ``optimise`` when a design in the bounds cannot be swept.
+        ``bounds``, ``start``, ``roll_angle``, ``roll_targets`` (a corner); a target the corner
+        does not have (``targets['wheel_rate']`` without a spring); ``optimise`` when a design in the bounds cannot be swept.
     """
     from scipy.optimize import least_squares  # noqa: PLC0415
 

@@ -128,8 +128,20 @@ xi_1]`` its ``d_b d_a Z`` has besides (T1)
 (``w = q_a`` and ``w_b`` the angles' rates, ``a1`` the second angle's second rate along a,
 ``q_ab`` the angles' mixed second rates: half the ``u`` of (H3) along a coordinate).
 
-Not available: with a virtual steering axis (``Corner.kingpin = None``) the steering-axis
-metrics (:func:`missing` says why); wheel travel measured at the contact patch.
+A virtual steering axis
+----------------------
+A corner without a kingpin (``Corner.kingpin = None``) steers about the upright's instant
+screw axis in the steering motion, the line of its twist ``V_s`` per unit steering
+variable: through ``omega x v_o / |omega|^2`` along ``omega / |omega|``. Its rate along p is
+that line's for the twist's rate ``d_p V_s`` of (H4), so the steering-axis metrics (castor,
+kingpin inclination, scrub radius, the trails and offsets) on it are differentiated as on a
+kingpin, by feeding :func:`~loops.suspension.metrics.corner_metrics` the steering motion
+with that rate (``Motion.twist_rate``)                                               (V1)
+
+and in a roll, along each travel ``t_j``, with ``d_j V_s`` of ``D``.
+
+Not available: wheel travel measured at the contact patch (sensitivities are taken at
+fixed wheel-centre travel).
 
 Roll
 ----
@@ -249,7 +261,7 @@ from .coordinates import Coordinate, coordinates
 from .geometry import road_loop_pairs
 
 __all__ = ["Sensitivities", "Influence", "HardpointMotion", "sensitivities", "sensitivities_of", "RATE_METRICS",
-           "FIELD_METRICS", "missing", "ANALYSES"]
+           "FIELD_METRICS", "ANALYSES"]
 
 #: The analyses whose sensitivities are available.
 ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
@@ -269,21 +281,6 @@ RATE_METRICS = {
 #: (:func:`~loops.suspension.metrics.velocity_field_metrics`).
 FIELD_METRICS = ("fvic_height", "fvsa_length", "svic_height", "svsa_length", "roll_centre_height", "roll_centre_z",
                  "anti_dive", "anti_lift", "anti_squat")
-#: Metrics taken on a virtual steering axis (``Corner.kingpin = None``): its axis is the
-#: upright's instant screw axis, a velocity quantity; no sensitivity then.
-KINGPIN_METRICS = ("castor", "kingpin_inclination", "scrub_radius", "kingpin_offset_wheel_centre", "castor_trail",
-                   "hub_trail")
-
-
-def missing(metric, suspension):
-    """Why the per-wheel ``metric`` (its name without a side) has no sensitivities in any
-    analysis of ``suspension``, or None (module docstring: what is not available): the
-    steering-axis metrics of a corner on a virtual steering axis."""
-    if metric in KINGPIN_METRICS and any(corner.kingpin is None for corner in suspension.corners.values()):
-        return (f"{metric} is taken on a virtual steering axis (corner.kingpin not set: the upright's instant "
-                "screw axis, a velocity quantity): no sensitivities")
-    return None
-
 #: Positions where the chosen square rows of ``B`` leave the others unsatisfied by more
 #: than this (dimensionless residual over the right-hand side) are solved by least squares
 #: on every row instead.
@@ -725,10 +722,6 @@ class Sensitivities:
 
     def _metric(self, metric):
         if metric not in self.values:
-            axle_metric = self.result.suspension.is_axle and metric in AXLE_METRICS
-            reason = None if axle_metric else missing(_wheel_metric(metric), self.result.suspension)
-            if reason is not None:
-                raise ModelError(f"metric {metric!r}", reason)
             raise ModelError(f"metric {metric!r}", f"no sensitivities of it (metrics: {', '.join(self.values)})")
         return metric
 
@@ -1007,24 +1000,26 @@ def _corner_sensitivities(susp, side, corner, closure, directions, driver_names,
     d_index = {name: i for i, name in enumerate(driver_names)}
     steer_index = d_index.get(corner.steering) if corner.steering is not None else None
 
-    def steer_motion(expand):
+    def steer_motion(expand, axis_rates=False):
         if steer_index is None:
             return None
-        return _along_driver(closure, directions, steer_index, K if expand else None)
+        motion = _along_driver(closure, directions, steer_index, K if expand else None)
+        if axis_rates:  # the twists' rates along p (H4): a virtual steering axis moves with p (V1)
+            motion = Motion(motion.pose, motion.twist, None, _flat(closure, directions.velocity_rate(steer_index)))
+        return motion
 
-    def run(motion, design_values, expand, wheel=None):
+    def run(motion, design_values, expand, wheel=None, axis_rates=False):
         _, named, points = corner_metrics(resolved, corner, design_values, motion, frame, vehicle=susp.vehicle,
-                                          steer_motion=steer_motion(expand))
+                                          steer_motion=steer_motion(expand, axis_rates))
         if wheel is not None:
             wheel.update(points)
         return named
 
     wheel = {}
-    along_p = run(_along_p(closure, directions, moved), design_jets, True, wheel)
+    along_p = run(_along_p(closure, directions, moved), design_jets, True, wheel, axis_rates=True)
     out = {}
-    skip = KINGPIN_METRICS if corner.kingpin is None else ()
     for name, jet in along_p.items():
-        if name in METRICS and name not in skip:
+        if name in METRICS:
             out[name] = jet.d.reshape(N, K)
     jets_out = {"patch": wheel["patch_jet"], "patch_velocity": None, "steer_angle": along_p["steer_angle"],
                 "steer_rate": None, "design": design_jets}
@@ -1375,6 +1370,7 @@ class _Roll:
                            for side in SIDES], axis=1)
         self.travel_rate = -np.linalg.solve(self.J, g_p)  # (N, 2, K)
         self._along_travels = {}
+        self._steer_rates = {}
 
     def on_road(self, motion, rows):
         """A body motion seen from the road (N rows, or N K rows)."""
@@ -1392,27 +1388,49 @@ class _Roll:
         patch = self.susp.design[side].patch if design is None else design.patch
         return _patch_height(self.susp, side, motion, self.body.up, patch)
 
-    def steer(self, side, rows, seen):
-        """The steering variable's motion (for a virtual steering axis), seen by ``seen``."""
+    def steer(self, side, rows, seen, rate=None):
+        """The steering variable's motion (for a virtual steering axis), seen by ``seen``, with
+        its twists' rate ``rate`` (a getter link -> (rows, 6)) along the jets' direction."""
         steering = self.susp.corners[side].steering
         if steering not in self.driver_names:
             return None
         motion = _along_driver(self.closure, self.directions, self.driver_names.index(steering),
                                self.K if rows else None)
+        if rate is not None:
+            motion = Motion(motion.pose, motion.twist, None, rate)
         return seen(motion, rows)
+
+    def steer_rates(self, side):
+        """(V1) for a virtual steering axis seen from the road: the steering motion's twists'
+        rates along p (getter, N K rows) and along each travel (getters, N rows), or None when
+        ``side`` has a kingpin (or no steering variable)."""
+        corner = self.susp.corners[side]
+        if corner.kingpin is not None or corner.steering not in self.driver_names:
+            return None
+        s = self.driver_names.index(corner.steering)
+        if s not in self._steer_rates:
+            index = self.closure.system.link_index
+            D = _driver_accelerations(self.result, self.travels + [s])  # D[j][-1] = d_{t_j} V_s
+            self._steer_rates[s] = (_flat(self.closure, self.directions.velocity_rate(s)),
+                                    [lambda link, j=j: D[j][-1][:, index[link]] for j in range(len(self.travels))])
+        return self._steer_rates[s]
 
     def along_travels(self, side):
         """``side``'s metric jets along each travel seen from the road (N rows each), once."""
         if side not in self._along_travels:
+            rates = self.steer_rates(side)
             self._along_travels[side] = [self.metrics(side, self.on_road(m, False), self.susp.design[side],
-                                                      self.road, False, self.on_road) for m in self.along_t]
+                                                      self.road, False, self.on_road,
+                                                      None if rates is None else rates[1][j])
+                                         for j, m in enumerate(self.along_t)]
         return self._along_travels[side]
 
-    def metrics(self, side, motion, design, frame, rows, seen):
-        """``corner_metrics``' jets of ``side`` along ``motion`` (rows: N K, else N)."""
+    def metrics(self, side, motion, design, frame, rows, seen, steer_rate=None):
+        """``corner_metrics``' jets of ``side`` along ``motion`` (rows: N K, else N); a virtual
+        steering axis moves with ``steer_rate`` (:meth:`steer`)."""
         corner = self.susp.corners[side]
         return corner_metrics(self.susp.resolved[side], corner, design, motion, frame, vehicle=self.susp.vehicle,
-                              steer_motion=self.steer(side, rows, seen))[1]
+                              steer_motion=self.steer(side, rows, seen, steer_rate))[1]
 
     def position_rates(self):
         """``{metric_side: (N, k)}``: (R4) for every position metric, in the road frame, the
@@ -1423,11 +1441,12 @@ class _Roll:
             return motion
 
         def rates(side, frame_rows, seen, design_along_p, named_t):
-            named_p = self.metrics(side, seen(self.along_p, True), design_along_p, frame_rows, True, seen)
-            skip = KINGPIN_METRICS if self.susp.corners[side].kingpin is None else ()
+            steer_rates = self.steer_rates(side)
+            named_p = self.metrics(side, seen(self.along_p, True), design_along_p, frame_rows, True, seen,
+                                   None if steer_rates is None else steer_rates[0])
             return {name: jet.d.reshape(N, K) + sum(t[name].d[:, None] * self.travel_rate[:, j]
                                                     for j, t in enumerate(named_t))
-                    for name, jet in named_p.items() if name in METRICS and name not in skip}
+                    for name, jet in named_p.items() if name in METRICS}
 
         out = {}
         for side in SIDES:

@@ -501,6 +501,12 @@ def _design_pose(susp, tolerance):
     return record
 
 
+def _steer_of(record, corner):
+    """The steering variable's motion in ``record`` (body frame), which a virtual steering
+    axis is taken from, or None when the record does not drive it."""
+    return Motion.of(record.along(corner.steering)) if corner.steering in record.drivers else None
+
+
 def static_roll_centre(susp, tolerance=1e-10):
     """The axle's kinematic roll centre at the design pose, m, body frame: (3,) for one
     design; (rows, 3), one per row, for a suspension with per-row design values
@@ -511,7 +517,7 @@ def static_roll_centre(susp, tolerance=1e-10):
     for side, corner in susp.corners.items():
         motion = Motion.of(record.along(susp.resolved[side].travel))
         _, _, extra = corner_metrics(susp.resolved[side], corner, susp.design[side], motion,
-                                     Frame.body(corner), vehicle=susp.vehicle)
+                                     Frame.body(corner), vehicle=susp.vehicle, steer_motion=_steer_of(record, corner))
         patches[side], velocities[side] = jets.constant(extra["patch"]), jets.constant(extra["patch_velocity"])
     centre = roll_centre_point(patches, velocities, Frame.body(susp.corners["left"])).value
     return centre[0] if susp.design_rows is None else centre
@@ -608,18 +614,18 @@ def roll(susp: Suspension, roll_angle, *, travel_at="wheel-centre", tolerance=1e
     roll_columns = []
     for side, corner in susp.corners.items():
         resolved = susp.resolved[side]
-        steer = None
-        if corner.steering in record.drivers:
-            steer = Motion.of(record.along(corner.steering)).in_frame(R, shift)
+        steer_body = _steer_of(record, corner)
+        steer = None if steer_body is None else steer_body.in_frame(R, shift)
         values, _, extra = corner_metrics(resolved, corner, design[side], motions[side], frame_road,
                                           travel_at=travel_at, vehicle=susp.vehicle, steer_motion=steer)
         body, _, _ = corner_metrics(resolved, corner, design[side], Motion.of(record.along(resolved.travel)),
-                                    frame_body, travel_at=travel_at, vehicle=susp.vehicle)
+                                    frame_body, travel_at=travel_at, vehicle=susp.vehicle, steer_motion=steer_body)
         for key in BODY_TRAVELS:
             if key in values:
                 values[key] = body[key]
         wheels[side] = (values, extra)
-        _, rolled, _ = corner_metrics(resolved, corner, design[side], rolling, frame_road, travel_at=travel_at)
+        _, rolled, _ = corner_metrics(resolved, corner, design[side], rolling, frame_road, travel_at=travel_at,
+                                      steer_motion=steer)
         for name, value in values.items():
             columns.append(Column(f"{name}_{side}", value, METRICS[name], 0))
         roll_columns += [Column(f"roll_camber_{side}", rolled["camber"].d, ROLL_METRICS["roll_camber"], 0),

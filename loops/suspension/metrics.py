@@ -282,10 +282,13 @@ class Frame:
 class Motion:
     """Link poses (N, 4, 4) with the twists ``(omega, v_o)`` (N, 6) and their rates (N, 6)
     of one motion, per unit of its parameter, all in one frame. ``acceleration`` may be
-    None (second rates then NaN)."""
+    None (second rates then NaN). ``twist_rate``, when given, is the twists' rate (N, 6)
+    along another direction, the one a design sensitivity differentiates along (a virtual
+    steering axis, the upright's instant screw axis in this motion, then moves with it)."""
 
-    def __init__(self, pose, twist, acceleration=None):
+    def __init__(self, pose, twist, acceleration=None, twist_rate=None):
         self._pose, self._twist, self._acceleration = pose, twist, acceleration
+        self._twist_rate = twist_rate
         self._cache = {}
 
     @classmethod
@@ -296,8 +299,10 @@ class Motion:
     def _get(self, kind, link):
         key = (kind, link)
         if key not in self._cache:
-            getter = {"pose": self._pose, "twist": self._twist, "acceleration": self._acceleration}[kind]
-            self._cache[key] = None if getter is None else np.asarray(getter(link), dtype=float)
+            getter = {"pose": self._pose, "twist": self._twist, "acceleration": self._acceleration,
+                      "twist_rate": self._twist_rate}[kind]
+            value = None if getter is None else getter(link)
+            self._cache[key] = None if value is None else np.asarray(value, dtype=float)
         return self._cache[key]
 
     def pose(self, link):
@@ -308,6 +313,9 @@ class Motion:
 
     def acceleration(self, link):
         return self._get("acceleration", link)
+
+    def twist_rate(self, link):
+        return self._get("twist_rate", link)
 
     def point(self, located):
         """Jet of a located point along this motion."""
@@ -331,7 +339,8 @@ class Motion:
                 return np.concatenate([omega, v], axis=1)
             return get
 
-        return Motion(lambda link: M @ self.pose(link), twist_of(self.twist), twist_of(self.acceleration))
+        return Motion(lambda link: M @ self.pose(link), twist_of(self.twist), twist_of(self.acceleration),
+                      twist_of(self.twist_rate))
 
     def combined(self, parts):
         """First-order motion ``sum_k c_k motion_k + (frame twist)``: ``parts`` is a list of
@@ -438,15 +447,18 @@ def _kingpin(resolved, motion, steer_motion, corner, frame):
         if steer_motion is None:
             raise ModelError("corner.kingpin", f"the virtual steering axis (kingpin = None) needs the steering "
                              f"variable {corner.steering!r} driven by the sweep (the analyses drive it)")
-        twist = steer_motion.twist(corner.upright)
+        # The upright's instant screw axis in the steering motion: its point nearest the
+        # origin and its direction, moving with the twist's rate where the motion has one.
+        value = steer_motion.twist(corner.upright)
+        rate = steer_motion.twist_rate(corner.upright)
+        twist = jets.Jet(value, np.full_like(value, np.nan) if rate is None else rate, np.full_like(value, np.nan))
         omega, v = twist[:, :3], twist[:, 3:]
-        size = np.einsum("ni,ni->n", omega, omega)
-        if np.any(size == 0):
+        size = jets.dot(omega, omega)
+        if np.any(size.value == 0):
             raise ModelError("corner.steering", f"moving {corner.steering!r} does not turn the upright: it does not "
                              "steer the wheel")
-        nan = np.full_like(omega, np.nan)
-        lower = jets.Jet(jets.cross_product(omega, v) / size[:, None], nan, nan)
-        axis = jets.Jet(omega / np.sqrt(size)[:, None], nan, nan)
+        lower = jets.cross(omega, v) * size.reciprocal().expand()
+        axis = omega * jets.sqrt(size).reciprocal().expand()
     sign = np.where(jets.dot(axis, frame.up).value < 0, -1.0, 1.0)[:, None]
     return lower, axis * sign
 
