@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.integrate import DOP853, RK45
 
-__all__ = ["Tableau", "TABLEAUS", "tableau", "IntegratorScratch", "new_scratch"]
+__all__ = ["Tableau", "TABLEAUS", "tableau", "IntegratorScratch", "new_scratch", "initial_step"]
 
 Tableau = namedtuple("Tableau", ["kind", "stages", "error_order", "A", "B", "C", "E3", "E5", "D", "A_EXTRA",
                                  "C_EXTRA", "dense_rows"])
@@ -48,13 +48,39 @@ def tableau(method) -> Tableau:
 IntegratorScratch = namedtuple("IntegratorScratch", ["K", "KX", "F", "vectors"])
 IntegratorScratch.__doc__ = """The arrays of one step of the compiled integrator (the kernels allocate
 nothing): stage derivatives ``K`` (stages + 1, N), with the extra stages of the dense output
-``KX`` (stages + 1 + extra, N), dense-output coefficients ``F`` (rows, N), and seven
-vectors (7, N) (error scale, first-step trial state and rate, new state and rate, stage
-state, a sample's rate)."""
+``KX`` (stages + 1 + extra, N), dense-output coefficients ``F`` (rows, N), and four
+vectors (4, N) (new state and rate, stage state, a sample's rate)."""
 
 
 def new_scratch(method: Tableau, size) -> IntegratorScratch:
     """An :class:`IntegratorScratch` for ``method`` and a state of ``size`` (N,) entries."""
     stages = method.stages
     return IntegratorScratch(np.zeros((stages + 1, size)), np.zeros((stages + 1 + method.A_EXTRA.shape[0], size)),
-                             np.zeros((method.dense_rows, size)), np.zeros((7, size)))
+                             np.zeros((method.dense_rows, size)), np.zeros((4, size)))
+
+
+def initial_step(method: Tableau, t, y, f, t_end, rtol, atol, max_step, evaluate) -> float:
+    """The first step size, s: scipy's ``select_initial_step`` (Hairer, Norsett and Wanner, I,
+    II.4), with ``evaluate(t, y) -> (status, y')`` the right-hand side (status 0: evaluated).
+
+    Two estimates from the scaled norms of ``y`` and ``y'``: ``h0 = 0.01 |y| / |y'|``, and from the
+    change of ``y'`` over a trial step of ``h0``, ``h1 = (0.01 / max(|y'|, |y''|))^(1 / (q + 1))``
+    (q the error estimator's order); the smaller of ``100 h0`` and ``h1``. A trial step that
+    cannot be evaluated (the loops do not close there) gives ``h0 / 100``."""
+    scale = atol + np.abs(y) * rtol
+
+    def rms(v):
+        return float(np.sqrt(np.sum((v / scale) ** 2) / max(len(v), 1)))
+
+    d0, d1 = rms(y), rms(f)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, t_end - t, max_step)
+    status, f1 = evaluate(t + h0, y + h0 * f)
+    if status != 0:
+        return h0 * 1e-2
+    d2 = rms(f1 - f) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (method.error_order + 1))
+    return min(100.0 * h0, h1, t_end - t, max_step)

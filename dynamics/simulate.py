@@ -60,7 +60,7 @@ from loops.results import MAX_RECORD_BYTES, Column, Trajectory, record_bytes
 from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped, SweepStopped
 
 from .equations import dynamic_model, finite_values, method_code, no_inertia_message, snapshot_of
-from .integrate import new_scratch, tableau
+from .integrate import initial_step, new_scratch, tableau
 from .motion import compiled, new_state, solver_params, state_from_walk
 
 __all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO", "MAX_STEPS", "STALL_STEPS",
@@ -579,7 +579,9 @@ class _Run:
         method = tableau(self.method)
         scratch = new_scratch(method, len(y))
         t_state = np.zeros(1)
-        control = np.array([self.t_end, self.rtol, self.atol, self.max_step, 0.0, STEPS_PER_CALL,
+        first = initial_step(method, 0.0, y, f, self.t_end, self.rtol, self.atol, self.max_step,
+                             lambda t, point: self._evaluate(t, point, self.stage))
+        control = np.array([self.t_end, self.rtol, self.atol, self.max_step, first, STEPS_PER_CALL,
                             self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
         while True:
             self._check_progress(t_state[0])

@@ -48,7 +48,7 @@ def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAU
     previous = work.q.copy()
     result = np.zeros(4)
     status = corrector(system.topology, system.geometry, block, work, new_factor(block), float(tolerance),
-                       int(max_iterations), MAX_NEWTON_STEP, False, result)
+                       int(max_iterations), MAX_NEWTON_STEP, False, result, 1.0)
     seat_spherical(system.topology, work, previous)
     config = evaluate(system, work.q, work.rotations)
     if status != CONVERGED:

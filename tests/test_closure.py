@@ -81,7 +81,7 @@ def corrector_from(system, block, start, factor):
     work = new_work(system, start)
     result = np.zeros(4)
     status = corrector(system.topology, system.geometry, block, work, factor, DEFAULT_TOLERANCE, NEWTON_ITERATIONS,
-                       MAX_NEWTON_STEP, True, result)
+                       MAX_NEWTON_STEP, True, result, 1.0)
     seat_spherical(system.topology, work, np.array(start))
     return status, result, work.q.copy(), work.rotations.copy()
 

@@ -28,20 +28,20 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels._compile import inline_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.newton import copy_evaluated, copy_factor
 
 from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
 
 __all__ = ["DONE", "BUDGET", "FULL", "SWITCH", "STOPPED", "DEAD_POINT", "MASS_SINGULAR", "integrate",
-           "initial_step", "evaluate_at", "renew_anchor", "copy_state", "record", "partition_health"]
+           "evaluate_at", "renew_anchor", "copy_state", "record", "partition_health"]
 
 DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 DOP853_KIND, RK45_KIND = 0, 1
 
 
-@kernel
+@internal_kernel
 def copy_state(work, factor, G, target_work, target_factor, target_G):
     """Copy a closed state (its ``work``, ``factor`` and the transmission ``G`` its dynamics
     found) into the target's."""
@@ -50,7 +50,7 @@ def copy_state(work, factor, G, target_work, target_factor, target_G):
     copy_matrix(G, target_G)
 
 
-@kernel
+@internal_kernel
 def renew_anchor(topology, geometry, block, work, factor, G, anchor, rows):
     """Make a new base state (``work``, ``factor``, ``G``) its own anchor (with its curvature)
     where its factorization is usable: the right-hand side marks it unusable below
@@ -79,70 +79,38 @@ def evaluate_at(model, anchor, work, factor, kin, t, y, dy):
                anchor_G, curvature, work, factor, kin, t, y, model.m, model.params, dy)
 
 
-@kernel
-def _rms(v, scale):
-    s = 0.0
-    for i in range(v.shape[0]):
-        s += (v[i] / scale[i]) ** 2
-    return math.sqrt(s / max(v.shape[0], 1))
-
-
-@inline_kernel
-def initial_step(model, tableau, anchor, work, factor, kin, t, y, f, t_end, rtol, atol, max_step, vectors):
-    """First step size (scipy's ``select_initial_step``, Hairer-Norsett-Wanner II.4), trying
-    a step into the stage ``work``, ``factor``, ``kin``; ``vectors`` (3, N) scratch."""
-    n = y.shape[0]
-    scale, y1, f1 = vectors[0], vectors[1], vectors[2]
-    for i in range(n):
-        scale[i] = atol + abs(y[i]) * rtol
-    d0 = _rms(y, scale)
-    d1 = _rms(f, scale)
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    h0 = min(h0, t_end - t, max_step)
-    for i in range(n):
-        y1[i] = y[i] + h0 * f[i]
-    if evaluate_at(model, anchor, work, factor, kin, t + h0, y1, f1) != OK:
-        return h0 * 1e-2
-    for i in range(n):
-        f1[i] -= f[i]
-    d2 = _rms(f1, scale) / h0
-    if d1 <= 1e-15 and d2 <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1.0 / (tableau.error_order + 1))
-    return min(100.0 * h0, h1, t_end - t, max_step)
-
-
 @inline_kernel
 def _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_factor, end_kin, t, y, f, h, K,
              y_new, f_new, ys, counters):
     """One step of the tableau from ``(t, y, f)``, the stages closed into ``stage_*``; ``end_*``
-    holds the closed state at ``t + h`` (``ys`` (N,) scratch)."""
+    holds the closed state at ``t + h`` (``ys`` (N,) scratch).
+
+    The stages and the end go through one call of :func:`evaluate_at` (the end is the last
+    stage, with the weights ``B``): each call site of that large kernel costs about a second
+    of compiling."""
     stages = tableau.stages
     n = y.shape[0]
     copy_vector(f, K[0])
-    for s in range(1, stages):
+    status = OK
+    for s in range(1, stages + 1):
+        end = s == stages
+        weights = tableau.B if end else tableau.A[s]
+        point = y_new if end else ys
         for i in range(n):
             acc = 0.0
             for j in range(s):
-                acc += tableau.A[s, j] * K[j, i]
-            ys[i] = y[i] + h * acc
+                acc += weights[j] * K[j, i]
+            point[i] = y[i] + h * acc
         counters[2] += 1
-        status = evaluate_at(model, anchor, stage_work, stage_factor, stage_kin, t + tableau.C[s] * h, ys, K[s])
+        work, factor, kin = (end_work, end_factor, end_kin) if end else (stage_work, stage_factor, stage_kin)
+        status = evaluate_at(model, anchor, work, factor, kin, t + (h if end else tableau.C[s] * h), point, K[s])
         if status != OK:
             return status
-    for i in range(n):
-        acc = 0.0
-        for j in range(stages):
-            acc += tableau.B[j] * K[j, i]
-        y_new[i] = y[i] + h * acc
-    counters[2] += 1
-    status = evaluate_at(model, anchor, end_work, end_factor, end_kin, t + h, y_new, f_new)
-    copy_vector(f_new, K[stages])
+    copy_vector(K[stages], f_new)
     return status
 
 
-@kernel
+@internal_kernel
 def _error_norm(tableau, K, y, y_new, h, rtol, atol):
     n = y.shape[0]
     rows = K.shape[0]
@@ -211,7 +179,7 @@ def _dense_coefficients(model, tableau, anchor, work, factor, kin, t, y, y_new, 
     return OK
 
 
-@kernel
+@internal_kernel
 def _dense_value(tableau, F, y, h, x, out):
     """``y(t_old + x h)`` from the dense-output coefficients."""
     n = y.shape[0]
@@ -255,7 +223,7 @@ def record(driven, m, work, kin, t, y, out, row):
         out.drive[row, driven[k]] = kin.efforts[k]
 
 
-@kernel
+@internal_kernel
 def partition_health(block, G, m, switch_ratio, dead_ratio):
     """0 when the coordinates are fine, 1 when an independent one should be switched (a dependent
     variable moves more than ``switch_ratio`` times faster, scaled), 2 at a dead point of a
@@ -280,8 +248,8 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
 
     ``control``: ``[t_end, rtol, atol, max_step, h (in/out), step budget, switch ratio,
-    dead-point ratio, step rejected (in/out), minimum step]``; ``h = 0`` on the first call: the
-    first step is then chosen by :func:`initial_step`. ``samples`` (S,) are the times
+    dead-point ratio, step rejected (in/out), minimum step]``; the first call's ``h`` is the
+    first step (:func:`dynamics.integrate.initial_step`). ``samples`` (S,) are the times
     to store (empty: every accepted step) and ``counters`` ``[steps, rejected, rhs calls,
     next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
     (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
@@ -300,13 +268,10 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     t = t_state[0]
     t_end, rtol, atol, max_step = control[0], control[1], control[2], control[3]
     h = control[4]
-    if h <= 0.0:
-        h = initial_step(model, tableau, anchor, stage_work, stage_factor, stage_kin, t, y, f, t_end, rtol, atol,
-                         max_step, scratch.vectors)
     budget = int(control[5])
     rejected = control[8] != 0.0
     K, KX, F = scratch.K, scratch.KX, scratch.F
-    y_new, f_new, ys, dummy = scratch.vectors[3], scratch.vectors[4], scratch.vectors[5], scratch.vectors[6]
+    y_new, f_new, ys, dummy = scratch.vectors[0], scratch.vectors[1], scratch.vectors[2], scratch.vectors[3]
     exponent = -1.0 / (tableau.error_order + 1)
     taken = 0
     capacity = out.t.shape[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel, inline_kernel, kernel
+from loops.kernels._compile import allocating_kernel, inline_kernel, internal_kernel
 from loops.kernels.rotations import cross
 
 __all__ = ["centre_and_inertia", "newton_euler_terms", "inertia_wrench"]
@@ -37,7 +37,7 @@ def centre_and_inertia(T, com, inertia, centre, world_inertia, RI):
             world_inertia[r, c] = RI[r, 0] * T[c, 0] + RI[r, 1] * T[c, 1] + RI[r, 2] * T[c, 2]
 
 
-@kernel
+@internal_kernel
 def newton_euler_terms(poses, jacobians, velocities, bias, masses, coms, inertias, gravity, links, M, h, Q, v3, m3,
                        vG):
     """``M`` (d, d), ``h`` (d,), ``Q`` (d,) by Kane's method (same meaning as

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from loops.kernels._compile import callback_kernel, kernel
+from loops.kernels._compile import callback_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_vector
 from loops.kernels.points import point_position, point_velocity
 from loops.kernels.rotations import cross
@@ -34,7 +34,7 @@ from ..loads import call_load_into
 __all__ = ["table_value", "load_values", "applied_loads"]
 
 
-@kernel
+@internal_kernel
 def table_value(times, values, start, stop, t, out):
     """Linear interpolation of the table rows ``start:stop`` at ``t`` (held beyond its ends) into
     ``out`` (k,) (``values`` (T, k))."""

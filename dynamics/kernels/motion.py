@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel, inline_kernel, kernel
+from loops.kernels._compile import allocating_kernel, inline_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
@@ -54,7 +54,7 @@ OK, CLOSURE_FAILED, SINGULAR, NO_INERTIA = 0, 1, 2, 3
 
 
 
-@kernel
+@internal_kernel
 def solve_dense(M, b, x):
     """``x = M^-1 b`` for a small dense ``M`` (Gaussian elimination, partial pivoting; ``M`` is
     overwritten); False when a pivot vanishes (below 1e-13 of the largest diagonal entry)."""
@@ -133,14 +133,14 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
     # one or two steps, where a chord from the base would take several evaluations.
     stage_factor.info[2] = 0.0
     status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], bool(False),
-                       result)
+                       result, 1.0)
     if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, stage_factor.info[1]):
         return False
     seat_spherical(topology, stage, anchor_q)
     return True
 
 
-@kernel
+@internal_kernel
 def _bias(topology, geometry, block, work, factor, q_dot, driven_accelerations, terms, V, q_ddot):
     """``q''`` (n,) for the rates ``q_dot`` and driven accelerations (eq. 4 differentiated)."""
     link_velocities(topology, work.xi, q_dot, V)
@@ -152,7 +152,7 @@ def _bias(topology, geometry, block, work, factor, q_dot, driven_accelerations, 
     solve_with_drivers(block, factor, rows, driven_accelerations, q_ddot, work.scratch.equations[1])
 
 
-@kernel
+@internal_kernel
 def _branch_bias(topology, work, G, curvature, q_dot, rates, driven_accelerations, terms, V, q_ddot):
     """``q''`` (n,) at a position next to a singular one, from the branch's Taylor model:
     ``q'' = G d'' + kappa(d', d')`` with the curvature ``kappa`` (n, d, d) of the branch and the
@@ -203,7 +203,7 @@ def curvature_at(topology, geometry, block, work, factor, G, curvature, rows):
                 curvature[col, t, s] = value
 
 
-@kernel
+@internal_kernel
 def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rates, prescribed_accelerations, m,
                 kin, curvature):
     """Everything at a closed state with its transmission ``G`` (n, d) and driven ``rates`` (d,).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, kernel
+from loops.kernels._compile import inline_kernel, internal_kernel
 
 __all__ = ["twist_hat", "world_pseudo_inertia", "trace_terms"]
 
@@ -57,7 +57,7 @@ def world_pseudo_inertia(T, J, out, TJ):
             out[i, j] = s
 
 
-@kernel
+@internal_kernel
 def trace_terms(poses, jacobians, velocities, bias, J, gravity, links, M, h, Q, m4, partial, CJ):
     """Mass matrix ``M`` (d, d), velocity-product terms ``h`` (d,) and gravity forces ``Q`` (d,).
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compile import inline_kernel, kernel
+from ._compile import inline_kernel, internal_kernel, kernel
 from .pairs import pair_matrix, pair_twist
 from .rigid import rigid_product, rigid_product_inverse_right, shift_twist, transform_twist
 from .rotations import dexp_inverse, log_so3
@@ -43,7 +43,7 @@ def edge_matrix(topology, geometry, A, p, out, tmp):
     rigid_product_inverse_right(tmp, geometry.frame_k[p], out)
 
 
-@kernel
+@internal_kernel
 def evaluate(topology, geometry, work):
     """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5) and the chords' pair
     frames ``W`` into ``work``, at its ``q`` (n,) and spherical states ``rotations``. The other
@@ -91,7 +91,7 @@ def world_twists(topology, geometry, work):
         transform_twist(W[p], unit, xi[col])
 
 
-@kernel
+@internal_kernel
 def closure_defects(topology, geometry, work):
     """Defects ``(6 L + G,)``: per loop (rotation rad, gap m), then the gauges (rad) (eq. 2).
 
@@ -130,7 +130,7 @@ def closure_defects(topology, geometry, work):
         defects[base + g] = swings[g, 0] * axis[0] + swings[g, 1] * axis[1] + swings[g, 2] * axis[2]
 
 
-@kernel
+@internal_kernel
 def closure_error(topology, geometry, defects):
     """Largest defect relative to size: ``max(|rotation|, |gap| / scale, |gauge|)``."""
     error = 0.0

@@ -61,7 +61,7 @@ import numpy as np
 
 from ..continuation import TRUSTED_CONDITIONING
 from ..linear import SQUARE
-from ._compile import inline_kernel, kernel
+from ._compile import inline_kernel, internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
@@ -76,7 +76,7 @@ __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
 
-@kernel
+@internal_kernel
 def on_branch(correction, motion, ratio, tolerance, conditioning):
     """The branch guard: a corrector's ``correction`` (dimensionless) is on the branch the
     prediction followed when it is small against the predicted ``motion`` (a fraction
@@ -89,7 +89,7 @@ def on_branch(correction, motion, ratio, tolerance, conditioning):
     return correction <= ratio * motion + 10.0 * noise
 
 
-@kernel
+@internal_kernel
 def same_orientation(block, before, after):
     """False when two LU factorizations of one square block, both trusted (reciprocal
     condition at least ``TRUSTED_CONDITIONING``), are oriented differently: the step between
@@ -121,7 +121,7 @@ def same_orientation(block, before, after):
     return True
 
 
-@kernel
+@internal_kernel
 def bend(span, last_step):
     """``(span . d) / (d . d)`` for a driven increment ``d`` (``last_step``) when ``span`` lies on
     its line (either way), else 0: how many of the last step the coming one is, along a line
@@ -247,7 +247,7 @@ def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
     return c0, c1, 2.0 * (c2 + c3 + c4)
 
 
-@kernel
+@internal_kernel
 def record_curvature(last_step, direction, q_ddot, curvature, curved):
     """Keep ``q_ddot`` (n,), the accelerations solved for the unit driven rates ``direction`` (d,)
     with no driven accelerations, as the curvature where the latest step ends, when the walk
@@ -293,7 +293,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@kernel
+@internal_kernel
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix; at a singular
     position keep ``incoming`` (the tangent the walk arrived with) and mark the factorization
@@ -323,7 +323,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     return status
 
 
-@kernel
+@internal_kernel
 def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
               curved, target, params, counters, diagnostics):
     """:func:`continue_to` without copying an accepted step into ``here``: the trial and its
@@ -482,7 +482,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
     factor.info[2] = 0.0
     status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], bool(False),
-                       result)
+                       result, 1.0)
     if status == CONVERGED:
         previous = here.scratch.variables[3]
         copy_vector(here.q, previous)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linear import LEAST_SQUARES, RANK_TOLERANCE
-from ._compile import inline_kernel, kernel
+from ._compile import inline_kernel, internal_kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
 
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
@@ -27,7 +27,7 @@ __all__ = ["band_lu", "band_determinant_sign", "band_solve", "band_solve_transpo
            "factorize_block", "solve_block", "transmission", "solve_scaled", "solution_at", "scaled_rhs"]
 
 
-@kernel
+@internal_kernel
 def band_lu(band, n, kl, ku, pivots):
     """Factorize in place; returns the smallest over the largest pivot magnitude (0 if singular)."""
     kv = kl + ku
@@ -65,7 +65,7 @@ def band_lu(band, n, kl, ku, pivots):
     return smallest / largest if largest > 0.0 else 0.0
 
 
-@kernel
+@internal_kernel
 def band_determinant_sign(band, n, kl, ku, pivots):
     """Sign (+1, -1; 0 if singular) of the determinant of the matrix factorized by
     :func:`band_lu`: the signs of U's diagonal and one sign change per row exchange."""
@@ -82,7 +82,7 @@ def band_determinant_sign(band, n, kl, ku, pivots):
     return sign
 
 
-@kernel
+@internal_kernel
 def band_solve(band, n, kl, ku, pivots, b):
     """Solve ``A x = b`` in place (``b`` (n,)) with the factors of :func:`band_lu`."""
     kv = kl + ku
@@ -104,7 +104,7 @@ def band_solve(band, n, kl, ku, pivots, b):
                 b[i] -= band[kv + i - j, j] * bj
 
 
-@kernel
+@internal_kernel
 def band_solve_transposed(band, n, kl, ku, pivots, b):
     """Solve ``A^T x = b`` in place with the factors of :func:`band_lu` (``A = P L U``)."""
     kv = kl + ku
@@ -125,7 +125,7 @@ def band_solve_transposed(band, n, kl, ku, pivots, b):
             b[p] = a
 
 
-@kernel
+@internal_kernel
 def band_one_norm_of_inverse(band, n, kl, ku, pivots, x, y):
     """Estimate of ``||A^-1||_1`` (Hager's method, as LAPACK's dlacon: a few solves).
 
@@ -169,7 +169,7 @@ def band_one_norm_of_inverse(band, n, kl, ku, pivots, x, y):
     return max(estimate, 2.0 * alternative / (3.0 * n))
 
 
-@kernel
+@internal_kernel
 def _dense_rows(topology, block, work, free_part, driven_part):
     """Every row of ``B`` made dimensionless, split into free (rows, N) and driven (rows, d) columns."""
     free_part[:, :] = 0.0
@@ -193,7 +193,7 @@ def _dense_rows(topology, block, work, free_part, driven_part):
                 driven_part[base + g, block.driven_position[col]] += value
 
 
-@kernel
+@internal_kernel
 def _factorize_least_squares(topology, block, work, factor):
     """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
     ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve.
@@ -279,7 +279,7 @@ def _factorize_least_squares(topology, block, work, factor):
     factor.info[1] = factor.info[0]
 
 
-@kernel
+@internal_kernel
 def factorize_block(topology, geometry, block, work, factor):
     """Assemble and factorize the block of ``B`` (eq. 3) at the configuration in ``work``.
 

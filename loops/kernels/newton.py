@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linear import SQUARE
-from ._compile import kernel
+from ._compile import internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .linear import factorize_block, solve_block
@@ -34,7 +34,7 @@ CONVERGED, NOT_CONVERGED, SINGULAR = 0, 1, 2
 POLISH_FLOOR = 1e-2
 
 
-@kernel
+@internal_kernel
 def apply_step(topology, work, dq, scale):
     """``q += scale dq`` on the variables (spherical slots: rotations by the increments)."""
     for col in range(topology.n):
@@ -46,7 +46,7 @@ def apply_step(topology, work, dq, scale):
         rotate_left(w, work.rotations[s], work.scratch.m3[1], work.scratch.m3[2])
 
 
-@kernel
+@internal_kernel
 def seat_spherical(topology, work, previous):
     """Write each spherical pair's rotation vector into ``work.q``, unwrapped to lie nearest the
     value in ``previous`` (n,) (DESIGN.md: spherical values are continuous)."""
@@ -60,14 +60,14 @@ def seat_spherical(topology, work, previous):
             work.q[topology.sphere_columns[s, k]] = out[k]
 
 
-@kernel
+@internal_kernel
 def copy_work(source, target):
     """Copy the state (variables and spherical rotations) of ``source`` into ``target``."""
     copy_vector(source.q, target.q)
     copy_stack(source.rotations, target.rotations)
 
 
-@kernel
+@internal_kernel
 def copy_evaluated(source, target):
     """Copy an evaluated configuration (state, pair matrices, poses, frames, twists, defects,
     chord centres and gauge swings) of ``source`` into ``target``."""
@@ -89,9 +89,9 @@ def copy_factor(source, target):
     copy_vector(source.info, target.info)
 
 
-@kernel
+@internal_kernel
 def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
-              polish_floor=1.0):
+              polish_floor):
     """Close the loops from the configuration in ``work`` with the driven columns held.
 
     ``factor`` is a factorization of the block at a nearby configuration to start from
@@ -106,12 +106,14 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     that it lands just within the tolerance (a walk's fifth-order prediction) may end only a
     chord step's contraction below it; ``polish_floor`` (relative to the tolerance, below 1:
     :data:`POLISH_FLOOR`) polishes on while the defect is above it, by Newton from where a
-    chord step does not halve it. Without, a start already
-    within the tolerance is left as it is (a saved assembly reloads bit for bit).
+    chord step does not halve it (1.0: the one polish step). Without ``polish``, a start
+    already within the tolerance is left as it is (a saved assembly reloads bit for bit).
     Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
 
-    Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare constant: numba
-    would compile the corrector once for each literal (and once more for Python's calls).
+    Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare constant, and every
+    caller passes ``polish_floor`` (a float, no default): numba compiles a function once per
+    literal and once more for an omitted argument, and the corrector is among the largest
+    kernels (about 3.5 s of compiling each time).
     """
     n = topology.n
     error = configure(topology, geometry, work)

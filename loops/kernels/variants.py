@@ -4,7 +4,8 @@ A design study (:mod:`loops.study`) moves hardpoints: every variant has the topo
 the nominal model and geometry of its own (pair frames, size, gauge axes). Its arrays are
 stacked along a leading variant axis, and :func:`walk_variants` runs the one walk of
 :mod:`.continuation` (predictor, Newton corrector, branch checks, step control; eqs. 3-4)
-for each variant, the variants in parallel (``prange``: every core). At every position it
+for each variant, ranges of variants in parallel (one thread per core, :mod:`loops.study.batch`:
+numba's ``prange`` refuses the named tuples of arrays the kernels take). At every position it
 records the variables, the link poses and, for each driver in turn at unit rate with the
 others at rest, the link velocities and accelerations (eq. 4 and its derivative): the
 partial derivatives ``d/d(driver)`` that the suspension metrics' rates are made of.

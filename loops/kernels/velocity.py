@@ -9,7 +9,7 @@ twist of the pair between them.
 
 from __future__ import annotations
 
-from ._compile import inline_kernel, kernel
+from ._compile import inline_kernel, internal_kernel
 from .arrays import copy_vector
 from .linear import scaled_rhs, solution_at, solve_scaled
 
@@ -34,7 +34,7 @@ def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
         x[col] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col]
 
 
-@kernel
+@internal_kernel
 def link_velocities(topology, xi, q_dot, V):
     """Spatial velocities ``(omega, v_o)`` (L, 6) of every link, global, origin-referenced:
     ``V_child = V_parent + sign sum_k xi_k q_k'`` over the tree pair's variables."""
