@@ -38,3 +38,25 @@ def test_kernels_of_another_version_are_deleted_under_numba_cache_dir(tmp_path):
                          timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "ok"
+
+
+def test_a_kernel_only_kernel_runs_from_python_through_a_twin_cached_apart():
+    """An ``internal_kernel`` is compiled without numba's CPython wrapper (a call from Python would
+    crash); called from Python it runs a twin of the same function compiled with the wrapper,
+    whose cache entry is its own (had the two shared one, either could load the other's code)."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        pytest.skip("plain Python functions without the JIT")
+    import numpy as np
+
+    from dynamics.kernels.motion import solve_dense
+
+    assert solve_dense.targetoptions["no_cpython_wrapper"] is True
+    M = np.array([[4.0, 1.0], [2.0, 3.0]])
+    x = np.zeros(2)
+    assert solve_dense(M.copy(), np.array([1.0, 2.0]), x)
+    np.testing.assert_allclose(M @ x, [1.0, 2.0], rtol=0, atol=1e-15)  # a 2x2 elimination: round-off
+    twin = solve_dense.__dict__["_from_python"]
+    assert twin.py_func.__qualname__ == "solve_dense.from_python"
+    assert twin.py_func.__code__ is solve_dense.py_func.__code__
+    assert "no_cpython_wrapper" not in twin.targetoptions
+    assert twin._cache._cache_file._index_path != solve_dense._cache._cache_file._index_path
