@@ -609,3 +609,23 @@ def test_a_hold_of_unhashable_names_is_refused_like_any_other():
     with pytest.raises(ModelError, match="not a pair variable or point driver") as error:
         four_bar().sweep({"A": [0.1]}, hold=[["D"]])
     assert error.value.where.startswith("hold")
+
+
+def test_a_walk_to_where_it_stands_calls_no_kernel():
+    """``Walk.to`` the driven values it stands on changes nothing and calls no kernel: a simulation
+    from the design pose compiles no walk step on its first run."""
+    from loops.compiled import compile_model
+    from loops.continuation import Walk
+
+    system = compile_model(four_bar().snapshot())
+    walk = Walk(system, [system.variable_index["A"]])
+    q, poses = walk.q, walk.here.T.copy()
+
+    class NoKernels:
+        def __getattr__(self, name):
+            raise AssertionError(f"kernel {name} called")
+
+    walk._kernels = NoKernels()
+    walk.to(walk.driven_values)
+    assert np.array_equal(walk.q, q)
+    assert np.array_equal(walk.here.T, poses)
