@@ -21,7 +21,7 @@ from ..compiled import Geometry
 from ..configuration import Scratch, Work
 from ..linear import Factor, SquareBlock
 from ._compile import inline_kernel, kernel
-from .arrays import copy_matrix, copy_stack, copy_vector
+from .arrays import copy_stack, copy_vector
 from .continuation import BUDGET, OK, _continue, close_here, rates_at, record_curvature
 from .newton import CONVERGED
 
@@ -61,8 +61,7 @@ def _block_of(b, v):
 
 @inline_kernel
 def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-              curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A,
-              out_G):
+              curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, out_q, out_T, out_V, out_A):
     """One variant from its design pose through ``targets`` (N, d); returns (status, reached).
     The accelerations solved at each position for the unit driver rates are the predictor's
     curvature along the line of the walk (:func:`.continuation.record_curvature`)."""
@@ -92,7 +91,6 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
             return status, i
         copy_vector(state.q, out_q[i])
         copy_stack(state.T, out_T[i])
-        copy_matrix(G, out_G[i])
         zeros = spare.scratch.variables[2][:targets.shape[1]]  # the driven accelerations: none
         zeros[:] = 0.0
         for k in range(unit_speeds.shape[0]):
@@ -105,7 +103,7 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
 @kernel
 def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
                   curvature, curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, status,
-                  reached, out_q, out_T, out_V, out_A, out_G, first, last):
+                  reached, out_q, out_T, out_V, out_A, first, last):
     """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
 
     Parameters
@@ -127,8 +125,8 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
         the kernel holds no GIL)
 
     Outputs per variant v and position i: ``out_q[v, i]`` (n,), ``out_T[v, i]`` (L, 4, 4),
-    ``out_V[v, i, k]`` and ``out_A[v, i, k]`` (L, 6) along ``unit_speeds[k]``, ``out_G[v, i]``
-    (n, d). Rows past a variant's stop are left as they were.
+    ``out_V[v, i, k]`` and ``out_A[v, i, k]`` (L, 6) along ``unit_speeds[k]``. Rows past a variant's
+    stop are left as they were.
     """
     for v in range(first, last):
         geometry = _geometry_of(geometries, v)
@@ -136,8 +134,7 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
                          _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], last_G[v], last_step[v],
                          curvature[v], curved[v], q0,
                          rotations0, targets[v],
-                         unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v],
-                         out_G[v])
+                         unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v])
         status[v] = s
         reached[v] = r
 

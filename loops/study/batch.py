@@ -166,14 +166,13 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     out_T = np.empty((count, N, links, 4, 4))
     out_V = np.empty((count, N, D, links, 6))
     out_A = np.empty((count, N, D, links, 6))
-    out_G = np.empty((count, N, n, d))
     unit_speeds = np.eye(D, d)
     unbuildable = builder.unbuildable(offsets)
     for v in unbuildable:
         counters[v, 1] = 0  # no step: the kernel leaves it at once
     arguments = (system.topology, geometries, blocks, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
                  curvature, curved, setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters,
-                 diagnostics, status, reached, out_q, out_T, out_V, out_A, out_G)
+                 diagnostics, status, reached, out_q, out_T, out_V, out_A)
     _in_threads(kernels.walk_variants, arguments, count, workers)
     reasons = dict(unbuildable)
     for v in unbuildable:
