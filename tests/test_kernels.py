@@ -43,6 +43,11 @@ the pose, pair and point checks apply.
   (``q'' = 0``) second rate of eq. 2's two sides, ``sum +-(M'' M^-1 - (M' M^-1)^2)`` over reached
   and target, referred to ``c``. (Its gauge rows, the rate of ``J_l(w)^-T u``, are not
   written out here.)
+* The solve layer (:mod:`loops.kernels.linear`): the least-squares block's pseudo-inverse
+  against numpy's SVD; the banded LU, written into the band layout by hand for random
+  banded matrices of several shapes, with and without row exchanges, against numpy on the
+  dense matrix (solves, transposed solves, determinant, condition number), each to the
+  tolerance its comment derives from the condition number.
 
 The references are the same matrix products in another order (no difference schemes):
 tolerance 1e-12 (they agree to 1e-14); lengths to 1e-12 of the model's size, rates to 1e-12

@@ -13,9 +13,12 @@ from row ``j - kl - ku`` down to row ``j + kl`` and the diagonal is ``band[j, kl
 first ``kl`` entries of each row are room for the fill-in of row exchanges (the factor U has
 ``kl + ku`` super-diagonals). ``pivots[j]`` is the row exchanged with row j at step j
 (LAPACK's dgbtf2, 0-based). The elimination, the multipliers of L and both triangular
-solves run down columns, so every inner loop reads and writes contiguous memory (and the
-compiler vectorizes the updates: element by element the same products and differences,
-so the same rounding as a scalar loop; numba does not contract them to FMA).
+solves run down columns, so every inner loop reads and writes contiguous memory, and the
+compiler vectorizes the updates (element by element the same products and differences,
+so the same rounding as a scalar loop: numba does not contract them to FMA). The
+transposed solve's dot products stay scalar: vectorizing a sum would reorder it. Measured
+on the double wishbone's block (N 19, kl 7, ku 14) against the row-major band this
+replaced: LU 0.64 -> 0.44 us, a solve 0.34 -> 0.27 us, ``factorize_block`` 1.54 -> 1.30 us.
 """
 
 from __future__ import annotations
