@@ -60,14 +60,16 @@ Factor = namedtuple("Factor", ["band", "pivots", "driven", "info"])
 
 
 def new_factor(block) -> Factor:
-    """An empty (invalid) :class:`Factor` for ``block``: banded LU factors for a square block;
-    for a least-squares one the pseudo-inverse (N, rows) and the driven columns (rows, d), with
-    room below the pseudo-inverse for its SVD (``V`` (N, N), ``B_free`` (rows, N))."""
+    """An empty (invalid) :class:`Factor` for ``block``: for a square block the banded LU
+    factors (N, 2 kl + ku + 1), one contiguous row per column of the band
+    (:mod:`loops.kernels.linear`), and the driven columns (N, d); for a least-squares one the
+    pseudo-inverse (N, rows) and the driven columns (rows, d), with room below the
+    pseudo-inverse for its SVD (``V`` (N, N), ``B_free`` (rows, N))."""
     if block.mode == LEAST_SQUARES:
         rows = len(block.row_position)
         return Factor(np.zeros((2 * block.size + rows, max(rows, block.size))), np.zeros(0, dtype=np.int64),
                       np.zeros((rows, len(block.driven))), np.zeros(5))
-    return Factor(np.zeros((2 * block.kl + block.ku + 1, block.size)), np.zeros(block.size, dtype=np.int64),
+    return Factor(np.zeros((block.size, 2 * block.kl + block.ku + 1)), np.zeros(block.size, dtype=np.int64),
                   np.zeros((block.size, len(block.driven))), np.zeros(5))
 
 

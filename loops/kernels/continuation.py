@@ -65,7 +65,7 @@ from ._compile import inline_kernel, internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure
-from .linear import factorize_block, transmission
+from .linear import band_pivot, factorize_block, transmission
 from .newton import (CONVERGED, POLISH_FLOOR, apply_step, copy_evaluated, copy_factor, copy_work, corrector,
                      seat_spherical)
 from .velocity import link_velocities, solve_with_drivers
@@ -114,9 +114,9 @@ def same_orientation(block, before, after):
             break
     if not same_exchanges:
         return before.info[4] == after.info[4]
-    kv = block.kl + block.ku
     for j in range(block.size):
-        if (before.band[kv, j] > 0.0) != (after.band[kv, j] > 0.0):
+        positive = band_pivot(before.band, block.kl, block.ku, j) > 0.0
+        if positive != (band_pivot(after.band, block.kl, block.ku, j) > 0.0):
             return False
     return True
 

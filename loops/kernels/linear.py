@@ -6,10 +6,19 @@ bandwidth (reverse Cuthill-McKee), a block of N equations has ``kl`` sub- and ``
 super-diagonals, and its LU costs ``O(N kl (kl + ku))``: linear in the number of loops of
 a chain. A small mechanism is the special case of a full band (``kl = ku = N - 1``).
 
-Storage is LAPACK's band layout: entry ``(i, j)`` of the matrix at ``band[kl + ku + i - j, j]``
-in an array of ``2 kl + ku + 1`` rows; the first ``kl`` rows are room for the fill-in of row
-exchanges (the factor U has ``kl + ku`` super-diagonals). ``pivots[j]`` is the row
-exchanged with row j at step j (LAPACK's dgbtf2, 0-based).
+Storage is LAPACK's band layout (dgbtrf's ``AB``, column-major there), each column of the
+band contiguous: entry ``(i, j)`` of the matrix at ``band[j, kl + ku + i - j]`` in a
+C-ordered array of shape ``(N, 2 kl + ku + 1)``, so that row j of the array holds column j
+from row ``j - kl - ku`` down to row ``j + kl`` and the diagonal is ``band[j, kl + ku]``. The
+first ``kl`` entries of each row are room for the fill-in of row exchanges (the factor U has
+``kl + ku`` super-diagonals). ``pivots[j]`` is the row exchanged with row j at step j
+(LAPACK's dgbtf2, 0-based). The elimination, the multipliers of L and both triangular
+solves run down columns, so every inner loop reads and writes contiguous memory, and the
+compiler vectorizes the updates (element by element the same products and differences,
+so the same rounding as a scalar loop: numba does not contract them to FMA). The
+transposed solve's dot products stay scalar: vectorizing a sum would reorder it. Measured
+on the double wishbone's block (N 19, kl 7, ku 14) against the row-major band this
+replaced: LU 0.64 -> 0.44 us, a solve 0.34 -> 0.27 us, ``factorize_block`` 1.54 -> 1.30 us.
 """
 
 from __future__ import annotations
@@ -23,22 +32,36 @@ from .closure import gauge_rows, loop_jacobian, world_twists
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
 
-__all__ = ["band_lu", "band_determinant_sign", "band_solve", "band_solve_transposed", "band_one_norm_of_inverse",
-           "factorize_block", "solve_block", "transmission", "solve_scaled", "solution_at", "scaled_rhs"]
+__all__ = ["band_lu", "band_pivot", "band_determinant_sign", "band_solve", "band_solve_transposed",
+           "band_one_norm_of_inverse", "factorize_block", "solve_block", "transmission", "solve_scaled", "solution_at",
+           "scaled_rhs"]
+
+
+@inline_kernel
+def band_pivot(band, kl, ku, j):
+    """U's diagonal entry ``j`` (the pivot of step j) in a band factorized by :func:`band_lu`."""
+    return band[j, kl + ku]
 
 
 @internal_kernel
 def band_lu(band, n, kl, ku, pivots):
-    """Factorize in place; returns the smallest over the largest pivot magnitude (0 if singular)."""
+    """Factorize in place; returns the smallest over the largest pivot magnitude (0 if singular).
+
+    Step j works down columns, each a contiguous row of ``band``: the pivot column's entries
+    from the diagonal down (``column``: the pivot search, then the multipliers of L), and for
+    every column c right of it the entries from row j down (``target``), updated by the
+    multipliers times its row-j entry. The row exchange is the only access across columns.
+    """
     kv = kl + ku
     last = 0  # last column touched by row exchanges so far
     smallest, largest = np.inf, 0.0
     for j in range(n):
         km = min(kl, n - 1 - j)
+        column = band[j, kv:kv + km + 1]  # rows j..j+km of column j
         p = 0
-        best = abs(band[kv, j])
+        best = abs(column[0])
         for i in range(1, km + 1):
-            value = abs(band[kv + i, j])
+            value = abs(column[i])
             if value > best:
                 best, p = value, i
         pivots[j] = j + p
@@ -49,17 +72,18 @@ def band_lu(band, n, kl, ku, pivots):
         last = max(last, min(j + ku + p, n - 1))
         if p != 0:
             for c in range(j, last + 1):
-                a = band[kv + j - c, c]
-                band[kv + j - c, c] = band[kv + j + p - c, c]
-                band[kv + j + p - c, c] = a
-        inverse = 1.0 / band[kv, j]
+                a = band[c, kv + j - c]
+                band[c, kv + j - c] = band[c, kv + j + p - c]
+                band[c, kv + j + p - c] = a
+        inverse = 1.0 / column[0]
         for i in range(1, km + 1):
-            band[kv + i, j] *= inverse
+            column[i] *= inverse
         for c in range(j + 1, last + 1):
-            a = band[kv + j - c, c]
+            target = band[c, kv + j - c:kv + j - c + km + 1]  # rows j..j+km of column c
+            a = target[0]
             if a != 0.0:
                 for i in range(1, km + 1):
-                    band[kv + j + i - c, c] -= band[kv + i, j] * a
+                    target[i] -= column[i] * a
     if n == 0:
         return 1.0
     return smallest / largest if largest > 0.0 else 0.0
@@ -69,10 +93,9 @@ def band_lu(band, n, kl, ku, pivots):
 def band_determinant_sign(band, n, kl, ku, pivots):
     """Sign (+1, -1; 0 if singular) of the determinant of the matrix factorized by
     :func:`band_lu`: the signs of U's diagonal and one sign change per row exchange."""
-    kv = kl + ku
     sign = 1.0
     for j in range(n):
-        d = band[kv, j]
+        d = band_pivot(band, kl, ku, j)
         if d == 0.0:
             return 0.0
         if d < 0.0:
@@ -84,7 +107,9 @@ def band_determinant_sign(band, n, kl, ku, pivots):
 
 @internal_kernel
 def band_solve(band, n, kl, ku, pivots, b):
-    """Solve ``A x = b`` in place (``b`` (n,)) with the factors of :func:`band_lu`."""
+    """Solve ``A x = b`` in place (``b`` (n,)) with the factors of :func:`band_lu`: the row
+    exchanges and L forward, U backward, each step an update of ``b`` by one contiguous
+    column of the factors."""
     kv = kl + ku
     for j in range(n):
         p = pivots[j]
@@ -94,29 +119,39 @@ def band_solve(band, n, kl, ku, pivots, b):
             b[p] = a
         bj = b[j]
         if bj != 0.0:
-            for i in range(1, min(kl, n - 1 - j) + 1):
-                b[j + i] -= band[kv + i, j] * bj
+            km = min(kl, n - 1 - j)
+            multipliers = band[j, kv + 1:kv + km + 1]  # L below the diagonal of column j
+            below = b[j + 1:j + km + 1]
+            for i in range(km):
+                below[i] -= multipliers[i] * bj
     for j in range(n - 1, -1, -1):
-        b[j] /= band[kv, j]
+        b[j] /= band[j, kv]
         bj = b[j]
         if bj != 0.0:
-            for i in range(max(0, j - kv), j):
-                b[i] -= band[kv + i - j, j] * bj
+            top = max(0, j - kv)
+            above = band[j, kv + top - j:kv]  # U above the diagonal of column j, rows top..j-1
+            for i in range(j - top):
+                b[top + i] -= above[i] * bj
 
 
 @internal_kernel
 def band_solve_transposed(band, n, kl, ku, pivots, b):
-    """Solve ``A^T x = b`` in place with the factors of :func:`band_lu` (``A = P L U``)."""
+    """Solve ``A^T x = b`` in place with the factors of :func:`band_lu` (``A = P L U``): the
+    same columns of the factors, as dot products."""
     kv = kl + ku
     for j in range(n):  # U^T y = b
+        top = max(0, j - kv)
+        above = band[j, kv + top - j:kv]
         s = b[j]
-        for i in range(max(0, j - kv), j):
-            s -= band[kv + i - j, j] * b[i]
-        b[j] = s / band[kv, j]
+        for i in range(j - top):
+            s -= above[i] * b[top + i]
+        b[j] = s / band[j, kv]
     for j in range(n - 1, -1, -1):  # L^T z = y, then the row exchanges in reverse
+        km = min(kl, n - 1 - j)
+        multipliers = band[j, kv + 1:kv + km + 1]
         s = b[j]
-        for i in range(1, min(kl, n - 1 - j) + 1):
-            s -= band[kv + i, j] * b[j + i]
+        for i in range(km):
+            s -= multipliers[i] * b[j + 1 + i]
         b[j] = s
         p = pivots[j]
         if p != j:
@@ -169,6 +204,22 @@ def band_one_norm_of_inverse(band, n, kl, ku, pivots, x, y):
     return max(estimate, 2.0 * alternative / (3.0 * n))
 
 
+@inline_kernel
+def _scaled_entry(block, value, row, col):
+    """An entry of ``B`` in ``row`` and ``col`` made dimensionless: times the row's and the
+    column's scale (:class:`~loops.linear.SquareBlock`)."""
+    return value * block.row_scale[row] * block.column_scale[col]
+
+
+@inline_kernel
+def _band_slot(block, rp, cp):
+    """Where the entry in block row ``rp`` of the block's column at position ``cp`` is stored in
+    row cp of the band, or -1 when it falls outside the band."""
+    if rp - cp > block.kl or cp - rp > block.ku:
+        return -1
+    return block.kl + block.ku + rp - cp
+
+
 @internal_kernel
 def _dense_rows(topology, block, work, free_part, driven_part):
     """Every row of ``B`` made dimensionless, split into free (rows, N) and driven (rows, d) columns."""
@@ -178,7 +229,7 @@ def _dense_rows(topology, block, work, free_part, driven_part):
         for e in range(topology.loop_ptr[i], topology.loop_ptr[i + 1]):
             col = topology.loop_cols[e]
             for r in range(6):
-                value = work.loop_blocks[e, r] * block.row_scale[6 * i + r] * block.column_scale[col]
+                value = _scaled_entry(block, work.loop_blocks[e, r], 6 * i + r, col)
                 if block.column_position[col] >= 0:
                     free_part[6 * i + r, block.column_position[col]] += value
                 else:
@@ -186,7 +237,7 @@ def _dense_rows(topology, block, work, free_part, driven_part):
     base = 6 * topology.loops
     for g in range(topology.gauges):
         for col in range(topology.n):
-            value = work.gauge_rows[g, col] * block.row_scale[base + g] * block.column_scale[col]
+            value = _scaled_entry(block, work.gauge_rows[g, col], base + g, col)
             if block.column_position[col] >= 0:
                 free_part[base + g, block.column_position[col]] += value
             else:
@@ -301,7 +352,6 @@ def factorize_block(topology, geometry, block, work, factor):
         _factorize_least_squares(topology, block, work, factor)
         return
     n, kl, ku = block.size, block.kl, block.ku
-    kv = kl + ku
     band, driven = factor.band, factor.driven
     band[:, :] = 0.0
     driven[:, :] = 0.0
@@ -309,22 +359,31 @@ def factorize_block(topology, geometry, block, work, factor):
     column_sums[:n] = 0.0
     overflow = 0.0
     for i in range(topology.loops):
+        rows = block.row_position[6 * i:6 * i + 6]
         for e in range(topology.loop_ptr[i], topology.loop_ptr[i + 1]):
+            # Loop i's rows in column col: one stretch of the contiguous band row cp.
             col = topology.loop_cols[e]
             cp = block.column_position[col]
+            entries = work.loop_blocks[e]
+            if cp < 0:
+                dp = block.driven_position[col]
+                for r in range(6):
+                    if rows[r] >= 0:
+                        driven[rows[r], dp] += _scaled_entry(block, entries[r], 6 * i + r, col)
+                continue
+            column = band[cp]
+            total = column_sums[cp]
             for r in range(6):
-                rp = block.row_position[6 * i + r]
-                if rp < 0:
+                if rows[r] < 0:
                     continue
-                value = work.loop_blocks[e, r] * block.row_scale[6 * i + r] * block.column_scale[col]
-                if cp >= 0:
-                    if rp - cp > kl or cp - rp > ku:
-                        overflow = 1.0
-                        continue
-                    band[kv + rp - cp, cp] += value
-                    column_sums[cp] += abs(value)
+                value = _scaled_entry(block, entries[r], 6 * i + r, col)
+                slot = _band_slot(block, rows[r], cp)
+                if slot < 0:
+                    overflow = 1.0
                 else:
-                    driven[rp, block.driven_position[col]] += value
+                    column[slot] += value
+                    total += abs(value)
+            column_sums[cp] = total
     base = 6 * topology.loops
     for g in range(topology.gauges):
         rp = block.row_position[base + g]
@@ -334,16 +393,17 @@ def factorize_block(topology, geometry, block, work, factor):
             value = work.gauge_rows[g, col]
             if value == 0.0:
                 continue
-            value *= block.row_scale[base + g] * block.column_scale[col]
+            value = _scaled_entry(block, value, base + g, col)
             cp = block.column_position[col]
-            if cp >= 0:
-                if rp - cp > kl or cp - rp > ku:
-                    overflow = 1.0
-                    continue
-                band[kv + rp - cp, cp] += value
-                column_sums[cp] += abs(value)
-            else:
+            if cp < 0:
                 driven[rp, block.driven_position[col]] += value
+                continue
+            slot = _band_slot(block, rp, cp)
+            if slot < 0:
+                overflow = 1.0
+            else:
+                band[cp, slot] += value
+                column_sums[cp] += abs(value)
     norm = 0.0
     for j in range(n):
         norm = max(norm, column_sums[j])
