@@ -24,7 +24,7 @@ from .rotations import dexp_inverse, dexp_inverse_transposed_rate
 __all__ = ["velocity_product_terms", "link_accelerations", "bias_rhs"]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
     """``xi_k' q_k'`` (n, 6) for every variable: the part of the accelerations due to rates alone
     (``scratch``: (3, 6))."""
@@ -41,7 +41,7 @@ def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
             terms[col, r] = bracket[r] * q_dot[col]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def link_accelerations(topology, xi, q_ddot, terms, A):
     """Spatial accelerations ``(omega', v_o')`` (L, 6): ``A_child = A_parent + sign sum_k (xi_k q_k''
     + xi_k' q_k')`` over the tree pair's variables (with ``q'' = 0``: the rate-only part)."""
@@ -55,7 +55,7 @@ def link_accelerations(topology, xi, q_ddot, terms, A):
                 A[child, r] += sign * (xi[col, r] * q_ddot[col] + terms[col, r])
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def bias_rhs(topology, geometry, work, V, terms, rhs):
     """The rate-only part of the twice-differentiated closure, per row (rows,): loops
     ``sum_k sign xi_k' q_k'`` referred to their chord centres; gauges the rate of the row.

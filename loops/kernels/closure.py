@@ -43,7 +43,7 @@ def edge_matrix(topology, geometry, A, p, out, tmp):
     rigid_product_inverse_right(tmp, geometry.frame_k[p], out)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def evaluate(topology, geometry, work):
     """Pair matrices ``A`` (P, 4, 4), link poses ``T`` (L, 4, 4, eq. 5) and the chords' pair
     frames ``W`` into ``work``, at its ``q`` (n,) and spherical states ``rotations``. The other
@@ -74,7 +74,7 @@ def evaluate(topology, geometry, work):
         rigid_product(T[topology.first[c]], geometry.frame_j[c], W[c])
 
 
-@kernel
+@kernel(forceinline=True)
 def world_twists(topology, geometry, work):
     """Every pair frame ``W_p = T_0(first) F_j`` (P, 4, 4) and the world twist of every
     variable, ``xi = Ad(W_p) S_k(q)`` (n, 6), into ``work``: the velocity of the pair's second
@@ -91,7 +91,7 @@ def world_twists(topology, geometry, work):
         transform_twist(W[p], unit, xi[col])
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def closure_defects(topology, geometry, work):
     """Defects ``(6 L + G,)``: per loop (rotation rad, gap m), then the gauges (rad) (eq. 2).
 
@@ -130,7 +130,7 @@ def closure_defects(topology, geometry, work):
         defects[base + g] = swings[g, 0] * axis[0] + swings[g, 1] * axis[1] + swings[g, 2] * axis[2]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def closure_error(topology, geometry, defects):
     """Largest defect relative to size: ``max(|rotation|, |gap| / scale, |gauge|)``."""
     error = 0.0
@@ -142,7 +142,7 @@ def closure_error(topology, geometry, defects):
     return error
 
 
-@kernel
+@kernel(forceinline=True)
 def loop_jacobian(topology, xi, centres, blocks):
     """The loop rows of ``B`` (eq. 3, twist form) by loop entry: ``blocks`` (nnz, 6)."""
     for i in range(topology.loops):
@@ -153,7 +153,7 @@ def loop_jacobian(topology, xi, centres, blocks):
                 blocks[e, r] *= sign
 
 
-@kernel
+@kernel(forceinline=True)
 def gauge_rows(topology, geometry, xi, swings, rows, scratch):
     """Gauge rows of ``B`` (G, n): ``(J_l(w)^-T u) . omega_j`` for the variables on the idle
     link's tree path (signed by the direction the path walks each pair), zero elsewhere.

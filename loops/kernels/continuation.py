@@ -76,7 +76,7 @@ __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def on_branch(correction, motion, ratio, tolerance, conditioning):
     """The branch guard: a corrector's ``correction`` (dimensionless) is on the branch the
     prediction followed when it is small against the predicted ``motion`` (a fraction
@@ -89,7 +89,7 @@ def on_branch(correction, motion, ratio, tolerance, conditioning):
     return correction <= ratio * motion + 10.0 * noise
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def same_orientation(block, before, after):
     """False when two LU factorizations of one square block, both trusted (reciprocal
     condition at least ``TRUSTED_CONDITIONING``), are oriented differently: the step between
@@ -247,7 +247,7 @@ def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
     return c0, c1, 2.0 * (c2 + c3 + c4)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def record_curvature(last_step, direction, q_ddot, curvature, curved):
     """Keep ``q_ddot`` (n,), the accelerations solved for the unit driven rates ``direction`` (d,)
     with no driven accelerations, as the curvature where the latest step ends, when the walk
@@ -293,7 +293,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix; at a singular
     position keep ``incoming`` (the tangent the walk arrived with) and mark the factorization

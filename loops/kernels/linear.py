@@ -43,7 +43,7 @@ def band_pivot(band, kl, ku, j):
     return band[j, kl + ku]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def band_lu(band, n, kl, ku, pivots):
     """Factorize in place; returns the smallest over the largest pivot magnitude (0 if singular).
 
@@ -89,7 +89,7 @@ def band_lu(band, n, kl, ku, pivots):
     return smallest / largest if largest > 0.0 else 0.0
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def band_determinant_sign(band, n, kl, ku, pivots):
     """Sign (+1, -1; 0 if singular) of the determinant of the matrix factorized by
     :func:`band_lu`: the signs of U's diagonal and one sign change per row exchange."""
@@ -330,7 +330,7 @@ def _factorize_least_squares(topology, block, work, factor):
     factor.info[1] = factor.info[0]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def factorize_block(topology, geometry, block, work, factor):
     """Assemble and factorize the block of ``B`` (eq. 3) at the configuration in ``work``.
 

@@ -34,7 +34,7 @@ CONVERGED, NOT_CONVERGED, SINGULAR = 0, 1, 2
 POLISH_FLOOR = 1e-2
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def apply_step(topology, work, dq, scale):
     """``q += scale dq`` on the variables (spherical slots: rotations by the increments)."""
     for col in range(topology.n):
@@ -46,7 +46,7 @@ def apply_step(topology, work, dq, scale):
         rotate_left(w, work.rotations[s], work.scratch.m3[1], work.scratch.m3[2])
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def seat_spherical(topology, work, previous):
     """Write each spherical pair's rotation vector into ``work.q``, unwrapped to lie nearest the
     value in ``previous`` (n,) (DESIGN.md: spherical values are continuous)."""
@@ -60,7 +60,7 @@ def seat_spherical(topology, work, previous):
             work.q[topology.sphere_columns[s, k]] = out[k]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def copy_work(source, target):
     """Copy the state (variables and spherical rotations) of ``source`` into ``target``."""
     copy_vector(source.q, target.q)
@@ -81,7 +81,7 @@ def copy_evaluated(source, target):
     copy_matrix(source.swings, target.swings)
 
 
-@kernel
+@kernel(forceinline=True)
 def copy_factor(source, target):
     copy_matrix(source.band, target.band)
     copy_vector(source.pivots, target.pivots)

@@ -34,7 +34,7 @@ def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
         x[col] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col]
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def link_velocities(topology, xi, q_dot, V):
     """Spatial velocities ``(omega, v_o)`` (L, 6) of every link, global, origin-referenced:
     ``V_child = V_parent + sign sum_k xi_k q_k'`` over the tree pair's variables."""
