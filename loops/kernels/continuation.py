@@ -323,7 +323,7 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     return status
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
               curved, target, params, counters, diagnostics):
     """:func:`continue_to` without copying an accepted step into ``here``: the trial and its

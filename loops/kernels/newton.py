@@ -89,7 +89,7 @@ def copy_factor(source, target):
     copy_vector(source.info, target.info)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
               polish_floor):
     """Close the loops from the configuration in ``work`` with the driven columns held.
