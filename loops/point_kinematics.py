@@ -18,12 +18,14 @@ def _flat(a, width):
 
 
 def point_positions(poses, r):
-    """``T r`` (eq. 5): poses ``(..., 4, 4)``, link-frame coordinates ``r`` (3,) m -> ``(..., 3)`` m."""
+    """``T r`` (eq. 5): poses ``(..., 4, 4)``, link-frame coordinates ``r`` (3,), or one point per
+    pose ``(..., 3)`` (a design study's variants), m -> ``(..., 3)`` m."""
     from .kernels.points import positions_of  # noqa: PLC0415 (kernels load on first use)
 
     T, shape = _flat(poses, (4, 4))
+    R, _ = _flat(np.broadcast_to(np.asarray(r, dtype=float), shape + (3,)), (3,))
     out = np.empty((len(T), 3))
-    positions_of(T, np.ascontiguousarray(r, dtype=float), out)
+    positions_of(T, R, out)
     return out.reshape(shape + (3,))
 
 

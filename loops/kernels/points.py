@@ -63,9 +63,9 @@ def point_trajectory(T, V, A, r, order, out):
 
 @kernel
 def positions_of(T, r, out):
-    """``out[k] = T[k] r`` for N poses (N, 4, 4) -> (N, 3)."""
+    """``out[k] = T[k] r[k]`` for N poses (N, 4, 4) and link-frame points (N, 3) -> (N, 3)."""
     for k in range(T.shape[0]):
-        point_position(T[k], r, out[k])
+        point_position(T[k], r[k], out[k])
 
 
 @kernel

@@ -185,7 +185,8 @@ def sin(x):
 
 
 def point_jet(poses, twists, accelerations, r):
-    """Jet of the point ``r`` fixed in a link (link frame), along a motion.
+    """Jet of the point ``r`` fixed in a link (link frame), along a motion: eqs. 5 and 6 by their
+    one implementation (:mod:`loops.point_kinematics`).
 
     Parameters
     ----------
@@ -194,14 +195,11 @@ def point_jet(poses, twists, accelerations, r):
     accelerations : (N, 6) ``(omega', v_o')`` per unit parameter squared, or None (NaN ``dd``)
     r : (3,) link-frame coordinates, m, or (N, 3) one per position (a design study's variants)
     """
-    p = np.einsum("nij,nj->ni", poses[:, :3, :3], np.broadcast_to(np.asarray(r, dtype=float), (len(poses), 3)))
-    p += poses[:, :3, 3]
-    omega, v = twists[:, :3], twists[:, 3:]
-    pd = _cross(omega, p) + v
-    if accelerations is None:
-        pdd = np.full_like(p, np.nan)
-    else:
-        pdd = _cross(accelerations[:, :3], p) + accelerations[:, 3:] + _cross(omega, pd)
+    from ..point_kinematics import point_accelerations, point_positions, point_velocities  # noqa: PLC0415
+
+    p = point_positions(poses, r)
+    pd = point_velocities(p, twists)
+    pdd = np.full_like(p, np.nan) if accelerations is None else point_accelerations(p, pd, twists, accelerations)
     return Jet(p, pd, pdd)
 
 
