@@ -30,7 +30,7 @@ from loops.continuation import (MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, 
 from loops.linear import new_factor
 
 __all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
-           "compiled", "solver_params"]
+           "start_kernel_calls", "compiled", "solver_params"]
 
 Inertia = namedtuple("Inertia", ["J", "masses", "coms", "inertias", "gravity", "massive", "method"])
 Inertia.__doc__ = """Mass properties for the kernels: pseudo-inertias ``J`` (L, 4, 4), masses (L,),
@@ -85,22 +85,31 @@ def new_state(system, block, loads, m, q=None, rotations=None) -> State:
                  work.q.copy(), work.rotations.copy(), np.zeros((system.n, d)), np.zeros((system.n, d, d)))
 
 
-def state_from_walk(walk, loads, m) -> State:
-    """The :class:`State` where a :class:`loops.continuation.Walk` stands (copies), its own
-    anchor (with its curvature)."""
+def start_kernel_calls(system, block, factor_from, state):
+    """The kernel calls that make ``state`` a start: the factorization copied from ``factor_from``
+    (a Factor), then the curvature at the state (it is its own anchor); ``(kernel, arguments)``."""
     from loops.kernels.newton import copy_factor  # noqa: PLC0415 (kernels load on first use)
 
     from .kernels.motion import curvature_at  # noqa: PLC0415
 
+    return [(copy_factor, (factor_from, state.factor)),
+            (curvature_at, (system.topology, system.geometry, block, state.work, state.factor, state.G,
+                            state.curvature, state.kin.scratch.branch))]
+
+
+def state_from_walk(walk, loads, m) -> State:
+    """The :class:`State` where a :class:`loops.continuation.Walk` stands (copies), its own
+    anchor (with its curvature)."""
     system = walk.system
     state = new_state(system, walk.block, loads, m, walk.here.q, walk.here.rotations)
     for name in ("A", "T", "W", "xi", "defects", "centres", "swings"):
         getattr(state.work, name)[...] = getattr(walk.here, name)
-    copy_factor(walk.factor, state.factor)
+    (copy, copy_arguments), (curvature, curvature_arguments) = start_kernel_calls(system, walk.block, walk.factor,
+                                                                                  state)
+    copy(*copy_arguments)
     state.G[:] = walk.G
     state.anchor_G[:] = walk.G
-    curvature_at(system.topology, system.geometry, walk.block, state.work, state.factor, state.G, state.curvature,
-                 state.kin.scratch.branch)
+    curvature(*curvature_arguments)
     return state
 
 

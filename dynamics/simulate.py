@@ -55,13 +55,14 @@ from scipy.integrate import BDF, LSODA, RK23, Radau
 
 from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import Walk, WalkStopped
-from loops.linear import singular_values
+from loops.linear import singular_values, square_block
 from loops.results import MAX_RECORD_BYTES, Column, Trajectory, record_bytes
 from mechanism.errors import ModelError, SimulationInterrupted, SimulationStopped, SweepStopped
 
+from . import warm
 from .equations import dynamic_model, finite_values, method_code, no_inertia_message, snapshot_of
 from .integrate import initial_step, new_scratch, tableau
-from .motion import compiled, new_state, solver_params, state_from_walk
+from .motion import compiled, new_state, solver_params, start_kernel_calls, state_from_walk
 
 __all__ = ["simulate", "SimulationResult", "EnergyHistory", "INTEGRATORS", "SWITCH_RATIO", "MAX_STEPS", "STALL_STEPS",
            "MIN_MEAN_STEP", "ENERGY_DRIFT", "MAX_T_END", "check_sample_count"]
@@ -391,6 +392,9 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     rates = finite_values(qd0, names, "qd0")
     p0 = _prescribed_at(driven, 0.0)
     columns = np.r_[np.asarray(cols, dtype=np.int64), np.asarray(prescribed_cols, dtype=np.int64)].astype(np.int64)
+    settings = (names, driven, formulation, rtol, atol, max_step, switching, t_end, times, method)
+    if warm.cold():
+        _compile_on_both_cores(dyn, columns, settings)
     try:
         walk = dyn.start(columns, np.r_[values, p0], where="q0")
     except SweepStopped as stop:
@@ -398,14 +402,29 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
         empty = SimulationResult(dyn, _samples(dyn.system, 0), 0, names, [name for _, _, name in driven], [],
                                  stop.reason, 0, 0)
         raise SimulationStopped(stop.reason, empty) from None
-    run = _Run(dyn, walk, names, driven, formulation, rtol, atol, max_step, switching, t_end, times, method)
+    run = _Run(dyn, walk.block, *settings)
+    run._use(walk, len(names))
     return run.go(rates)
+
+
+def _compile_on_both_cores(dyn, columns, settings):
+    """A first simulation (:mod:`dynamics.warm`): the walk's kernels compile in a second process
+    while this one compiles the integrator's for this run's argument types (the block the walk
+    will find at the design pose gives them); then the walk finds its kernels in the cache."""
+    if not warm.start():
+        return
+    system = dyn.system
+    block = square_block(system, constraint_matrix(system, evaluate(system, system.reference_q()), scaled=True),
+                         columns)
+    if block is not None:  # else the walk stops at the design pose and says why
+        _Run(dyn, block, *settings).compile_kernels()
+    warm.wait()
 
 
 class _Run:
     """One simulation: the states, the stepping and the samples."""
 
-    def __init__(self, dyn, walk, names, prescribed, formulation, rtol, atol, max_step, switching, t_end, times,
+    def __init__(self, dyn, block, names, prescribed, formulation, rtol, atol, max_step, switching, t_end, times,
                  method):
         self.dyn, self.system = dyn, dyn.system
         self.prescribed = prescribed
@@ -422,26 +441,70 @@ class _Run:
         self.out = _samples(self.system, len(times) if times is not None else 256)
         self.switch_threshold = SWITCH_RATIO if switching else np.inf
         self._window = (0, 0.0)  # (accepted steps, time) where the current progress window began
-        self._use(walk, len(names))
+        self._allocate(block, len(names))
+
+    def _allocate(self, block, m):
+        """States and compiled model for the square ``block`` (its driven columns, the ``m``
+        independent ones first)."""
+        self.m = m
+        self.block = block
+        self.base = new_state(self.system, block, self.loads, m)
+        self.stage = new_state(self.system, block, self.loads, m)
+        self.end = new_state(self.system, block, self.loads, m)
+        self.model = compiled(self.system, block, self.inertia, self.loads, self.params, m)
 
     def _use(self, walk, m):
-        """Set the partition of ``walk`` (its driven columns, independent ones first)."""
-        self.m = m
-        self.block = walk.block
+        """Set the partition of ``walk`` (its driven columns, independent ones first), its state the base."""
+        self._allocate(walk.block, m)
         self.base = state_from_walk(walk, self.loads, m)
-        self.stage = new_state(self.system, walk.block, self.loads, m)
-        self.end = new_state(self.system, walk.block, self.loads, m)
-        self.model = compiled(self.system, walk.block, self.inertia, self.loads, self.params, m)
 
     # ------------------------------------------------------------------ kernels
+    def _evaluate_arguments(self, t, y, state, dy):
+        base = self.base
+        anchor = (base.anchor_q, base.anchor_rotations, base.anchor_G, base.curvature)
+        return self.model, anchor, state.work, state.factor, state.kin, float(t), y, dy
+
     def _evaluate(self, t, y, state):
         from .kernels.integrate import evaluate_at  # noqa: PLC0415
 
         dy = np.zeros_like(y)
         self.counters[2] += 1
-        base = self.base
-        anchor = (base.anchor_q, base.anchor_rotations, base.anchor_G, base.curvature)
-        return evaluate_at(self.model, anchor, state.work, state.factor, state.kin, float(t), y, dy), dy
+        return evaluate_at(*self._evaluate_arguments(t, y, state, dy)), dy
+
+    def _record_arguments(self, t, y, state, row):
+        return self.block.driven, self.m, state.work, state.kin, float(t), y, self.out, int(row)
+
+    def _integrate_arguments(self, method, t_state, y, f, control, scratch):
+        return (self.model, method, self.base, self.stage, self.end, t_state, y, f, self.samples, self.out, control,
+                self.counters, scratch)
+
+    def _control(self, first_step):
+        """The compiled integrator's control vector (:func:`dynamics.kernels.integrate.integrate`)."""
+        return np.array([self.t_end, self.rtol, self.atol, self.max_step, first_step, STEPS_PER_CALL,
+                         self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
+
+    def compile_kernels(self):
+        """Compile (or load from numba's cache) the kernels this run calls, for its argument types,
+        without running them: the start's copy and curvature, the right-hand side, the record and
+        the compiled integrator (:func:`_compile_on_both_cores`). Returns ``[(kernel, signature)]``."""
+        from numba import typeof  # noqa: PLC0415
+
+        from .kernels import integrate as k  # noqa: PLC0415
+
+        calls = start_kernel_calls(self.system, self.block, self.base.factor, self.base)
+        y = np.zeros(2 * self.m + 3)
+        calls += [(k.evaluate_at, self._evaluate_arguments(0.0, y, self.stage, np.zeros_like(y))),
+                  (k.record, self._record_arguments(0.0, y, self.end, 0))]
+        if INTEGRATORS[self.method] is None:
+            method = tableau(self.method)
+            calls.append((k.integrate, self._integrate_arguments(method, np.zeros(1), y, y.copy(), self._control(0.0),
+                                                                 new_scratch(method, len(y)))))
+        compiled = []
+        for kernel, arguments in calls:
+            signature = tuple(typeof(a) for a in arguments)
+            kernel.compile(signature)
+            compiled.append((kernel, signature))
+        return compiled
 
     def _grow(self):
         """Room for more samples (every accepted step stored), within MAX_RECORD_BYTES."""
@@ -460,7 +523,7 @@ class _Run:
         row = int(self.counters[4])
         if row >= len(self.out.t):
             self._grow()
-        record(self.block.driven, self.m, state.work, state.kin, float(t), y, self.out, row)
+        record(*self._record_arguments(t, y, state, row))
         self.counters[4] += 1
 
     def _accept(self, t, y):
@@ -581,12 +644,10 @@ class _Run:
         t_state = np.zeros(1)
         first = initial_step(method, 0.0, y, f, self.t_end, self.rtol, self.atol, self.max_step,
                              lambda t, point: self._evaluate(t, point, self.stage))
-        control = np.array([self.t_end, self.rtol, self.atol, self.max_step, first, STEPS_PER_CALL,
-                            self.switch_threshold, DEAD_POINT_RATIO, 0.0, 1e-14 * max(self.t_end, 1.0)])
+        control = self._control(first)
         while True:
             self._check_progress(t_state[0])
-            status = k.integrate(self.model, method, self.base, self.stage, self.end, t_state, y, f, self.samples,
-                                 self.out, control, self.counters, scratch)
+            status = k.integrate(*self._integrate_arguments(method, t_state, y, f, control, scratch))
             if bar is not None:
                 bar.update(t_state[0] - bar.n)
             if status == k.DONE:

@@ -111,8 +111,7 @@ def _refresh_cache():
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (under a minute for sweeps, a minute and a half "
-          "for simulation)", file=sys.stderr)
+    print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
