@@ -402,7 +402,7 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
         empty = SimulationResult(dyn, _samples(dyn.system, 0), 0, names, [name for _, _, name in driven], [],
                                  stop.reason, 0, 0)
         raise SimulationStopped(stop.reason, empty) from None
-    run = _Run(dyn, walk.block, *settings)
+    run = _Run(dyn, *settings)
     run._use(walk, len(names))
     return run.go(rates)
 
@@ -417,15 +417,16 @@ def _compile_on_both_cores(dyn, columns, settings):
     block = square_block(system, constraint_matrix(system, evaluate(system, system.reference_q()), scaled=True),
                          columns)
     if block is not None:  # else the walk stops at the design pose and says why
-        _Run(dyn, block, *settings).compile_kernels()
+        run = _Run(dyn, *settings)
+        run._allocate(block, len(settings[0]))
+        run.compile_kernels()
     warm.wait()
 
 
 class _Run:
     """One simulation: the states, the stepping and the samples."""
 
-    def __init__(self, dyn, block, names, prescribed, formulation, rtol, atol, max_step, switching, t_end, times,
-                 method):
+    def __init__(self, dyn, names, prescribed, formulation, rtol, atol, max_step, switching, t_end, times, method):
         self.dyn, self.system = dyn, dyn.system
         self.prescribed = prescribed
         self.loads = dyn.loads_with(prescribed)
@@ -441,7 +442,6 @@ class _Run:
         self.out = _samples(self.system, len(times) if times is not None else 256)
         self.switch_threshold = SWITCH_RATIO if switching else np.inf
         self._window = (0, 0.0)  # (accepted steps, time) where the current progress window began
-        self._allocate(block, len(names))
 
     def _allocate(self, block, m):
         """States and compiled model for the square ``block`` (its driven columns, the ``m``
