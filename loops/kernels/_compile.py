@@ -123,13 +123,14 @@ _refresh_cache()
 
 #: What every kernel is compiled with (see the module docstring). ``forceinline`` is always
 #: given: a callee that does not say inherits its caller's.
-_OPTIONS = {"error_model": "numpy", "nogil": True, "_nrt": False, "no_cfunc_wrapper": True, "forceinline": False}
+_COMMON = {"error_model": "numpy", "no_cfunc_wrapper": True, "forceinline": False}
+#: The kernels without reference counting and without the GIL.
+_OPTIONS = dict(_COMMON, nogil=True, _nrt=False)
 
 inline_kernel = numba.njit(cache=True, inline="always", **_OPTIONS)
-allocating_kernel = numba.njit(cache=True, error_model="numpy", nogil=True, no_cfunc_wrapper=True, forceinline=False)
-allocating_inline_kernel = numba.njit(cache=True, error_model="numpy", nogil=True, inline="always",
-                                      no_cfunc_wrapper=True, forceinline=False)
-callback_kernel = numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True, forceinline=False)
+allocating_kernel = numba.njit(cache=True, nogil=True, **_COMMON)
+allocating_inline_kernel = numba.njit(cache=True, nogil=True, inline="always", **_COMMON)
+callback_kernel = numba.njit(cache=True, **_COMMON)
 
 
 def kernel(function=None, *, forceinline=False):
