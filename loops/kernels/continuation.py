@@ -315,22 +315,17 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
     ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
     accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
     """
-    status, swapped = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
-                                last_step, curvature, curved, target, params, counters, diagnostics)
-    if swapped:
-        copy_evaluated(trial, here)
-        copy_factor(trial_factor, factor)
-    return status
+    return _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                     curvature, curved, target, params, counters, diagnostics)
 
 
 @internal_kernel(forceinline=True)
 def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
               curved, target, params, counters, diagnostics):
-    """:func:`continue_to` without copying an accepted step into ``here``: the trial and its
-    factorization become the state, the old state the trial (two buffers that swap roles).
-    Returns ``(status, swapped)``: with ``swapped`` the state ends in ``trial`` and
-    ``trial_factor``."""
-    swapped = False
+    """:func:`continue_to`, inlined into the walks that call it. An accepted step is copied from
+    the trial into ``here`` (and its factorization into ``factor``): swapping the two buffers'
+    roles instead made every field of their named tuples a value the compiled loop carries
+    from one step to the next, which cost the design-study walk a tenth of its time."""
     tolerance, max_motion, ratio = params[0], params[1], params[2]
     max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
     driven = block.driven
@@ -343,13 +338,13 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         span[k] = target[k] - start[k]
         moving = moving or span[k] != 0.0
     if not moving:
-        return OK, swapped
+        return OK
     step = here.scratch.variables[2]
     result = diagnostics[4:8]
     fraction, h, halvings = 0.0, 1.0, 0
     while fraction < 1.0:
         if counters[0] >= counters[1]:
-            return BUDGET, swapped
+            return BUDGET
         h = min(h, 1.0 - fraction)
         last = fraction + h >= 1.0
         motion, order = _predict(topology, block, G, last_G, last_step, curvature, curved, span, h, step)
@@ -380,7 +375,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             h *= 0.5
             if halvings > max_halvings:
                 diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
-                return STOPPED, swapped
+                return STOPPED
             continue
         # Steps are remembered only between regular ends: a singular one keeps the incoming
         # tangent, whose difference from the next is no curvature.
@@ -393,9 +388,8 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         curved[0] = 0.0  # where this step ends: known once its accelerations are solved
         if order == 3 and result[1] > 1.0:
             curved[2] = 1.0  # steps long for the curvature: record it from now on
-        here, trial = trial, here
-        factor, trial_factor = trial_factor, factor
-        swapped = not swapped
+        copy_evaluated(trial, here)
+        copy_factor(trial_factor, factor)
         copy_matrix(last_G[0], last_G[1])
         copy_matrix(G, last_G[0])
         copy_matrix(new_G, G)
@@ -404,9 +398,9 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         h *= 2.0
         if factor.info[2] != 0.0 and factor.info[1] < params[7]:
             diagnostics[2] = factor.info[1]
-            return RECHOOSE, swapped
+            return RECHOOSE
     diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
-    return OK, swapped
+    return OK
 
 
 @inline_kernel
@@ -448,30 +442,20 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
     accelerations and tangent ``G`` go to row i of the ``out_*`` arrays.
     """
     count = targets.shape[0]
-    # The state and the trial swap roles at each accepted step (no copy); at the end the state
-    # goes back into ``here`` if it stands in the other buffer.
-    state, spare, state_factor, spare_factor = here, trial, factor, trial_factor
-    swapped, status, i = False, OK, first
+    status, i = OK, first
     while i < count:
-        status, odd = _continue(topology, geometry, block, state, state_factor, G, spare, spare_factor, new_G, last_G,
-                                last_step, curvature, curved, targets[i], params, counters, diagnostics)
-        if odd:
-            state, spare = spare, state
-            state_factor, spare_factor = spare_factor, state_factor
-            swapped = not swapped
+        status = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                           curvature, curved, targets[i], params, counters, diagnostics)
         if status != OK:
             break
-        copy_vector(state.q, out_q[i])
-        copy_stack(state.rotations, out_rotations[i])
-        copy_stack(state.T, out_T[i])
+        copy_vector(here.q, out_q[i])
+        copy_stack(here.rotations, out_rotations[i])
+        copy_stack(here.T, out_T[i])
         copy_matrix(G, out_G[i])
-        rates_at(topology, geometry, block, state, state_factor, G, speeds[i], accelerations[i], out_q_dot[i],
+        rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
-        curvature_here(topology, geometry, block, state, state_factor, G, last_step, spare, curvature, curved)
+        curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved)
         i += 1
-    if swapped:
-        copy_evaluated(state, here)
-        copy_factor(state_factor, factor)
     diagnostics[3] = i
     return i, status
 

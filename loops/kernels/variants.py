@@ -74,29 +74,23 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
         return START_FAILED, 0
-    # The state and the trial swap roles at each accepted step (see continuation.walk_positions);
-    # a variant's buffers are scratch, so the state is left wherever it ends.
-    state, spare, state_factor, spare_factor = here, trial, factor, trial_factor
     for i in range(targets.shape[0]):
         status = BUDGET
         while status == BUDGET:
-            status, odd = _continue(topology, geometry, block, state, state_factor, G, spare, spare_factor, new_G,
-                                    last_G, last_step, curvature, curved, targets[i], params, counters, diagnostics)
-            if odd:
-                state, spare = spare, state
-                state_factor, spare_factor = spare_factor, state_factor
+            status = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+                               last_step, curvature, curved, targets[i], params, counters, diagnostics)
             if status == BUDGET and counters[0] >= counters[1]:
                 return BUDGET, i
         if status != OK:
             return status, i
-        copy_vector(state.q, out_q[i])
-        copy_stack(state.T, out_T[i])
-        zeros = spare.scratch.variables[2][:targets.shape[1]]  # the driven accelerations: none
+        copy_vector(here.q, out_q[i])
+        copy_stack(here.T, out_T[i])
+        zeros = trial.scratch.variables[2][:targets.shape[1]]  # the driven accelerations: none
         zeros[:] = 0.0
         for k in range(unit_speeds.shape[0]):
-            rates_at(topology, geometry, block, state, state_factor, G, unit_speeds[k], zeros,
-                     spare.scratch.variables[0], spare.scratch.variables[1], out_V[i, k], out_A[i, k])
-            record_curvature(last_step, unit_speeds[k], spare.scratch.variables[1], curvature, curved)
+            rates_at(topology, geometry, block, here, factor, G, unit_speeds[k], zeros,
+                     trial.scratch.variables[0], trial.scratch.variables[1], out_V[i, k], out_A[i, k])
+            record_curvature(last_step, unit_speeds[k], trial.scratch.variables[1], curvature, curved)
     return OK, targets.shape[0]
 
 
