@@ -163,9 +163,7 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     # below, its rows set to NaN first. (Filling tens of MB with NaN beforehand cost a sixth
     # of a study.)
     out_q = np.empty((count, N, n))
-    out_T = np.empty((count, N, links, 4, 4))
-    out_V = np.empty((count, N, D, links, 6))
-    out_A = np.empty((count, N, D, links, 6))
+    out_T, out_V, out_A = _link_major((count, N), links, D)
     unit_speeds = np.eye(D, d)
     unbuildable = builder.unbuildable(offsets)
     for v in unbuildable:
@@ -191,6 +189,16 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
         if reason is not None:
             reasons[int(v)] = reason
     return VariantRecord(system, names, setup.held, out_q, out_T, out_V, out_A, reached, reasons)
+
+
+def _link_major(rows, links, drivers):
+    """Empty poses (V, N, L, 4, 4) and twists (V, N, D, L, 6), stored link by link (views of
+    (L, V, N, 4, 4) and (D, L, V, N, 6) arrays): a metric reads one link's poses or twists at
+    every row (:class:`loops.study.suspension.VariantSuspension`), and finds them contiguous,
+    where a copy of each took a fifth of the metrics' time."""
+    poses = np.empty((links,) + rows + (4, 4)).transpose(1, 2, 0, 3, 4)
+    twists = [np.empty((drivers, links) + rows + (6,)).transpose(2, 3, 0, 1, 4) for _ in range(2)]
+    return poses, twists[0], twists[1]
 
 
 def _targets(setup, drivers, count):
