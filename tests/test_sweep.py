@@ -629,3 +629,33 @@ def test_a_walk_to_where_it_stands_calls_no_kernel():
     walk.to(walk.driven_values)
     assert np.array_equal(walk.q, q)
     assert np.array_equal(walk.here.T, poses)
+
+
+@pytest.mark.parametrize("end", ["budget", "stopped"])
+def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
+    """A step is tried in the walk's own state: a refused one puts the start back, and a walk that
+    returns right after one (its step budget spent, or out of halvings) leaves that start evaluated
+    (poses, frames, twists, defects), as a stopped sweep's partial result reads it."""
+    # Reference: the state's arrays before the call. The rocker D of the four-bar cannot pass its
+    # extended toggle (about 0.1 rad, core_models.four_bar_rocker_limits), so the first step to 0.6
+    # rad is refused; the walk then returns from where it started, its arrays equal to before.
+    from loops.compiled import compile_model
+    from loops.continuation import Walk
+    from loops.kernels import continuation as kernels
+
+    assert four_bar_rocker_limits()[1] < 0.2
+    system = compile_model(four_bar().snapshot())
+    walk = Walk(system, [system.variable_index["D"]])
+    before = {name: getattr(walk.here, name).copy() for name in ("q", "A", "T", "W", "xi", "defects", "centres")}
+    if end == "budget":
+        walk.counters[1] = walk.counters[0] + 1
+    else:
+        walk.params[3] = 0.0  # no halving
+    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.here, walk.factor, walk.G,
+                                 walk.trial, walk.trial_factor, walk.new_G, walk.last_G, walk.last_step,
+                                 walk.curvature, walk.curved, np.array([0.6]), walk.params, walk.counters,
+                                 walk.diagnostics)
+    assert status == (kernels.BUDGET if end == "budget" else kernels.STOPPED)
+    assert walk.counters[0] == 1
+    for name, value in before.items():
+        assert_allclose(getattr(walk.here, name), value, rtol=0.0, atol=1e-14, err_msg=name)

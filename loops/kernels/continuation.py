@@ -64,10 +64,9 @@ from ..linear import SQUARE
 from ._compile import inline_kernel, internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
-from .closure import configure
+from .closure import configure, world_twists
 from .linear import band_pivot, factorize_block, transmission
-from .newton import (CONVERGED, POLISH_FLOOR, apply_step, copy_evaluated, copy_factor, copy_work, corrector,
-                     seat_spherical)
+from .newton import CONVERGED, POLISH_FLOOR, apply_step, copy_factor, copy_work, corrector, seat_spherical
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
@@ -322,10 +321,16 @@ def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor,
 @internal_kernel(forceinline=True)
 def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
               curved, target, params, counters, diagnostics):
-    """:func:`continue_to`, inlined into the walks that call it. An accepted step is copied from
-    the trial into ``here`` (and its factorization into ``factor``): swapping the two buffers'
-    roles instead made every field of their named tuples a value the compiled loop carries
-    from one step to the next, which cost the design-study walk a tenth of its time."""
+    """:func:`continue_to`, inlined into the walks that call it.
+
+    A step is tried in ``here`` itself, its start kept in ``trial`` (variables and spherical
+    states) and its factorization made in ``trial_factor``: a refused step puts the start back
+    and evaluates it again (:func:`_evaluated_again`) before the walk returns from it; an
+    accepted one copies only its factorization into ``factor``. Refused steps are rare, so
+    this copies the least: trying the step in ``trial`` and copying the accepted
+    configuration into ``here`` took a twelfth of a design study's walk, and swapping the two
+    buffers' roles instead made every field of their named tuples a value the compiled loop
+    carries from step to step (a tenth)."""
     tolerance, max_motion, ratio = params[0], params[1], params[2]
     max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
     driven = block.driven
@@ -342,8 +347,11 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
     step = here.scratch.variables[2]
     result = diagnostics[4:8]
     fraction, h, halvings = 0.0, 1.0, 0
+    refused = False  # here holds a refused step's start, not evaluated
     while fraction < 1.0:
         if counters[0] >= counters[1]:
+            if refused:
+                _evaluated_again(topology, geometry, here)
             return BUDGET
         h = min(h, 1.0 - fraction)
         last = fraction + h >= 1.0
@@ -352,12 +360,12 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             h *= max_motion / motion
             continue
         counters[0] += 1
-        copy_work(here, trial)  # the corrector evaluates the trial before it reads anything else
-        apply_step(topology, trial, step, 1.0)
+        copy_work(here, trial)  # the start, to go back to
+        apply_step(topology, here, step, 1.0)
         for k in range(d):
-            trial.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
+            here.q[driven[k]] = target[k] if last else start[k] + (fraction + h) * span[k]
         copy_factor(factor, trial_factor)
-        status = corrector(topology, geometry, block, trial, trial_factor, tolerance, iterations, max_step, bool(True),
+        status = corrector(topology, geometry, block, here, trial_factor, tolerance, iterations, max_step, bool(True),
                            result, POLISH_FLOOR if order == 5 else 1.0)
         diagnostics[0] = result[0]
         diagnostics[1] = result[1]
@@ -366,17 +374,21 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
                                                      else factor.info[1])
         regular = False
         if accepted:
-            seat_spherical(topology, trial, here.q)
-            regular = tangent_at(topology, geometry, block, trial, trial_factor, new_G, G, singular_rcond)
+            seat_spherical(topology, here, trial.q)
+            regular = tangent_at(topology, geometry, block, here, trial_factor, new_G, G, singular_rcond)
             if regular and factor.info[2] != 0.0:
                 accepted = same_orientation(block, factor, trial_factor)
         if not accepted:
+            copy_work(trial, here)
+            refused = True
             halvings += 1
             h *= 0.5
             if halvings > max_halvings:
+                _evaluated_again(topology, geometry, here)
                 diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
                 return STOPPED
             continue
+        refused = False
         # Steps are remembered only between regular ends: a singular one keeps the incoming
         # tangent, whose difference from the next is no curvature.
         remembered = regular and factor.info[2] != 0.0
@@ -388,7 +400,6 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         curved[0] = 0.0  # where this step ends: known once its accelerations are solved
         if order == 3 and result[1] > 1.0:
             curved[2] = 1.0  # steps long for the curvature: record it from now on
-        copy_evaluated(trial, here)
         copy_factor(trial_factor, factor)
         copy_matrix(last_G[0], last_G[1])
         copy_matrix(G, last_G[0])
@@ -401,6 +412,15 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             return RECHOOSE
     diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
     return OK
+
+
+@internal_kernel
+def _evaluated_again(topology, geometry, work):
+    """Evaluate ``work`` at its variables and spherical states again, everything an accepted
+    step leaves evaluated (:func:`configure`, then the frames and twists): the same numbers,
+    as the same arithmetic on the same state."""
+    configure(topology, geometry, work)
+    world_twists(topology, geometry, work)
 
 
 @inline_kernel
