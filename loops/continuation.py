@@ -96,13 +96,15 @@ def iteration_count(value, where="max_iterations") -> int:
     return int(value)
 
 
-def walk_parameters(tolerance, system=None, block=None) -> np.ndarray:
+def walk_parameters(tolerance, tangents, system=None, block=None) -> np.ndarray:
     """The compiled walk's ``params`` (see :mod:`loops.kernels.continuation`) at a closure
     ``tolerance``: the limits of this module; rows are chosen anew below
-    RECHOOSE_CONDITIONING only when ``block`` (of ``system``) leaves rows out (else never: 0)."""
+    RECHOOSE_CONDITIONING only when ``block`` (of ``system``) leaves rows out (else never: 0);
+    tangents are made for the first ``tangents`` driven columns (all of them but held ones
+    that never move)."""
     rechoose = RECHOOSE_CONDITIONING if block is not None and _leaves_rows_out(system, block) else 0.0
     return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
-                     SINGULAR_CONDITIONING, rechoose])
+                     SINGULAR_CONDITIONING, rechoose, tangents])
 
 
 def _leaves_rows_out(system, block) -> bool:
@@ -147,7 +149,7 @@ class Walk:
         self.system = system
         self.driven = np.asarray(driven, dtype=np.int64)
         self.tolerance = float(tolerance)
-        self.params = walk_parameters(tolerance)
+        self.params = walk_parameters(tolerance, len(self.driven))
         self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
         self.diagnostics = np.zeros(8)
         self.here = new_work(system, q, rotations)
@@ -229,7 +231,7 @@ class Walk:
             self.factor = new_factor(block)
             self.trial_factor = new_factor(block)
             self._kernels.tangent_at(self.system.topology, self.system.geometry, block, self.here, self.factor,
-                                     self.G, incoming, SINGULAR_CONDITIONING)
+                                     self.G, incoming, SINGULAR_CONDITIONING, len(self.driven))
             if self.conditioning <= before:
                 self.block, self.factor, self.trial_factor, G = old
                 self.G[:] = G

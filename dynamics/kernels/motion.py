@@ -328,7 +328,7 @@ def rhs(topology, geometry, block, inertia, loads, anchor_q, anchor_rotations, a
     if not close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G, curvature, target, stage,
                        stage_factor, params, result):
         return CLOSURE_FAILED
-    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, anchor_G, TRUSTED_CONDITIONING):
+    if not tangent_at(topology, geometry, block, stage, stage_factor, kin.G, anchor_G, TRUSTED_CONDITIONING, d):
         # Next to a singular position: the tangent of the branch's Taylor model at the anchor.
         for col in range(topology.n):
             for a in range(d):

@@ -49,7 +49,8 @@ fourth order (:func:`_predict`). The rule depends only on the walk itself, so a 
 variant and a separate sweep of it take the same steps from the same predictions.
 
 ``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
-max_step, singular_rcond, rechoose_rcond]``. ``counters``: ``[steps taken, step budget]``; the walk returns
+max_step, singular_rcond, rechoose_rcond, tangents]``, the last the number of driven columns
+(the first ones) whose tangents the walk makes: all but those that never move. ``counters``: ``[steps taken, step budget]``; the walk returns
 ``BUDGET`` when the budget is spent (the caller may resume: the walk restarts from ``here``).
 ``diagnostics`` (8,): ``[last corrector error, its iterations, reciprocal condition here,
 driven value index reached]`` and room for the corrector's results.
@@ -293,16 +294,17 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
 
 
 @internal_kernel(forceinline=True)
-def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond):
-    """Factorize at the closed ``work`` and set ``G`` to its transmission matrix; at a singular
-    position keep ``incoming`` (the tangent the walk arrived with) and mark the factorization
-    unusable. Returns True when the position is regular."""
+def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond, tangents):
+    """Factorize at the closed ``work`` and set ``G`` to its transmission matrix (its first
+    ``tangents`` columns: :func:`~.linear.transmission`); at a singular position keep ``incoming``
+    (the tangent the walk arrived with) and mark the factorization unusable. Returns True when
+    the position is regular."""
     factorize_block(topology, geometry, block, work, factor)
     if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
         copy_matrix(incoming, G)
         factor.info[2] = 0.0
         return False
-    transmission(block, factor, G, work.scratch.equations[1])
+    transmission(block, factor, G, work.scratch.equations[1], tangents)
     return True
 
 
@@ -333,6 +335,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
     carries from step to step (a tenth)."""
     tolerance, max_motion, ratio = params[0], params[1], params[2]
     max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
+    tangents = int(params[8])
     driven = block.driven
     d = driven.shape[0]
     start = trial.scratch.variables[2][:d]
@@ -375,7 +378,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         regular = False
         if accepted:
             seat_spherical(topology, here, trial.q)
-            regular = tangent_at(topology, geometry, block, here, trial_factor, new_G, G, singular_rcond)
+            regular = tangent_at(topology, geometry, block, here, trial_factor, new_G, G, singular_rcond, tangents)
             if regular and factor.info[2] != 0.0:
                 accepted = same_orientation(block, factor, trial_factor)
         if not accepted:
@@ -493,7 +496,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
         seat_spherical(topology, here, previous)
         configure(topology, geometry, here)
         new_G[:, :] = 0.0
-        tangent_at(topology, geometry, block, here, factor, G, new_G, params[6])
+        tangent_at(topology, geometry, block, here, factor, G, new_G, params[6], int(params[8]))
     return status
 
 

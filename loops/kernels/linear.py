@@ -470,15 +470,21 @@ def solve_block(block, factor, rhs, x, buffer):
 
 
 @inline_kernel
-def transmission(block, factor, G, buffer):
+def transmission(block, factor, G, buffer, tangents):
     """``G`` (n, d) = ``dq/d(driven)``: identity on the driven rows, ``-B_free^-1 B_driven`` on the
-    free ones (eq. 4: Pavlov's transmission ratios), physical units. ``buffer``: scratch."""
+    free ones (eq. 4: Pavlov's transmission ratios), physical units. ``buffer``: scratch.
+
+    Only the first ``tangents`` columns are solved for; the free rows of the others are left
+    zero, for a walk whose last driven columns never move (a design study's held ones): their
+    tangents would only ever be multiplied by zero."""
     d = block.driven.shape[0]
     length = factor.driven.shape[0]
     G[:, :] = 0.0
     b = buffer[:length]
     for k in range(d):
         G[block.driven[k], k] = 1.0
+        if k >= tangents:
+            continue
         for i in range(length):
             b[i] = -factor.driven[i, k]
         solve_scaled(block, factor, b)

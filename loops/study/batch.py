@@ -101,7 +101,8 @@ class _Setup:
                              "nominal design's motion at its design pose")
         self.rotations0 = start.rotations.copy()
         self.tolerance = tolerance
-        self.params = walk_parameters(tolerance, system, self.block)
+        # The held columns never move: the walk makes no tangents along them.
+        self.params = walk_parameters(tolerance, len(self.names), system, self.block)
 
 
 def _in_threads(function, arguments, count, workers):
