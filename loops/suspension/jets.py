@@ -124,15 +124,21 @@ def _cross(a, b):
 cross_product = _cross
 
 
+def _dot(a, b):
+    """``a . b`` over the last axis of (..., 3) arrays (einsum is twice as slow for long stacks)."""
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
 def dot(a, b):
-    """``a . b`` over the last axis."""
+    """``a . b`` over the last axis (3)."""
     if isinstance(a, Jet) and not isinstance(b, Jet) and np.ndim(b) == 1:  # along a fixed direction (3,)
         return Jet(a.value @ b, a.d @ b, a.dd @ b)
-    a, b = _lift(a), _lift(b)
-    return Jet(np.einsum("...i,...i->...", a.value, b.value),
-               np.einsum("...i,...i->...", a.d, b.value) + np.einsum("...i,...i->...", a.value, b.d),
-               np.einsum("...i,...i->...", a.dd, b.value) + 2.0 * np.einsum("...i,...i->...", a.d, b.d)
-               + np.einsum("...i,...i->...", a.value, b.dd))
+    if not isinstance(b, Jet):  # a constant: no derivatives of its own
+        return Jet(_dot(a.value, b), _dot(a.d, b), _dot(a.dd, b))
+    if not isinstance(a, Jet):
+        return dot(b, a)
+    return Jet(_dot(a.value, b.value), _dot(a.d, b.value) + _dot(a.value, b.d),
+               _dot(a.dd, b.value) + 2.0 * _dot(a.d, b.d) + _dot(a.value, b.dd))
 
 
 def cross(a, b):
