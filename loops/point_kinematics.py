@@ -17,13 +17,20 @@ def _flat(a, width):
     return np.ascontiguousarray(a.reshape((-1,) + width)), a.shape[:a.ndim - len(width)]
 
 
+def _to(a, shape):
+    """``a`` broadcast to ``shape``, or as it is when it has that shape already (a design study's
+    sensitivities call these functions tens of thousands of times on small stacks)."""
+    a = np.asarray(a, dtype=float)
+    return a if a.shape == shape else np.broadcast_to(a, shape)
+
+
 def point_positions(poses, r):
     """``T r`` (eq. 5): poses ``(..., 4, 4)``, link-frame coordinates ``r`` (3,), or one point per
     pose ``(..., 3)`` (a design study's variants), m -> ``(..., 3)`` m."""
     from .kernels.points import positions_of  # noqa: PLC0415 (kernels load on first use)
 
     T, shape = _flat(poses, (4, 4))
-    R, _ = _flat(np.broadcast_to(np.asarray(r, dtype=float), shape + (3,)), (3,))
+    R, _ = _flat(_to(r, shape + (3,)), (3,))
     out = np.empty((len(T), 3))
     positions_of(T, R, out)
     return out.reshape(shape + (3,))
@@ -34,7 +41,7 @@ def point_velocities(positions, link_velocities):
     from .kernels.points import velocities_of  # noqa: PLC0415
 
     P, shape = _flat(positions, (3,))
-    V, _ = _flat(np.broadcast_to(link_velocities, shape + (6,)), (6,))
+    V, _ = _flat(_to(link_velocities, shape + (6,)), (6,))
     out = np.empty((len(P), 3))
     velocities_of(P, V, out)
     return out.reshape(shape + (3,))
@@ -46,8 +53,8 @@ def point_accelerations(positions, velocities, link_velocities, link_acceleratio
 
     P, shape = _flat(positions, (3,))
     Pd, _ = _flat(velocities, (3,))
-    V, _ = _flat(np.broadcast_to(link_velocities, shape + (6,)), (6,))
-    A, _ = _flat(np.broadcast_to(link_accelerations, shape + (6,)), (6,))
+    V, _ = _flat(_to(link_velocities, shape + (6,)), (6,))
+    A, _ = _flat(_to(link_accelerations, shape + (6,)), (6,))
     out = np.empty((len(P), 3))
     accelerations_of(P, Pd, V, A, out)
     return out.reshape(shape + (3,))
