@@ -50,8 +50,9 @@ variant and a separate sweep of it take the same steps from the same predictions
 
 ``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
 max_step, singular_rcond, rechoose_rcond, tangents]``, the last the number of driven columns
-(the first ones) whose tangents the walk makes: all but those that never move. ``counters``: ``[steps taken, step budget]``; the walk returns
-``BUDGET`` when the budget is spent (the caller may resume: the walk restarts from ``here``).
+(the first ones) whose tangents the walk makes: all but those that never move.
+``counters``: ``[steps taken, step budget]``; the walk returns ``BUDGET`` when the budget is
+spent (the caller may resume: the walk restarts from ``here``).
 ``diagnostics`` (8,): ``[last corrector error, its iterations, reciprocal condition here,
 driven value index reached]`` and room for the corrector's results.
 """
