@@ -25,8 +25,7 @@ from collections import namedtuple
 import numpy as np
 
 from loops.configuration import new_work
-from loops.continuation import (MAX_CORRECTION_RATIO, MAX_HALVINGS, MAX_MOTION, MAX_NEWTON_STEP, NEWTON_ITERATIONS,
-                                SINGULAR_CONDITIONING)
+from loops.continuation import walk_parameters
 from loops.linear import new_factor
 
 __all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
@@ -60,9 +59,9 @@ Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "
 
 
 def solver_params(tolerance):
-    """Walk and corrector parameters (:mod:`loops.kernels.continuation`) at ``tolerance``."""
-    return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
-                     SINGULAR_CONDITIONING, 0.0])
+    """Walk and corrector parameters (:mod:`loops.kernels.continuation`) at ``tolerance``: the
+    walk's own (:func:`loops.continuation.walk_parameters`), rows never chosen anew."""
+    return walk_parameters(tolerance)
 
 
 def new_kinematics(system, loads, d, m) -> Kinematics:

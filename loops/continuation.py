@@ -96,15 +96,16 @@ def iteration_count(value, where="max_iterations") -> int:
     return int(value)
 
 
-def walk_parameters(tolerance, tangents, system=None, block=None) -> np.ndarray:
-    """The compiled walk's ``params`` (see :mod:`loops.kernels.continuation`) at a closure
-    ``tolerance``: the limits of this module; rows are chosen anew below
+def walk_parameters(tolerance, tangents=None, system=None, block=None) -> np.ndarray:
+    """The compiled walk's and corrector's ``params`` (see :mod:`loops.kernels.continuation`) at
+    a closure ``tolerance``: the limits of this module; rows are chosen anew below
     RECHOOSE_CONDITIONING only when ``block`` (of ``system``) leaves rows out (else never: 0);
     tangents are made for the first ``tangents`` driven columns (all of them but held ones
-    that never move)."""
+    that never move; None: all)."""
     rechoose = RECHOOSE_CONDITIONING if block is not None and _leaves_rows_out(system, block) else 0.0
+    tangents = np.iinfo(np.int32).max if tangents is None else tangents
     return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
-                     SINGULAR_CONDITIONING, rechoose, tangents])
+                     SINGULAR_CONDITIONING, rechoose, tangents], dtype=float)
 
 
 def _leaves_rows_out(system, block) -> bool:
@@ -149,7 +150,7 @@ class Walk:
         self.system = system
         self.driven = np.asarray(driven, dtype=np.int64)
         self.tolerance = float(tolerance)
-        self.params = walk_parameters(tolerance, len(self.driven))
+        self.params = walk_parameters(tolerance)
         self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
         self.diagnostics = np.zeros(8)
         self.here = new_work(system, q, rotations)
