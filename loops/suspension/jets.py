@@ -215,4 +215,6 @@ def material_velocity(twists, points):
     the velocity field at the moving points, ``omega' x p + omega x p' + v_o'``."""
     if isinstance(twists, Jet) or isinstance(points, Jet):
         return cross(twists[..., :3], points) + twists[..., 3:]
-    return _cross(twists[:, :3], points) + twists[:, 3:]
+    from ..point_kinematics import point_velocities  # noqa: PLC0415
+
+    return point_velocities(np.broadcast_to(points, np.shape(twists)[:-1] + (3,)), twists)
