@@ -232,7 +232,7 @@ class Walk:
             self.factor = new_factor(block)
             self.trial_factor = new_factor(block)
             self._kernels.tangent_at(self.system.topology, self.system.geometry, block, self.here, self.factor,
-                                     self.G, incoming, SINGULAR_CONDITIONING, len(self.driven))
+                                     self.G, incoming, SINGULAR_CONDITIONING, int(self.params[8]))
             if self.conditioning <= before:
                 self.block, self.factor, self.trial_factor, G = old
                 self.G[:] = G
