@@ -831,8 +831,8 @@ class _Writer:
                     self.key("axis", _canonical_direction(list(pair.axis), "axis"))
                 if pair.axes is not None:
                     self.key("axes", [_canonical_direction(list(pin), "axes") for pin in pair.axes])
-            if pair.pair_type.kind == "helical":
-                self.key("pitch", self.si(pair.pair_type.pitch, "pitch"))
+            for key, value in pair.pair_type.options().items():
+                self.key(key, self.si(value, pair.pair_type.option_quantities[key]))
 
         for point in model.points:
             self.header("[[points]]")

@@ -15,6 +15,7 @@ from numpy.testing import assert_allclose
 
 from mechanism import Mechanism, dh_transform, load_model
 from mechanism.transforms import inverse
+from oracles.pairs import oracle_of
 from reference import closed_forms as cf
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -252,7 +253,7 @@ def assert_pairs_coincide(result, size, tol=CLOSURE_TOL):
     same frame carried by its second link: ``T_first F_j A(q) = T_second F_k`` (eq. 1-2), with
     ``F_j``, ``F_k`` and ``A`` from the frozen model's pair records."""
     for pair in result.model.pairs:
-        reached = result.pose(pair.first) @ pair.frame_on_first @ pair.pair_type.matrix(pair_values(result, pair.name))
+        reached = result.pose(pair.first) @ pair.frame_on_first @ oracle_of(pair.pair_type).matrix(pair_values(result, pair.name))
         carried = result.pose(pair.second) @ pair.frame_on_second
         assert_allclose(reached[:, :3, :3], carried[:, :3, :3], rtol=0.0, atol=tol,
                         err_msg=f"pair {pair.name}: frames turned apart")
@@ -275,7 +276,7 @@ def loop_product(pairs, loop, values):
     link = loop.links[0]
     for pair_name, direction in loop.walk:
         p = pairs[pair_name]
-        A = p.pair_type.matrix(np.atleast_1d(np.asarray(values[pair_name], dtype=float)))
+        A = oracle_of(p.pair_type).matrix(np.atleast_1d(np.asarray(values[pair_name], dtype=float)))
         if direction > 0:
             assert p.first == link, (pair_name, link)
             leave, enter, move, link = p.frame_on_first, p.frame_on_second, A, p.second
