@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanism.transforms import exp_so3
-
 __all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work", "Scratch",
            "new_scratch"]
 
@@ -104,7 +102,13 @@ def rotations_of(system, q) -> np.ndarray:
     """Rotation matrices (m, 3, 3) of the spherical pairs' rotation vectors in ``q``."""
     if not len(system.spherical_columns):
         return np.zeros((0, 3, 3))
-    return np.ascontiguousarray(exp_so3(np.asarray(q, dtype=float)[system.spherical_columns]))
+    from .kernels.rotations import exp_so3  # noqa: PLC0415 (kernels load on first use)
+
+    vectors = np.asarray(q, dtype=float)[system.spherical_columns]
+    rotations = np.empty((len(vectors), 3, 3))
+    for vector, rotation in zip(vectors, rotations):
+        exp_so3(vector, rotation)
+    return rotations
 
 
 def evaluate(system, q, rotations=None) -> Configuration:

@@ -61,17 +61,19 @@ import numba
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
-           "callback_kernel", "KERNEL_DIRECTORIES"]
+           "callback_kernel", "KERNEL_DIRECTORIES", "INLINED_DIRECTORIES"]
 
 #: The directories holding kernel modules (their sources make the digest).
 KERNEL_DIRECTORIES = (pathlib.Path(__file__).resolve().parent,
                       pathlib.Path(__file__).resolve().parent.parent.parent / "dynamics" / "kernels")
+#: Sources the kernels inline without holding a cache of their own: the pair families' (:mod:`.pairs`).
+INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
 _STAMP = "kinematrix-kernels.digest"
 
 
 def _digest() -> str:
     h = hashlib.sha256(numba.__version__.encode())
-    for directory in KERNEL_DIRECTORIES:
+    for directory in KERNEL_DIRECTORIES + INLINED_DIRECTORIES:
         for path in sorted(directory.glob("*.py")):
             h.update(path.name.encode())
             h.update(path.read_bytes())

@@ -53,7 +53,7 @@ def evaluate(topology, geometry, work):
     dummy = work.scratch.m3[0]
     for p in range(topology.pairs):
         s = topology.sphere[p]
-        pair_matrix(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
+        pair_matrix(topology.family[p], topology.parameters[p], q, topology.start[p],
                     topology.size[p], rotations[s] if s >= 0 else dummy, A[p])
     ground = topology.ground
     T[ground, :, :] = 0.0
@@ -86,7 +86,7 @@ def world_twists(topology, geometry, work):
     unit = work.scratch.v6[0]
     for col in range(topology.n):
         p = topology.column_pair[col]
-        pair_twist(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
+        pair_twist(topology.family[p], topology.parameters[p], q, topology.start[p],
                    col - topology.start[p], unit)
         transform_twist(W[p], unit, xi[col])
 
