@@ -1,6 +1,8 @@
-"""Homogeneous 4x4 transforms, twists and the SO(3)/SE(3) exponential and logarithm.
+"""Homogeneous 4x4 transforms: the builders the model needs, and the one place that fixes the layout.
 
-The one place that fixes the matrix layout for the whole package.
+The SO(3)/SE(3) maps the analyses compute with (exponential, logarithm and its Jacobian,
+twist transforms and brackets) are the compiled kernels' (:mod:`loops.kernels.rotations`,
+:mod:`loops.kernels.rigid`): the model builds frames and never needs them.
 
 Layout
 ------
@@ -18,6 +20,9 @@ Names and conventions
   expressed in. Its 4x4 form ``hat(xi) = [[hat(omega), v], [0, 0]]`` is Pavlov's
   ``Q`` operator: for a pair whose matrix is ``A(q)``, ``dA/dq = hat(xi) A``.
 * Every function accepts stacked arrays ``(..., 4, 4)``, ``(..., 3)``, ``(..., 6)``.
+* ``transform_twists``, ``point_shift_matrices``, ``lie_bracket`` and ``dexp_inverse`` serve
+  the design studies' sensitivities only, over their stacked arrays, until those compute
+  through the kernel library.
 """
 
 from __future__ import annotations
@@ -34,16 +39,9 @@ __all__ = [
     "inverse",
     "cross",
     "dexp_inverse",
-    "skew",
-    "unskew",
-    "twist_matrix",
-    "twist_vector",
-    "adjoint",
     "transform_twists",
     "point_shift_matrices",
     "lie_bracket",
-    "exp_so3",
-    "log_so3",
     "frame_from_points",
     "frame_from_axis",
     "dh_transform",
@@ -53,8 +51,6 @@ __all__ = [
 
 _PAVLOV_ORDER = np.array([3, 0, 1, 2])
 _BOTTOM_ROW = np.array([0.0, 0.0, 0.0, 1.0])
-# Flat indices of a 3x3 matrix's antisymmetric part: unskew(S) = (S21 - S12, S02 - S20, S10 - S01) / 2
-_UNSKEW_PLUS, _UNSKEW_MINUS = np.array([7, 2, 3]), np.array([5, 6, 1])
 
 
 def _eye4(shape):
@@ -146,50 +142,6 @@ def cross(a, b):
     return out
 
 
-# hat(w) row by row, [[0, -w2, w1], [w2, 0, -w0], [-w1, w0, 0]], as a gather of w times a
-# sign (the zero entries gather w0 and multiply it by 0, so they are +-0.0).
-_SKEW_INDEX = np.array([0, 2, 1, 2, 0, 0, 1, 0, 0])
-_SKEW_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0])
-# hat(xi) = [[hat(w), v], [0, 0]] of xi = (w, v) the same way, 4x4.
-_TWIST_INDEX = np.array([0, 2, 1, 3, 2, 0, 0, 4, 1, 0, 0, 5, 0, 0, 0, 0])
-_TWIST_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 1.0, 0.0, -1.0, 1.0, -1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
-
-
-def skew(w):
-    """``hat(w)``: the 3x3 skew matrix with ``hat(w) x = w x x``; ``(..., 3) -> (..., 3, 3)``."""
-    w = np.asarray(w, dtype=float)
-    return (w.take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN).reshape(w.shape[:-1] + (3, 3))
-
-
-def unskew(S):
-    """Inverse of :func:`skew` (antisymmetric part): ``(..., 3, 3) -> (..., 3)``."""
-    S = np.asarray(S, dtype=float)
-    flat = S.reshape(S.shape[:-2] + (9,))
-    return 0.5 * (flat.take(_UNSKEW_PLUS, axis=-1) - flat.take(_UNSKEW_MINUS, axis=-1))
-
-
-def twist_matrix(xi):
-    """Pavlov's ``Q`` operator of a twist: ``(..., 6) -> (..., 4, 4)``, ``[[hat(w), v], [0, 0]]``."""
-    xi = np.asarray(xi, dtype=float)
-    return (xi.take(_TWIST_INDEX, axis=-1) * _TWIST_SIGN).reshape(xi.shape[:-1] + (4, 4))
-
-
-def twist_vector(Q):
-    """Inverse of :func:`twist_matrix`: ``(..., 4, 4) -> (..., 6)``."""
-    Q = np.asarray(Q, dtype=float)
-    return np.concatenate([unskew(Q[..., :3, :3]), Q[..., :3, 3]], axis=-1)
-
-
-def adjoint(T):
-    """Adjoint ``Ad(T)`` (6x6, for twists ``(omega, v)``): ``hat(Ad(T) xi) = T hat(xi) T^-1``."""
-    T = np.asarray(T, dtype=float)
-    R = T[..., :3, :3]
-    Ad = np.zeros(T.shape[:-2] + (6, 6))
-    Ad[..., :3, :3] = R
-    Ad[..., 3:, 3:] = R
-    Ad[..., 3:, :3] = skew(T[..., :3, 3]) @ R
-    return Ad
-
 
 # p x (R omega) in transform_twists, padded to a twist (0, p x R omega): rows (p_(i+1), p_(i+2))
 # gathered from the flat 4x4, rows ((R omega)_(i+2), (R omega)_(i+1)) from the flat (R omega, R v).
@@ -213,8 +165,11 @@ def transform_twists(T, xi):
     return rotated + (products[..., 0, :] - products[..., 1, :])
 
 
-# [[1, 0], [-hat(c), 1]] as 36 entries: skew's gather with the opposite sign in the lower
-# left block, zero elsewhere, plus the identity.
+# [[1, 0], [-hat(c), 1]] as 36 entries: the gather of hat(c) row by row, [[0, -c2, c1], [c2, 0,
+# -c0], [-c1, c0, 0]], with the opposite sign in the lower left block, zero elsewhere, plus the
+# identity (the zero entries gather c0 and multiply it by 0, so they are +-0.0).
+_SKEW_INDEX = np.array([0, 2, 1, 2, 0, 0, 1, 0, 0])
+_SKEW_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0])
 _SHIFT_INDEX = np.zeros((6, 6), dtype=int)
 _SHIFT_SIGN = np.zeros((6, 6))
 _SHIFT_INDEX[3:, :3] = _SKEW_INDEX.reshape(3, 3)
@@ -250,70 +205,6 @@ def lie_bracket(a, b):
     d = a.take(_BRACKET_A[0], axis=-1) * b.take(_BRACKET_B[0], axis=-1)
     d -= a.take(_BRACKET_A[1], axis=-1) * b.take(_BRACKET_B[1], axis=-1)
     return d[..., :6] + d[..., 6:]
-
-
-# Row and column of each entry of a flat 3x3, and the flat identity.
-_OUTER_ROW, _OUTER_COLUMN = np.repeat(np.arange(3), 3), np.tile(np.arange(3), 3)
-_EYE3 = np.eye(3).ravel()
-
-
-def exp_so3(w):
-    """Rotation matrix of the rotation vector ``w`` (axis times angle, rad): ``(..., 3) -> (..., 3, 3)``.
-
-    Rodrigues' formula in the form ``R = cos(t) I + (sin(t)/t) hat(w) + ((1 - cos t)/t^2) w w^T``,
-    with series for small angles: accurate to round-off at every angle.
-    """
-    w = np.asarray(w, dtype=float)
-    outer = w.take(_OUTER_ROW, axis=-1) * w.take(_OUTER_COLUMN, axis=-1)  # w w^T, flat
-    theta2 = outer[..., 0] + outer[..., 4] + outer[..., 8]
-    small = theta2 < 1e-12
-    if small.any():
-        safe2 = np.where(small, 1.0, theta2)
-        theta = np.sqrt(safe2)
-        a = np.where(small, 1.0 - theta2 / 6.0, np.sin(theta) / theta)
-        b = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(theta)) / safe2)
-        c = np.where(small, 1.0 - theta2 / 2.0, np.cos(theta))
-    else:
-        theta = np.sqrt(theta2)
-        c = np.cos(theta)
-        a = np.sin(theta) / theta
-        b = (1.0 - c) / theta2
-    R = b[..., None] * outer + (a[..., None] * w).take(_SKEW_INDEX, axis=-1) * _SKEW_SIGN  # + a hat(w)
-    R += c[..., None] * _EYE3
-    return R.reshape(w.shape[:-1] + (3, 3))
-
-
-def log_so3(R):
-    """Rotation vector (axis times angle, angle in ``[0, pi]``) of rotations ``(..., 3, 3) -> (..., 3)``.
-
-    Well conditioned at every angle: the axis near ``pi`` comes from the symmetric part.
-    """
-    R = np.asarray(R, dtype=float)
-    diagonal = R.reshape(R.shape[:-2] + (9,))[..., ::4]
-    cos = ((diagonal[..., 0] + diagonal[..., 1] + diagonal[..., 2] - 1.0) / 2.0).clip(-1.0, 1.0)
-    axis_sin = unskew(R)  # = sin(theta) * axis
-    sin = np.sqrt((axis_sin * axis_sin).sum(axis=-1))
-    theta = np.arctan2(sin, cos)
-    small = theta < 1e-6
-    if small.any():
-        factor = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin + (sin == 0)))
-    else:
-        factor = theta / (sin + (sin == 0))
-    w = factor[..., None] * axis_sin
-    near_pi = cos < -0.99
-    if near_pi.any():
-        # sin is tiny near pi: take the axis from R + R^T = 2 cos I + 2 (1 - cos) a a^T.
-        Rn = R[near_pi]
-        c = cos[near_pi]
-        M = (Rn + np.swapaxes(Rn, -1, -2)) / 2.0 - c[:, None, None] * np.eye(3)
-        col = np.argmax(np.diagonal(M, axis1=-2, axis2=-1), axis=-1)
-        a = M[np.arange(len(col)), :, col]
-        a /= np.linalg.norm(a, axis=-1, keepdims=True)
-        # Pick the sign that agrees with the antisymmetric part (sin theta * axis).
-        sign = np.where(np.einsum("...i,...i->...", a, axis_sin[near_pi]) < 0, -1.0, 1.0)
-        w = np.array(w, copy=True)
-        w[near_pi] = (sign * theta[near_pi])[:, None] * a
-    return w
 
 
 def frame_from_points(origin, on_x, on_z):
