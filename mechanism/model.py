@@ -429,6 +429,23 @@ class Mechanism:
         self._changed()
         return {name: np.array(v) for name, v in self._reference.items()}
 
+    def closure_defect(self):
+        """How far the loops are from closing at the reference assembly (zero pair values at
+        the design pose, or :meth:`assemble`'s values): ``(defect, loop)``, the largest
+        closure defect (dimensionless: rad, and gap over the mechanism's size) and the loop
+        holding it as ``"name: pair-pair-..."`` ("" without loops).
+
+        Raises :class:`~mechanism.errors.ModelError` where the model cannot be analysed (links
+        not connected, sizes beyond mechanism/limits.py), located at the pair or link.
+        """
+        from loops.compiled import compile_model  # noqa: PLC0415 (loops imports mechanism)
+        from loops.configuration import evaluate  # noqa: PLC0415
+        from loops.newton import worst_loop  # noqa: PLC0415
+
+        system = compile_model(self.snapshot())
+        config = evaluate(system, system.reference_q())
+        return config.closure_error(), worst_loop(system, config)
+
     def moved(self, hardpoints) -> "Mechanism":
         """A copy of this mechanism with some hardpoints moved: a design variant.
 
