@@ -1,8 +1,8 @@
 """Kinematic pairs: one module per family carrying every hook of its types, and the registry.
 
-Each family module (:mod:`.screw`, :mod:`.hooke`, :mod:`.spherical`) defines its arithmetic
-(pair matrix, unit twists and their rates, as plain functions that
-:mod:`loops.kernels.pairs` compiles) and its types (subclasses of
+Each family module (:mod:`.screw` for revolute, prismatic, cylindrical and helical pairs,
+and one module for each other type) defines its arithmetic (pair matrix, unit twists and
+their rates, as plain functions that :mod:`loops.kernels.pairs` compiles) and its types (subclasses of
 :class:`~mechanism.pairs.base.PairType`: variables, declaration, frames, mirror rule,
 hardpoint and kingpin roles, plot marker). :data:`FAMILIES` below is the one list of them;
 everything else (the model builder and files, the compiled kernels' dispatch, the
