@@ -152,15 +152,20 @@ class Mechanism:
         Parameters
         ----------
         name : str
-        type : {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical"}
-            (``"universal"`` is accepted for ``"hooke"``).
+        type : {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical", "planar"}
+            (``"universal"`` is accepted for ``"hooke"``; the registry :mod:`mechanism.pairs`
+            lists them).
         first, second : str
             Link names; the pair variables describe the motion of ``second`` relative to
             ``first`` (right-handed rotation about ``axis``, slide along it).
         at : (3,) m, global
-            Pair centre (a point on the axis for revolute, prismatic, cylindrical, helical).
+            Pair centre (a point on the axis for revolute, prismatic, cylindrical, helical;
+            a point of the plane for planar).
         axis : (3,), any non-zero length
-            Pair axis (not used by spherical and Hooke pairs).
+            Pair axis (not used by spherical and Hooke pairs); a planar pair's normal: its
+            ``"P.0"``, ``"P.1"`` slide the second link's centre along the plane's X and Y (m;
+            X the global axis least parallel to the normal made normal to it, Y = normal x X),
+            ``"P.2"`` turns it about the normal (rad).
         axes : ((3,), (3,))
             Hooke pair only: the pin on ``first`` and the pin on ``second``.
         pitch : float

@@ -33,6 +33,7 @@ PAIR_TYPES = [
     FamilyPair(pairs.Hooke(beta=0.6)),
     FamilyPair(pairs.Hooke(beta=2.5)),
     FamilyPair(pairs.Spherical()),
+    FamilyPair(pairs.make_pair_type("planar")),
 ]
 IDS = [repr(p.pair_type) for p in PAIR_TYPES]
 
@@ -330,6 +331,28 @@ def test_spherical_value_rates_against_finite_differences(angle):
     assert_allclose(tfo.unskew(R_dot @ tfo.exp_so3(q).T), omega, rtol=0, atol=1e-9)
     stacked = FamilyPair(pairs.Spherical()).value_rates(np.stack([q, q]), np.stack([omega, omega]))
     assert_allclose(stacked, [rate, rate], rtol=0, atol=0)
+
+
+# ------------------------------------------------------------------------ planar pair
+def test_planar_twists_are_the_slides_and_the_turn_about_the_moved_centre():
+    """S_0, S_1 slide along frame j's X and Y; S_2 turns about Z through the second link's
+    centre, which it leaves at rest: v + omega x (x, y, 0) = 0. A is Trans(x, y, 0) Rot_z(theta):
+    the same as a prismatic pair along X, one along Y and a revolute pair about Z in series."""
+    pair = FamilyPair(pairs.make_pair_type("planar"))
+    rng = np.random.default_rng(31)
+    for q in random_values(pair, rng, 10):
+        x, y, theta = q
+        S = pair.twists(q)
+        assert_array_equal(S[:2], [[0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0]])
+        assert_array_equal(S[2], [0, 0, 1, y, -x, 0])
+        assert_allclose(S[2, 3:] + np.cross(S[2, :3], [x, y, 0.0]), 0.0, rtol=0, atol=1e-16)
+        # Prismatic along X: Z of its frame turned onto X (Rot_y(pi/2)); along Y: onto Y (Rot_x(-pi/2)).
+        along_x = tf.rotation_about_y(np.pi / 2) @ FamilyPair(pairs.Prismatic()).matrix([x]) @ \
+            tf.rotation_about_y(-np.pi / 2)
+        along_y = tf.rotation_about_x(-np.pi / 2) @ FamilyPair(pairs.Prismatic()).matrix([y]) @ \
+            tf.rotation_about_x(np.pi / 2)
+        chain = along_x @ along_y @ FamilyPair(pairs.Revolute()).matrix([theta])
+        assert_allclose(pair.matrix(q), chain, rtol=RTOL, atol=ATOL)
 
 
 # ------------------------------------------------------------- against the numpy oracle

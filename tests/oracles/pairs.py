@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.transforms import rotation_about_x
+from mechanism.transforms import rotation_about_x, rotation_about_z, translation
 
-from .transforms import dexp_inverse, exp_so3, log_so3, twist_matrix
+from .transforms import dexp_inverse, exp_so3, lie_bracket, log_so3, transform_twists, twist_matrix
 
 __all__ = [
     "PairType",
@@ -29,6 +29,7 @@ __all__ = [
     "Helical",
     "Hooke",
     "Spherical",
+    "Planar",
     "PAIR_TYPES",
     "make_pair_type",
 ]
@@ -305,7 +306,6 @@ class Spherical(PairType):
     def values_from_matrix(self, A):
         return log_so3(np.asarray(A)[..., :3, :3])
 
-
     @staticmethod
     def value_rates(q, omega):
         """Rate of the rotation vector ``q`` (..., 3) for the relative angular velocity
@@ -318,7 +318,55 @@ class Spherical(PairType):
         return dexp_inverse(np.asarray(q, dtype=float), np.asarray(omega, dtype=float))
 
 
+_TURN_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+_SLIDES_XY = np.array([[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])
+
+
+class Planar(PairType):
+    """Planar pair: ``A = Trans(x e_x + y e_y) Rot_z(theta)``, variables (x m, y m, theta rad).
+
+    The twists are the slides and the turn about the moved centre, ``Ad(Trans(x, y, 0))
+    (e_z, 0)``; the turn's rate is ``[S_0, S_2] x' + [S_1, S_2] y'`` (a product of
+    exponentials), written here by brackets rather than by its components.
+    """
+
+    kind = "planar"
+    size = 3
+    rotational = (False, False, True)
+    twists_vary = True
+
+    @staticmethod
+    def _shift(q):
+        p = np.zeros(q.shape[:-1] + (3,))
+        p[..., :2] = q[..., :2]
+        return translation(p)
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        return self._shift(q) @ rotation_about_z(q[..., 2])
+
+    def twists(self, q):
+        q = np.asarray(q, dtype=float)
+        out = np.zeros(q.shape[:-1] + (3, 6))
+        out[..., :2, :] = _SLIDES_XY
+        out[..., 2, :] = transform_twists(self._shift(q), np.broadcast_to(_TURN_Z, q.shape[:-1] + (6,)))
+        return out
+
+    def twist_rates(self, q, q_dot):
+        S = self.twists(q)
+        q_dot = np.asarray(q_dot, dtype=float)
+        out = np.zeros_like(S)
+        out[..., 2, :] = (lie_bracket(S[..., 0, :], S[..., 2, :]) * q_dot[..., 0, None]
+                          + lie_bracket(S[..., 1, :], S[..., 2, :]) * q_dot[..., 1, None])
+        return out
+
+    def values_from_matrix(self, A):
+        A = np.asarray(A, dtype=float)
+        return np.stack([A[..., 0, 3], A[..., 1, 3], np.arctan2(A[..., 1, 0], A[..., 0, 0])], axis=-1)
+
+
 PAIR_TYPES = {
+    "planar": Planar,
     "revolute": Revolute,
     "prismatic": Prismatic,
     "cylindrical": Cylindrical,
