@@ -1,4 +1,5 @@
-"""The command line (dynamics/cli.py), driven as ``python -m mechanism`` on files in tmp_path:
+"""The command line (dynamics/cli/ and its subcommand modules), driven as the installed ``kinematrix``
+command on files in tmp_path:
 values in the file's units both ways, exit status 0/1/2, one-line errors, CSV and PNG output."""
 
 import csv
@@ -14,8 +15,13 @@ import numpy as np
 from numpy.testing import assert_allclose
 import pytest
 
-from dynamics.cli import main, parse_range
+from dynamics.cli import main
+from loops.cli.arguments import parse_range
 
+try:
+    from tests.command_line import run_kinematrix
+except ImportError:  # tests/ itself on sys.path
+    from command_line import run_kinematrix
 try:
     from tests.reference.closed_forms import four_bar_angles, four_bar_coupler_point, four_bar_velocities, wrap
 except ImportError:  # tests/ itself on sys.path
@@ -80,18 +86,18 @@ at = [{POINT[0]!r}, {POINT[1]!r}, 0]
 
 
 def run(*args, cwd):
-    """``python -m mechanism ARGS`` -> CompletedProcess (headless, repository importable)."""
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
-    return subprocess.run([sys.executable, "-m", "mechanism", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """``kinematrix ARGS`` (the installed entry point) -> CompletedProcess (headless)."""
+    return run_kinematrix(*args, cwd=cwd)
 
 
 def read_table(path, units="length=mm angle=deg time=s"):
-    """Columns by name and the header of a CSV file whose first line names ``units``."""
+    """Columns by name and the header of a CSV file whose first line names ``units`` (its
+    second each column's unit)."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == [f"# units: {units}"]
+    assert rows[1][0].startswith("# columns: ")
+    del rows[1]
     header = rows[1]
     data = np.array([[float(v) for v in row] for row in rows[2:]]).reshape(len(rows) - 2, len(header))
     return {name: data[:, i] for i, name in enumerate(header)}, header
@@ -209,6 +215,7 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "# units: length=mm angle=deg time=s"
+    assert lines.pop(1).startswith("# columns: A=deg, B=deg, C=deg, D=deg, P.x=mm, P.y=mm, P.z=mm, A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
     assert len(lines) == 5 and lines[4].startswith("20.0,")
 
@@ -325,8 +332,9 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
     proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
                "--plot", "sim.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
     assert units == "# units: length=mm angle=deg time=s"
+    assert column_units.startswith("# columns: t=s, A=deg,")
     columns = header.split(",")
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
     mechanism = load_model(model)
@@ -341,6 +349,7 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
 
 def test_main_returns_the_status_in_process(model, tmp_path, capsys):
     assert main(["sweep", str(model), "--drive", "A=0:20:10", "--out", str(tmp_path / "r.csv")]) == 0
+    capsys.readouterr()  # the note that, without --speed, the rate columns are zero
     assert main(["sweep", str(model), "--drive", "Z=0:20:10"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--drive Z" in err
@@ -399,7 +408,7 @@ def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
-    assert target.read_text().startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert target.read_text().startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg, C=deg, D=deg")
     assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
 
@@ -483,7 +492,8 @@ def test_ctrl_c_on_a_sweep_writes_the_positions_reached_and_exits_130(model, tmp
     assert 10 < reached < 3601
     np.testing.assert_array_equal(table["A"], np.arange(reached, dtype=float))  # deg, each one closed and written
     assert proc.stderr == (f"kinematrix: interrupted (Ctrl-C) after {reached} of 3601 positions; last position reached: "
-                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n")
+                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n"
+                           "kinematrix: no --speed: the velocity and acceleration columns are zero\n")
     assert (tmp_path / "part.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["four_bar.toml", "part.csv", "part.png"]
 
@@ -493,8 +503,9 @@ def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_pat
     proc = run_interrupted(INTERRUPT_SIMULATION, ["simulate", model, "--t-end", "100", "--q0", "A=0", "--out", "sim.csv"],
                            tmp_path)
     assert proc.returncode == 130, proc.stderr
-    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
     assert units == "# units: length=mm angle=deg time=s" and header.startswith("t,")
+    assert column_units.startswith("# columns: t=s, ")
     last = float(rows[-1].split(",")[0])
     assert 0 < last < 100 and len(rows) > 100
     assert re.fullmatch(rf"kinematrix: interrupted \(Ctrl-C\) at t = {last:.6g} s after \d+ steps; {len(rows)} samples "
@@ -555,7 +566,7 @@ def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
     reader.join(timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert received and received[0].startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert received and received[0].startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg")
     assert fifo.is_fifo()
 
 
@@ -575,9 +586,11 @@ EXAMPLES = REPO / "examples"
 
 
 def metric_table(path):
-    """(comment line, {column: values}) of a metric CSV: one comment line, then the header."""
+    """(comment line, {column: values}) of a metric CSV: the units line, the columns' units, then
+    the header."""
     lines = Path(path).read_text().splitlines()
-    rows = list(csv.reader(lines[1:]))
+    assert lines[1].startswith("# columns: ")
+    rows = list(csv.reader(lines[2:]))
     data = np.array([[float(v) for v in row] for row in rows[1:]])
     return lines[0], {name: data[:, i] for i, name in enumerate(rows[0])}
 
@@ -616,6 +629,7 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     assert table["wheel_travel"].tolist() == [-20.0, 0.0, 20.0] and "wheel_centre_travel" in table
     assert main(["suspension", str(EXAMPLES / "macpherson.toml"), "--analysis", "roll", "--roll", "-2:2:2"]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out.pop(1).startswith("# columns: roll_angle=deg, camber_left=deg,")
     assert out[0].startswith("# units: length=mm") and out[1].startswith("roll_angle,camber_left,")
     assert len(out) == 5
 
@@ -688,3 +702,50 @@ def test_plot_reads_a_metric_csv(tmp_path, capsys):
                  "-40:40:20", "--out", str(out)]) == 0
     assert main(["plot", str(out), "--x", "wheel_travel", "--y", "camber,toe", "--out", str(tmp_path / "c.png")]) == 0
     assert (tmp_path / "c.png").stat().st_size > 5000
+
+
+# ------------------------------------------------------------------ the dispatcher
+def test_every_subcommand_module_has_the_small_interface():
+    """``dynamics.cli.COMMANDS``: one module per subcommand, each with NAME, HELP (one line),
+    add_arguments and run; the parser lists them in that order."""
+    from dynamics.cli import COMMANDS, build_parser
+
+    names = [command.NAME for command in COMMANDS]
+    assert names == ["check", "sweep", "simulate", "plot", "suspension", "study"]
+    for command in COMMANDS:
+        assert isinstance(command.HELP, str) and "\n" not in command.HELP
+        assert callable(command.add_arguments) and callable(command.run)
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(subparsers.choices) == names
+
+
+def test_the_command_line_names_the_analyses_of_the_registry():
+    from loops.suspension.analyses import ANALYSES
+    from loops.suspension.cli import ANALYSIS_CHOICES
+
+    assert ANALYSIS_CHOICES == tuple(ANALYSES)
+
+
+def test_help_imports_neither_numpy_nor_the_engine():
+    """``kinematrix --help`` builds the parser of every subcommand without numpy, matplotlib or
+    the engine (the packages import their names on first use)."""
+    code = ("import sys; from dynamics.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.analyses') "
+            "if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "[]\n"
+
+
+def test_python_m_dynamics_is_the_command_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "dynamics", "--version"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
+
+
+def test_python_m_mechanism_says_where_the_command_line_is(tmp_path):
+    """The model layer imports nothing above it: ``python -m mechanism`` only points the way."""
+    proc = subprocess.run([sys.executable, "-m", "mechanism", "check", "x.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == "kinematrix: run the command line as `kinematrix ...` or `python -m dynamics ...`\n"
