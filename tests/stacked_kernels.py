@@ -116,6 +116,8 @@ class FamilyPair:
         lead, rows = self._rows(q)
         _, rates = self._rows(np.broadcast_to(q_dot, np.shape(q)))
         out = np.zeros((len(rows), self.size, 6))
+        if self.family.twist_rate is None:  # constant twists
+            return out.reshape(lead + (self.size, 6))
         for i, (row, rate) in enumerate(zip(rows, rates)):
             for k in range(self.size):
                 if not self.family.twist_rate(self.parameters, row, rate, 0, k, out[i, k]):

@@ -17,12 +17,14 @@ function over the pair's family code (its place in the registry, ``topology.fami
 
 :func:`twist_rates` evaluates the rates of one pair type at many configurations from Python.
 
-A dispatch is a chain of compiled closures, one per family, each testing its code and
-otherwise calling the next; all are inlined into the kernels that call them (numba's
-``inline="always"``), so a pair costs the comparisons of the families before its own and the
-family's arithmetic, as a hand-written ``if``/``elif`` would. The callers' on-disk cache
-holds the inlined code; :mod:`._compile` renews it when a family module changes (its digest
-covers :mod:`mechanism.pairs`).
+A dispatch is generated from the registry as Python source, an ``if``/``elif`` on the
+family code calling each family's compiled function (a family whose twists are constant has
+no ``twist_rate``), and compiled like every kernel: inlined into the kernels that call it
+(numba's ``inline="always"``), it costs a pair the comparisons of the families before its
+own and its family's arithmetic, as hand-written code would, and compiles as fast. Its
+source is filed under this module (numba caches a function under its source file); the
+callers' on-disk cache holds the inlined code, and :mod:`._compile` renews it when a family
+module or the registry changes (its digest covers :mod:`mechanism.pairs`).
 """
 
 from __future__ import annotations
@@ -36,62 +38,26 @@ from ._compile import inline_kernel, kernel
 __all__ = ["pair_matrix", "pair_twist", "pair_twist_rate", "twist_rates"]
 
 
-@inline_kernel
-def _no_matrix(family, parameters, q, start, size, rotation, out):
-    """End of the chain: a code no family has leaves ``out`` as it is."""
+def _dispatch(name, arguments, otherwise):
+    """The compiled ``pair_<name>(family, <arguments>)``: the function ``name`` of the family
+    whose code is ``family``, returning what it returns (``otherwise`` for a family without
+    it)."""
+    functions, lines = {}, [f"def pair_{name}(family, {arguments}):"]
+    for code, family in enumerate(FAMILIES):
+        function = getattr(family, name)
+        if function is None:
+            continue
+        functions[f"{family.name}_{name}"] = inline_kernel(function)
+        lines += [f"    {'elif' if len(functions) > 1 else 'if'} family == {code}:",
+                  f"        return {family.name}_{name}({arguments})"]
+    lines.append(f"    return {otherwise}")
+    exec(compile("\n".join(lines), __file__, "exec"), functions)  # noqa: S102 (source built above)
+    return inline_kernel(functions[f"pair_{name}"])
 
 
-@inline_kernel
-def _no_twist(family, parameters, q, start, k, out):
-    """End of the chain: a code no family has leaves ``out`` as it is."""
-
-
-@inline_kernel
-def _no_twist_rate(family, parameters, q, q_dot, start, k, out):
-    """End of the chain: a code no family has moves no twist."""
-    return False
-
-
-def _matrix_link(code, matrix, otherwise):
-    @inline_kernel
-    def pair_matrix(family, parameters, q, start, size, rotation, out):
-        if family == code:
-            matrix(parameters, q, start, size, rotation, out)
-        else:
-            otherwise(family, parameters, q, start, size, rotation, out)
-    return pair_matrix
-
-
-def _twist_link(code, twist, otherwise):
-    @inline_kernel
-    def pair_twist(family, parameters, q, start, k, out):
-        if family == code:
-            twist(parameters, q, start, k, out)
-        else:
-            otherwise(family, parameters, q, start, k, out)
-    return pair_twist
-
-
-def _twist_rate_link(code, twist_rate, otherwise):
-    @inline_kernel
-    def pair_twist_rate(family, parameters, q, q_dot, start, k, out):
-        if family == code:
-            return twist_rate(parameters, q, q_dot, start, k, out)
-        return otherwise(family, parameters, q, q_dot, start, k, out)
-    return pair_twist_rate
-
-
-def _dispatch(link, end, name):
-    """The chain over every family of the registry, the first family tested first."""
-    chain = end
-    for code in range(len(FAMILIES) - 1, -1, -1):
-        chain = link(code, inline_kernel(getattr(FAMILIES[code], name)), chain)
-    return chain
-
-
-pair_matrix = _dispatch(_matrix_link, _no_matrix, "matrix")
-pair_twist = _dispatch(_twist_link, _no_twist, "twist")
-pair_twist_rate = _dispatch(_twist_rate_link, _no_twist_rate, "twist_rate")
+pair_matrix = _dispatch("matrix", "parameters, q, start, size, rotation, out", None)
+pair_twist = _dispatch("twist", "parameters, q, start, k, out", None)
+pair_twist_rate = _dispatch("twist_rate", "parameters, q, q_dot, start, k, out", False)
 
 
 @kernel

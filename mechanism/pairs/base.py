@@ -23,7 +23,8 @@ the pair matrices and twists:
     ``S_k`` (6,) into ``out``.
 ``twist_rate(parameters, q, q_dot, start, k, out)``
     ``dS_k/dt`` (6,) due to the pair's own motion into ``out``; returns False (and may
-    leave ``out`` untouched) when it is zero, so that callers skip it.
+    leave ``out`` untouched) when it is zero, so that callers skip it. None for a family
+    whose twists are constant.
 
 A **type** (a subclass of :class:`PairType`) is what :meth:`mechanism.Mechanism.add_pair`
 names: its variables, how it is declared (location, axis or axes, options such as a
@@ -57,7 +58,7 @@ class PairFamily:
     types: tuple
     matrix: Callable
     twist: Callable
-    twist_rate: Callable
+    twist_rate: Callable | None
 
 
 class PairType:
@@ -86,9 +87,6 @@ class PairType:
     turns_about_axis : bool
         True when the pair lets its links turn freely about its axis through its centre,
         so that the axis can serve as a suspension's kingpin.
-    twists_vary : bool
-        True when a unit twist turns with the pair's own variables (its family's
-        ``twist_rate`` is not zero): the Hooke pair's second pin.
     """
 
     kind = ""
@@ -100,7 +98,6 @@ class PairType:
     marker = "o"
     axis_hardpoint = False
     turns_about_axis = False
-    twists_vary = False
 
     @property
     def family(self) -> PairFamily:
@@ -110,6 +107,14 @@ class PairType:
     def parameters(self) -> np.ndarray:
         """The constants the family's functions read, (:data:`PARAMETER_COUNT`,); zeros where unused."""
         return np.zeros(PARAMETER_COUNT)
+
+    @property
+    def twists_vary(self) -> bool:
+        """True when a unit twist turns with the pair's own variables (its family has a
+        ``twist_rate``: the Hooke pair's second pin, the planar pair's turn). Such a pair is a
+        product of exponentials of its twists in the variables' order, ``dS_k/dq_j = [S_j, S_k]``
+        for ``j < k`` (mechanism/METHOD.md, "Q operators")."""
+        return self.family.twist_rate is not None
 
     @property
     def is_hinge(self) -> bool:

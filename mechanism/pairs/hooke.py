@@ -85,7 +85,6 @@ class Hooke(PairType):
     size = 2
     rotational = (True, True)
     marker = "X"
-    twists_vary = True
 
     def __init__(self, beta: float = np.pi / 2):
         self.beta = float(beta)

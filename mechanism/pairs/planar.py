@@ -77,7 +77,6 @@ class Planar(OneAxisPair):
     size = 3
     rotational = (False, False, True)
     marker = "h"
-    twists_vary = True
 
     @property
     def family(self):

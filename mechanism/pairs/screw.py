@@ -48,11 +48,6 @@ def twist(parameters, q, start, k, out):
     out[5] = parameters[2 * k + 1]
 
 
-def twist_rate(parameters, q, q_dot, start, k, out):
-    """Zero: a screw pair's twists are constant. Returns False."""
-    return False
-
-
 class ScrewPair(OneAxisPair):
     """A pair whose matrix is ``Rot_z(g) Trans_z(s)`` with ``(g, s)`` linear in its variables.
 
@@ -149,4 +144,5 @@ class Helical(ScrewPair):
         return f"Helical(pitch={self.pitch!r})"
 
 
-SCREW = PairFamily("screw", (Revolute, Prismatic, Cylindrical, Helical), matrix, twist, twist_rate)
+#: The screw family (its twists are constant: no twist rate).
+SCREW = PairFamily("screw", (Revolute, Prismatic, Cylindrical, Helical), matrix, twist, None)

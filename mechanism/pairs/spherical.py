@@ -36,11 +36,6 @@ def twist(parameters, q, start, k, out):
     out[k] = 1.0
 
 
-def twist_rate(parameters, q, q_dot, start, k, out):
-    """Zero: increments about frame j's fixed axes. Returns False."""
-    return False
-
-
 class Spherical(PairType):
     """Spherical (ball) pair: its value is the rotation vector of the second link relative to
     the first, in global axes at the design pose."""
@@ -75,4 +70,5 @@ class Spherical(PairType):
         return tuple(float(np.sign(np.linalg.det(mirror))) * np.diag(mirror))
 
 
-SPHERICAL = PairFamily("spherical", (Spherical,), matrix, twist, twist_rate)
+#: The spherical family (increments about frame j's fixed axes: constant twists, no twist rate).
+SPHERICAL = PairFamily("spherical", (Spherical,), matrix, twist, None)
