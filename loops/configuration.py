@@ -100,12 +100,13 @@ class Configuration:
 
 def rotations_of(system, q) -> np.ndarray:
     """Rotation matrices (m, 3, 3) of the spherical pairs' rotation vectors in ``q``."""
-    if not len(system.spherical_columns):
-        return np.zeros((0, 3, 3))
+    vectors = np.asarray(q, dtype=float)[system.spherical_columns]
+    rotations = np.zeros((len(vectors), 3, 3))
+    if not vectors.any():  # the design pose: the identity, which exp gives exactly (nothing to compile)
+        rotations[:, [0, 1, 2], [0, 1, 2]] = 1.0
+        return rotations
     from .kernels.rotations import exp_so3  # noqa: PLC0415 (kernels load on first use)
 
-    vectors = np.asarray(q, dtype=float)[system.spherical_columns]
-    rotations = np.empty((len(vectors), 3, 3))
     for vector, rotation in zip(vectors, rotations):
         exp_so3(vector, rotation)
     return rotations
