@@ -1,0 +1,149 @@
+/* kinematrix views: the player of one interactive page (loops/views/page.py).
+ *
+ * kinematrixView(id, figure, player) draws `figure` (plotly's {data, layout}) into the element
+ * `id` and steps it through `player.count` positions: each body (a trace whose vertices ride on
+ * links) is placed by its links' poses, each follower (a one-point trace) sits on its curve at
+ * the position, and the readout shows the inputs there. The slider, the play/pause button and
+ * the arrow keys (the slider's own) move the position.
+ *
+ * Arrays arrive as plotly's typed-array specs {dtype, bdata} (little-endian, base64). A pose is
+ * 12 numbers per link: the rotation (row-major 3x3), then the translation, in the page's units.
+ * After the first drawing the element carries data-rendered (performance.now(), ms since the
+ * page began loading); after every placement data-position (the position shown).
+ */
+function kinematrixView(id, figure, player) {
+  "use strict";
+  const root = document.getElementById(id);
+  const gd = root.querySelector(".kx-figure");
+  const types = { f4: Float32Array, f8: Float64Array, i4: Int32Array };
+
+  function decode(spec) {
+    const text = atob(spec.bdata);
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    return new types[spec.dtype](bytes.buffer);
+  }
+
+  function isSpec(value) {
+    return value && typeof value === "object" && typeof value.bdata === "string" && !value.shape;
+  }
+
+  // The curves' arrays decoded once: the followers read their points from them.
+  for (const trace of figure.data) {
+    for (const key of ["x", "y", "z"]) if (isSpec(trace[key])) trace[key] = decode(trace[key]);
+  }
+  const poseSets = player.poses.map((p) => ({ count: p.count, links: p.links, data: decode(p.data) }));
+  const bodies = player.bodies.map((b) => ({
+    trace: b.trace, set: poseSets[b.set], links: decode(b.links), local: decode(b.local),
+  }));
+  const followers = player.followers.map((f) => ({
+    trace: f.trace, source: f.source, rows: f.rows ? decode(f.rows) : null,
+  }));
+  const readouts = player.readouts.map((r) => ({ ...r, values: decode(r.values) }));
+  const slider = root.querySelector(".kx-slider");
+  const button = root.querySelector(".kx-play");
+  const readout = root.querySelector(".kx-readout");
+
+  function bodyAt(body, k) {
+    const set = body.set, links = body.links, local = body.local, n = links.length;
+    const base = Math.min(k, set.count - 1) * set.links * 12;
+    const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const link = links[i], px = local[3 * i], py = local[3 * i + 1], pz = local[3 * i + 2];
+      if (link === -1) { x[i] = y[i] = z[i] = NaN; continue; }
+      if (link === -2) { x[i] = px; y[i] = py; z[i] = pz; continue; }
+      const T = set.data, o = base + 12 * link;
+      x[i] = T[o] * px + T[o + 1] * py + T[o + 2] * pz + T[o + 9];
+      y[i] = T[o + 3] * px + T[o + 4] * py + T[o + 5] * pz + T[o + 10];
+      z[i] = T[o + 6] * px + T[o + 7] * py + T[o + 8] * pz + T[o + 11];
+    }
+    return [x, y, z];
+  }
+
+  function text(k) {
+    const parts = readouts.map((r) => `${r.name} = ${r.values[k].toFixed(r.decimals)}${r.unit ? " " + r.unit : ""}`);
+    parts.push(`position ${k + 1} of ${player.count}`);
+    return parts.join("   ");
+  }
+
+  let shown = -1, wanted = player.start, busy = false;
+
+  function draw(k) {
+    const moves = [];
+    if (bodies.length) {
+      const xs = [], ys = [], zs = [], indices = [];
+      for (const body of bodies) {
+        const [x, y, z] = bodyAt(body, k);
+        xs.push(x); ys.push(y); zs.push(z); indices.push(body.trace);
+      }
+      moves.push(Plotly.restyle(gd, { x: xs, y: ys, z: zs }, indices));
+    }
+    if (followers.length) {
+      const xs = [], ys = [], indices = [];
+      for (const f of followers) {
+        const source = figure.data[f.source];
+        const row = f.rows ? f.rows[k] : k;
+        const inside = row >= 0 && row < source.x.length;
+        xs.push(inside ? [source.x[row]] : []);
+        ys.push(inside ? [source.y[row]] : []);
+        indices.push(f.trace);
+      }
+      moves.push(Plotly.restyle(gd, { x: xs, y: ys }, indices));
+    }
+    if (readout) readout.textContent = text(k);
+    return Promise.all(moves);
+  }
+
+  // One placement at a time; a position asked for meanwhile is drawn next (the last one wins).
+  function show(k) {
+    wanted = Math.max(0, Math.min(player.count - 1, k));
+    if (slider) slider.value = String(wanted);
+    if (busy || wanted === shown) return Promise.resolve();
+    busy = true;
+    const k0 = wanted;
+    return draw(k0).then(() => {
+      shown = k0;
+      root.dataset.position = String(k0);
+      busy = false;
+      if (wanted !== shown) return show(wanted);
+      return undefined;
+    });
+  }
+
+  let playing = null;
+  function setPlaying(on) {
+    if (!button) return;
+    if (on && !playing) {
+      if (shown >= player.count - 1) show(0);
+      let last = performance.now();
+      const tick = (now) => {
+        if (!playing) return;
+        const steps = Math.floor((now - last) * player.rate / 1000);
+        if (steps >= 1 && !busy) {
+          last = now;
+          if (shown + steps > player.count - 1) { show(player.count - 1); setPlaying(false); return; }
+          show(shown + steps);
+        }
+        playing = requestAnimationFrame(tick);
+      };
+      playing = requestAnimationFrame(tick);
+      button.innerHTML = "&#10074;&#10074; pause";
+    } else if (!on && playing) {
+      cancelAnimationFrame(playing);
+      playing = null;
+      button.innerHTML = "&#9654; play";
+    }
+  }
+
+  if (slider) slider.addEventListener("input", () => { setPlaying(false); show(Number(slider.value)); });
+  if (button) button.addEventListener("click", () => setPlaying(!playing));
+  root.addEventListener("keydown", (event) => {
+    if (event.key === " " && event.target.tagName !== "BUTTON") { event.preventDefault(); setPlaying(!playing); }
+  });
+
+  const config = { responsive: true, displaylogo: false, scrollZoom: true,
+                   modeBarButtonsToRemove: ["sendDataToCloud"] };
+  Plotly.newPlot(gd, figure.data, figure.layout, config)
+    .then(() => show(player.start))
+    .then(() => requestAnimationFrame(() => { root.dataset.rendered = String(performance.now()); }));
+}

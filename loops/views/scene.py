@@ -1,0 +1,389 @@
+"""The 3-D scene of a view: one or more designs of a mechanism, moving through their positions.
+
+:func:`add_scene` draws each :class:`Design` into a :class:`~loops.views.page.Page`: its
+links as lines between their pair centres and points, each pair marked at its centre by
+its type (with a short stroke along its axis), points, spring-dampers, wheels as discs on
+their spin axes, the ground's pivots fixed, the trajectories of chosen points, and an axis
+triad; coordinates in the page's length unit, with each hardpoint's name, type and
+coordinates on hover. Everything that moves is a body of the page (its vertices ride on
+links), so the player places it from the links' poses at the slider's position.
+
+Several designs share the scene, each in its colour (one legend entry per design, which
+hides or shows it here and in every panel); one design gets a legend entry per part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mechanism.specs import GROUND
+
+from ..plotting import PAIR_MARKERS
+from .geometry import Wheel, link_outlines, model_extent, pair_centres, plane_normal, wheel_rim
+
+__all__ = ["Design", "design_of", "add_scene", "COLORS", "PAIR_SYMBOLS", "camera_along"]
+
+#: Colours of designs (and of links, loops and curves within one design), in order.
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+          "#17becf"]
+#: plotly's 3-D marker of each matplotlib marker of :data:`loops.plotting.PAIR_MARKERS` (the one
+#: place a pair type's marker is chosen).
+PAIR_SYMBOLS = {"o": "circle", "s": "square", "D": "diamond-open", "*": "cross", "X": "x", "^": "diamond",
+                "P": "square-open", "v": "circle-open"}
+#: Colour of each pair type's markers when one design is drawn.
+PAIR_COLORS = {"revolute": "#1a1a1a", "prismatic": "#8c564b", "cylindrical": "#9467bd", "helical": "#e377c2",
+               "hooke": "#ff7f0e", "spherical": "#d62728"}
+_GROUND_COLOR = "#555555"
+_AXIS_COLORS = {"x": "#d62728", "y": "#2ca02c", "z": "#1f77b4"}
+
+
+@dataclass
+class Design:
+    """One design drawn in a scene.
+
+    Attributes
+    ----------
+    name : str, its legend entry
+    model : mechanism.specs.Model
+    poses : dict link -> (N, 4, 4) SI, the pose of every real link but the ground at each position
+    color : str, a CSS colour
+    wheels : list of :class:`~loops.views.geometry.Wheel`
+    tracks : dict point -> (N, 3) m, global: trajectories drawn as fixed lines
+    """
+
+    name: str
+    model: object
+    poses: dict
+    color: str = COLORS[0]
+    wheels: list = field(default_factory=list)
+    tracks: dict = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(next(iter(self.poses.values()))) if self.poses else 1
+
+
+def design_of(record, name=None, color=COLORS[0], wheels=(), tracks=()):
+    """A :class:`Design` from a trajectory record (a sweep, an analysis, a simulation): the
+    poses of its real links, and the trajectories of the points named in ``tracks``."""
+    links = [link.name for link in record.model.links if not link.virtual and link.name != GROUND]
+    poses = {link: record.pose(link) for link in links}
+    return Design(name or record.model.name, record.model, poses, color, list(wheels),
+                  {point: record.point(point) for point in tracks})
+
+
+def camera_along(direction, up=(0.0, 0.0, 1.0), distance=1.6, orthographic=True) -> dict:
+    """A plotly scene camera looking along ``-direction`` (the eye on the ``direction`` side)."""
+    direction = np.asarray(direction, dtype=float)
+    direction = direction / np.linalg.norm(direction)
+    up = np.asarray(up, dtype=float)
+    if abs(float(direction @ up)) > 0.99:
+        up = np.array([0.0, 1.0, 0.0])
+    eye = distance * direction * (1.0 if orthographic else 1.4)
+    camera = {"eye": dict(zip("xyz", eye.tolist())), "up": dict(zip("xyz", up.tolist())),
+              "center": {"x": 0, "y": 0, "z": 0}}
+    camera["projection"] = {"type": "orthographic" if orthographic else "perspective"}
+    return camera
+
+
+class _Vertices:
+    """A body's vertex list under construction: link indices (-1 gap, -2 ground), local
+    coordinates in the page's unit, hover texts."""
+
+    def __init__(self):
+        self.links, self.local, self.text = [], [], []
+
+    def add(self, link, xyz, text=""):
+        self.links.append(link)
+        self.local.append(np.asarray(xyz, dtype=float))
+        self.text.append(text)
+
+    def gap(self):
+        self.add(-1, np.zeros(3))
+
+    def __len__(self):
+        return len(self.links)
+
+
+class _SceneBuilder:
+    def __init__(self, page, designs, units, scene, loops):
+        self.page, self.designs, self.units, self.scene, self.loops = page, designs, units, scene, loops
+        self.scale = units.factor("length")
+        self.unit = units.length
+        self.single = len(designs) == 1
+        self.drawn = []  # every vertex at every position: the scene's box
+        self.linkage = []  # the links' vertices at every position: is the mechanism planar?
+        self.decimals = 2
+
+    def hover(self, label="%{text}"):
+        d, u = self.decimals, self.unit
+        return f"{label}<br>x %{{x:.{d}f}} {u}<br>y %{{y:.{d}f}} {u}<br>z %{{z:.{d}f}} {u}<extra></extra>"
+
+    def body(self, design, pose_set, link_index, poses, vertices, trace):
+        """Add ``trace`` moved by ``vertices``; its initial x, y, z at the page's start."""
+        links = np.array(vertices.links, dtype=int)
+        local = np.array(vertices.local).reshape(-1, 3)
+        initial = self.page.body_vertices(poses, links, local, self.page.start)
+        trace.update(x=initial[:, 0], y=initial[:, 1], z=initial[:, 2], scene=self.scene)
+        if "text" not in trace:
+            trace["text"] = vertices.text
+        index = self.page.add(trace)
+        self.page.add_body(index, pose_set, links, local)
+        moving = links >= 0
+        T = poses[:, links[moving]]
+        self.drawn.append((np.einsum("nvij,vj->nvi", T[..., :3, :3], local[moving]) + T[..., :3, 3]).reshape(-1, 3))
+        self.drawn.append(local[links == -2])
+        return index
+
+    def group(self, design, part):
+        """Legend fields of a trace: one entry per design, or per part for a single design."""
+        if self.single:
+            return {"name": part, "legendgroup": part, "showlegend": True}
+        return {"name": design.name, "legendgroup": design.name, "showlegend": part == "links"}
+
+    def draw(self, design, number):
+        model = design.model
+        links = list(design.poses)
+        index = {link: i for i, link in enumerate(links)}
+        count = design.count
+        poses = np.empty((count, len(links), 4, 4))
+        for i, link in enumerate(links):
+            poses[:, i] = design.poses[link]
+        poses[:, :, :3, 3] *= self.scale
+        pose_set = self.page.add_poses(poses)
+        outlines = link_outlines(model)
+        size = model_extent(np.concatenate([np.array([r for _, r in nodes]).reshape(-1, 3)
+                                            for nodes in outlines.values()])) * self.scale
+        self.decimals = int(np.clip(5 - np.floor(np.log10(size)), 0, 8))
+
+        def where(link):
+            return -2 if link == GROUND or link not in index else index[link]
+
+        self._links(design, number, outlines, where, pose_set, poses)
+        self._pairs(design, model, where, pose_set, poses, size)
+        self._points(design, model, where, pose_set, poses)
+        self._springs(design, model, where, pose_set, poses)
+        self._wheels(design, where, pose_set, poses)
+        self._tracks(design)
+        if self.loops and self.single:
+            self._loops(design, model, where, pose_set, poses)
+
+    def _links(self, design, number, outlines, where, pose_set, poses):
+        parts = [(link, nodes) for link, nodes in outlines.items() if link != GROUND and nodes]
+        kinds = {pair.name: f"{pair.kind} pair" for pair in design.model.pairs}
+        kinds.update({point.name: "point" for point in design.model.points})
+        vertices, shade = _Vertices(), []
+        for k, (link, nodes) in enumerate(parts):
+            outline = _outline(link, nodes, where(link), self.scale, kinds)
+            for i in range(len(outline)):
+                vertices.add(outline.links[i], outline.local[i], outline.text[i])
+            vertices.gap()
+            shade += [k] * (len(outline) + 1)
+        line = {"color": design.color, "width": 6}
+        if self.single and len(parts) > 1:  # one colour per link, in one trace (one legend entry)
+            count = len(parts)
+            line = {"color": shade, "cmin": 0, "cmax": count - 1, "width": 6,
+                    "colorscale": [[k / (count - 1), COLORS[k % 10]] for k in range(count)]}
+        trace = {"type": "scatter3d", "mode": "lines", "line": line, "hovertemplate": self.hover(),
+                 **self.group(design, "links")}
+        self.body(design, pose_set, None, poses, vertices, trace)
+        self.linkage.append(self.drawn[-2])
+        ground = outlines.get(GROUND, [])
+        if ground:
+            vertices = _Vertices()
+            for label, r in ground:
+                vertices.add(-2, r * self.scale, f"<b>{label}</b> on the ground (fixed)")
+            trace = {"type": "scatter3d", "mode": "markers+lines" if len(ground) <= 3 else "markers",
+                     "marker": {"symbol": "square", "size": 5, "color": _GROUND_COLOR},
+                     "line": {"color": _GROUND_COLOR, "width": 2, "dash": "dash"},
+                     "hovertemplate": self.hover(), **self.group(design, "ground (fixed)")}
+            if len(ground) > 3:
+                del trace["line"]
+            self.body(design, pose_set, None, poses, vertices, trace)
+
+    def _pairs(self, design, model, where, pose_set, poses, size):
+        by_kind = {}
+        for name, kind, first, centre, axis in pair_centres(model):
+            by_kind.setdefault(kind, []).append((name, first, centre, axis))
+        strokes = _Vertices()
+        for kind, pairs in by_kind.items():
+            vertices = _Vertices()
+            for name, first, centre, axis in pairs:
+                pair = model.pair(name)
+                text = f"<b>{name}</b> ({kind})<br>{pair.first} \u2013 {pair.second}"
+                vertices.add(where(first), centre * self.scale, text)
+                if kind in ("revolute", "prismatic", "cylindrical", "helical", "hooke"):
+                    half = 0.035 * size * axis
+                    strokes.add(where(first), centre * self.scale - half, f"axis of {name}")
+                    strokes.add(where(first), centre * self.scale + half, f"axis of {name}")
+                    strokes.gap()
+            color = PAIR_COLORS.get(kind, "#1a1a1a") if self.single else design.color
+            symbol = PAIR_SYMBOLS.get(PAIR_MARKERS.get(kind, "o"), "circle-open")
+            trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
+                     "marker": {"symbol": symbol, "size": 6, "color": color, "line": {"color": "#000", "width": 1}},
+                     **self.group(design, f"{kind} pairs")}
+            if self.single:
+                trace["legendgrouptitle"] = {"text": "pairs"} if kind == next(iter(by_kind)) else None
+                trace["legendgroup"] = "pairs"
+                trace = {key: v for key, v in trace.items() if v is not None}
+            self.body(design, pose_set, None, poses, vertices, trace)
+        if len(strokes):
+            trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#444", "width": 3},
+                     "hoverinfo": "skip", **self.group(design, "pair axes")}
+            if self.single:
+                trace["legendgroup"] = "pairs"
+            self.body(design, pose_set, None, poses, strokes, trace)
+
+    def _points(self, design, model, where, pose_set, poses):
+        vertices = _Vertices()
+        for point in model.points:
+            vertices.add(where(point.link), np.asarray(point.at, float) * self.scale,
+                         f"<b>{point.name}</b> (point)<br>on {point.link}")
+        if not len(vertices):
+            return
+        trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
+                 "marker": {"symbol": "circle", "size": 4, "color": "#d62728" if self.single else design.color},
+                 **self.group(design, "points")}
+        self.body(design, pose_set, None, poses, vertices, trace)
+
+    def _springs(self, design, model, where, pose_set, poses):
+        springs = list(model.spring_dampers)
+        if not springs:
+            return
+        vertices = _Vertices()
+        for spring in springs:
+            text = f"<b>{spring.name}</b> (spring-damper)"
+            vertices.add(where(spring.link_a), np.asarray(spring.at_a, float) * self.scale, text + f"<br>on {spring.link_a}")
+            vertices.add(where(spring.link_b), np.asarray(spring.at_b, float) * self.scale, text + f"<br>on {spring.link_b}")
+            vertices.gap()
+        trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#7f7f00", "width": 9, "dash": "dot"},
+                 "opacity": 0.8, "hovertemplate": self.hover(), **self.group(design, "spring-dampers")}
+        self.body(design, pose_set, None, poses, vertices, trace)
+
+    def _wheels(self, design, where, pose_set, poses):
+        for wheel in design.wheels:
+            rim = wheel_rim(wheel) * self.scale
+            link = where(wheel.link)
+            vertices = _Vertices()
+            vertices.add(link, np.asarray(wheel.centre, float) * self.scale, wheel.label)
+            for xyz in rim[:-1]:
+                vertices.add(link, xyz, wheel.label)
+            segments = len(rim) - 1
+            ring = np.arange(1, segments + 1)
+            trace = {"type": "mesh3d", "i": np.zeros(segments, dtype=int), "j": ring,
+                     "k": np.roll(ring, -1), "color": "#888888" if self.single else design.color, "opacity": 0.25,
+                     "hoverinfo": "skip", "flatshading": True, **self.group(design, wheel.label)}
+            trace["showlegend"] = False
+            self.body(design, pose_set, None, poses, vertices, trace)
+            outline = _Vertices()
+            for xyz in rim:
+                outline.add(link, xyz, wheel.label)
+            trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#333" if self.single else design.color,
+                                                                    "width": 4},
+                     "hovertemplate": self.hover(), **self.group(design, "wheels")}
+            if self.single and wheel is not design.wheels[0]:
+                trace["showlegend"] = False
+            self.body(design, pose_set, None, poses, outline, trace)
+
+    def _tracks(self, design):
+        for k, (point, xyz) in enumerate(design.tracks.items()):
+            xyz = np.asarray(xyz, dtype=float) * self.scale
+            trace = {"type": "scatter3d", "mode": "lines", "x": xyz[:, 0], "y": xyz[:, 1], "z": xyz[:, 2],
+                     "line": {"color": design.color if not self.single else "#d62728", "width": 2},
+                     "text": [f"path of <b>{point}</b>"] * len(xyz), "hovertemplate": self.hover(),
+                     "scene": self.scene, **self.group(design, f"path of {point}")}
+            self.page.add(trace)
+            self.drawn.append(xyz)
+
+    def _loops(self, design, model, where, pose_set, poses):
+        centres = {name: (first, centre) for name, _, first, centre, _ in pair_centres(model)}
+        for k, loop in enumerate(self.loops):
+            vertices = _Vertices()
+            names = [name for name in loop if name in centres]
+            for name in names + names[:1]:
+                first, centre = centres[name]
+                vertices.add(where(first), centre * self.scale, f"{loop.name}: {' - '.join(names)}")
+            trace = {"type": "scatter3d", "mode": "lines", "opacity": 0.35, "hoverinfo": "skip",
+                     "line": {"color": COLORS[(k + 3) % 10], "width": 16}, "name": f"{loop.name}: {' - '.join(names)}",
+                     "legendgroup": "loops", "showlegend": True}
+            if k == 0:
+                trace["legendgrouptitle"] = {"text": "independent loops"}
+            self.body(design, pose_set, None, poses, vertices, trace)
+
+
+def _outline(link, nodes, index, scale, kinds):
+    """A link's polyline through its nodes (closed for more than two), hover naming each node."""
+    vertices = _Vertices()
+    ordered = list(nodes) + (list(nodes[:1]) if len(nodes) > 2 else [])
+    for label, r in ordered:
+        vertices.add(index, r * scale, f"<b>{label}</b> ({kinds.get(label, 'node')})<br>on {link}")
+    return vertices
+
+
+def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, camera=None, loops=None):
+    """Draw ``designs`` (list of :class:`Design`) into ``page``'s 3-D scene ``scene``.
+
+    Parameters
+    ----------
+    page : loops.views.page.Page
+    designs : list of Design (their positions aligned with the page's)
+    units : mechanism.units.Units, the units shown (the model file's)
+    domain : dict, the scene's place in the figure (``{"x": [0, 0.45], "y": [0, 1]}``)
+    views : dict label -> direction (3,): camera buttons (default: along x, y and z), besides "3-D"
+    camera : dict, the plotly camera shown first and by the "3-D" button (default: face-on for a
+        planar mechanism, else from x, y and z all positive)
+    loops : list of loops.loop_basis.Loop, optional: draw each independent loop (tuples of pair
+        names, as a mobility report lists them) as a wide translucent band in its colour (one design)
+    """
+    builder = _SceneBuilder(page, designs, units, scene, loops)
+    for number, design in enumerate(designs):
+        builder.draw(design, number)
+    drawn = np.concatenate([d for d in builder.drawn if len(d)])
+    drawn = drawn[np.all(np.isfinite(drawn), axis=1)]
+    low, high = drawn.min(axis=0), drawn.max(axis=0)
+    span = float((high - low).max()) or 1.0
+    low, high = low - 0.06 * span, high + 0.06 * span
+    _triad(page, builder, low, span, scene)
+    ranges = np.maximum(high - low, 1e-3 * span)
+    unit = units.length
+    axes = {f"{axis}axis": {"title": {"text": f"{axis} [{unit}]"}, "range": [float(low[i]), float(high[i])],
+                            "backgroundcolor": "#f7f8fa", "gridcolor": "#d9dde3", "zerolinecolor": "#9aa3ad",
+                            "showspikes": False}
+            for i, axis in enumerate("xyz")}
+    normal = plane_normal(np.concatenate(builder.linkage)) if builder.linkage else None
+    if camera is None:
+        camera = camera_along(normal) if normal is not None else camera_along((1.0, 0.9, 0.7), orthographic=False)
+    page.layout[scene] = {"domain": domain or {"x": [0.0, 0.45], "y": [0.0, 1.0]}, **axes,
+                          "aspectmode": "manual",
+                          "aspectratio": dict(zip("xyz", (ranges / ranges.max() * 1.4).tolist())),
+                          "camera": camera, "dragmode": "orbit"}
+    _view_buttons(page, scene, views or {"along x": (1, 0, 0), "along y": (0, 1, 0), "along z": (0, 0, 1)},
+                  camera, domain or {"x": [0.0, 0.45], "y": [0.0, 1.0]})
+    return builder
+
+
+def _triad(page, builder, origin, span, scene):
+    """x, y, z arrows at the low corner of the scene's box (a tenth of its size), labelled."""
+    length = 0.1 * span
+    for i, axis in enumerate("xyz"):
+        tip = origin.copy()
+        tip[i] += length
+        page.add({"type": "scatter3d", "mode": "lines+text", "x": [origin[0], tip[0]], "y": [origin[1], tip[1]],
+                  "z": [origin[2], tip[2]], "text": ["", f"<b>{axis}</b>"], "textposition": "top center",
+                  "textfont": {"color": _AXIS_COLORS[axis], "size": 13},
+                  "line": {"color": _AXIS_COLORS[axis], "width": 6}, "hoverinfo": "skip", "showlegend": False,
+                  "scene": scene})
+
+
+def _view_buttons(page, scene, views, camera, domain):
+    if camera["projection"]["type"] == "orthographic":  # a face-on start: "3-D" turns it
+        camera = camera_along((1.0, 0.9, 0.7), orthographic=False)
+    buttons = [{"label": "3-D", "method": "relayout", "args": [{f"{scene}.camera": camera}]}]
+    for label, direction in views.items():
+        buttons.append({"label": label, "method": "relayout", "args": [{f"{scene}.camera": camera_along(direction)}]})
+    menus = page.layout.setdefault("updatemenus", [])
+    menus.append({"type": "buttons", "direction": "right", "buttons": buttons, "showactive": False,
+                  "x": domain["x"][0], "xanchor": "left", "y": domain["y"][1], "yanchor": "bottom",
+                  "pad": {"t": 2, "b": 2}, "font": {"size": 11}, "bgcolor": "#ffffff", "bordercolor": "#9aa3ad"})
