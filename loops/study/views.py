@@ -19,7 +19,7 @@ import numpy as np
 from mechanism.errors import ModelError
 from mechanism.units import Units
 
-from ..suspension.views import vehicle_camera, wheels_of
+from ..suspension.views import vehicle_camera, vehicle_views, wheels_of
 from ..views.page import Page
 from ..views.panels import Band, Curve, Panel, add_panels
 from ..views.scene import add_scene, design_of
@@ -69,7 +69,8 @@ def study_view(result, nominal=None, metrics=None, lower=5.0, upper=95.0, *, uni
     panels = [_panel(result, name, x, x_label, units, lower, upper, k == 0) for k, name in enumerate(metrics)]
     if nominal is not None and len(nominal):
         design = design_of(nominal, "nominal design", "#333333", wheels_of(nominal))
-        add_scene(page, [design], units, domain={"x": [0.09, 0.43], "y": [0.0, 0.94]}, camera=vehicle_camera(nominal))
+        add_scene(page, [design], units, domain={"x": [0.09, 0.43], "y": [0.0, 0.94]}, views=vehicle_views(nominal),
+                  camera=vehicle_camera(nominal))
         domain = {"x": [0.48, 1.0], "y": [0.0, 0.94]}
     else:
         domain = {"x": [0.0, 1.0], "y": [0.0, 0.94]}

@@ -24,7 +24,7 @@ from ..views.panels import Curve, Panel, add_panels
 from ..views.scene import COLORS, add_scene, camera_along, design_of
 from .sheets import PANELS
 
-__all__ = ["suspension_view", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera"]
+__all__ = ["suspension_view", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera", "vehicle_views"]
 
 _SCENE = {"x": [0.09, 0.43], "y": [0.0, 0.94]}
 _PANELS = {"x": [0.48, 1.0], "y": [0.0, 0.94]}
@@ -144,7 +144,7 @@ def suspension_view(results, *, labels=None, units=None, title=None):
                               for name in analysis_inputs(results[longest]))))
     page = Page(title or f"{analysis}: {' vs '.join(labels)}", count, subtitle=subtitle, start=start)
     designs = [design_of(r, label, COLORS[k % 10], wheels_of(r)) for k, (r, label) in enumerate(zip(results, labels))]
-    views = _vehicle_views(results[0])
+    views = vehicle_views(results[0])
     add_scene(page, designs, units, domain=_SCENE, views=views, camera=vehicle_camera(results[0]))
     panels = [m for m in PANELS[analysis] if any(metric_columns(r, m) for r in results)][:12]
     add_panels(page, [_panel(results, labels, m, units, count) for m in panels], domain=_PANELS, columns=4)
@@ -165,7 +165,8 @@ def _vehicle_axes(result):
     return forward, corner.left
 
 
-def _vehicle_views(result):
+def vehicle_views(result):
+    """Camera buttons of a suspension's 3-D view: from ahead, from the left, from above."""
     forward, left = _vehicle_axes(result)
     return {"front": forward, "left side": left, "top": np.array([0.0, 0.0, 1.0])}
 

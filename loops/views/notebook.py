@@ -11,7 +11,7 @@ of the view; a view that cannot be drawn (a record of no position) leaves the su
 Examples
 --------
 >>> from loops.views.notebook import summary_table
->>> "<th>positions</th>" in summary_table("SweepResult", [("positions", "361")])
+>>> ">positions</th>" in summary_table("SweepResult", [("positions", "361")])
 True
 """
 

@@ -83,7 +83,7 @@ class Page:
                              "font": {"family": "Helvetica Neue, Arial, sans-serif", "size": 12},
                              "legend": {"x": 0.0, "y": 0.94, "xanchor": "left", "yanchor": "top",
                                         "bgcolor": "rgba(255,255,255,0)", "font": {"size": 11},
-                                        "groupclick": "toggleitem"}}
+                                        "groupclick": "togglegroup"}}
         self._pose_sets, self._bodies, self._followers, self._readouts = [], [], [], []
 
     # ------------------------------------------------------------------ building

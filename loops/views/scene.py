@@ -224,16 +224,10 @@ class _SceneBuilder:
             trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
                      "marker": {"symbol": symbol, "size": 6, "color": color, "line": {"color": "#000", "width": 1}},
                      **self.group(design, f"{kind} pairs")}
-            if self.single:
-                trace["legendgrouptitle"] = {"text": "pairs"} if kind == next(iter(by_kind)) else None
-                trace["legendgroup"] = "pairs"
-                trace = {key: v for key, v in trace.items() if v is not None}
             self.body(design, pose_set, None, poses, vertices, trace)
         if len(strokes):
             trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#444", "width": 3},
                      "hoverinfo": "skip", **self.group(design, "pair axes")}
-            if self.single:
-                trace["legendgroup"] = "pairs"
             self.body(design, pose_set, None, poses, strokes, trace)
 
     def _points(self, design, model, where, pose_set, poses):
@@ -307,9 +301,7 @@ class _SceneBuilder:
                 vertices.add(where(first), centre * self.scale, f"{loop.name}: {' - '.join(names)}")
             trace = {"type": "scatter3d", "mode": "lines", "opacity": 0.35, "hoverinfo": "skip",
                      "line": {"color": COLORS[(k + 3) % 10], "width": 16}, "name": f"{loop.name}: {' - '.join(names)}",
-                     "legendgroup": "loops", "showlegend": True}
-            if k == 0:
-                trace["legendgrouptitle"] = {"text": "independent loops"}
+                     "legendgroup": loop.name, "showlegend": True}
             self.body(design, pose_set, None, poses, vertices, trace)
 
 
@@ -355,6 +347,8 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
     normal = plane_normal(np.concatenate(builder.linkage)) if builder.linkage else None
     if camera is None:
         camera = camera_along(normal) if normal is not None else camera_along((1.0, 0.9, 0.7), orthographic=False)
+    if normal is not None and np.max(np.abs(normal)) > 1 - 1e-9:  # seen face-on, this axis is a dot: no labels
+        axes[f"{'xyz'[int(np.argmax(np.abs(normal)))]}axis"].update(showticklabels=False, title={"text": ""})
     page.layout[scene] = {"domain": domain or {"x": [0.0, 0.45], "y": [0.0, 1.0]}, **axes,
                           "aspectmode": "manual",
                           "aspectratio": dict(zip("xyz", (ranges / ranges.max() * 1.4).tolist())),
