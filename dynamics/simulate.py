@@ -181,6 +181,12 @@ class SimulationResult(Trajectory):
         end = f"{self.t[-1]:.6g}" if len(self.t) else "-"
         return f"{len(self)} samples of {self.model.name!r} to t = {end} s"
 
+    def _repr_html_(self):
+        """In a notebook: a summary and the simulation's interactive page (:mod:`dynamics.views`)."""
+        from .views import simulation_html  # noqa: PLC0415
+
+        return simulation_html(self)
+
     def driver_force(self, name):
         """Generalized force (N m or N) a prescribed driver applies to keep its motion, (N,)."""
         if name not in self.prescribed:

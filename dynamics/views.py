@@ -16,7 +16,7 @@ from loops.views.panels import Curve, Panel, add_panels
 from loops.views.scene import COLORS, add_scene, design_of
 from loops.views.sweeps import PANEL_DOMAIN, SCENE_DOMAIN, point_panels, variable_dimensions
 
-__all__ = ["simulation_view"]
+__all__ = ["simulation_view", "simulation_html"]
 
 
 def simulation_view(result, points=None, *, title=None):
@@ -65,3 +65,15 @@ def simulation_view(result, points=None, *, title=None):
     add_panels(page, panels[:9], domain=PANEL_DOMAIN, columns=2 if len(panels) <= 4 else 3)
     page.add_readout("t", t, "s", decimals=3)
     return page.view()
+
+
+def simulation_html(result) -> str:
+    """A simulation in a notebook: its summary (samples, end time, coordinates, how it ended) and
+    :func:`simulation_view`."""
+    from loops.views.notebook import notebook_html  # noqa: PLC0415
+
+    end = f"{result.t[-1]:.6g} s" if len(result.t) else "-"
+    rows = [("model", result.model.name), ("samples", len(result)), ("t end", end),
+            ("coordinates", ", ".join(result.coordinates)),
+            ("stop reason", result.stop_reason or "none: complete")]
+    return notebook_html("SimulationResult", rows, lambda: simulation_view(result))

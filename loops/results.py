@@ -139,6 +139,12 @@ class Trajectory:
         drivers = f"driven by {', '.join(self.drivers)}" if self.drivers else "no drivers"
         return f"{type(self).__name__}({self._describe()}, {drivers}{held}, {state})"
 
+    def _repr_html_(self):
+        """In a notebook: a summary and the interactive view of the record (:mod:`loops.views`)."""
+        from .views.notebook import record_html  # noqa: PLC0415
+
+        return record_html(self)
+
     # --------------------------------------------------------- variables
     def _columns_of(self, name):
         system = self.system

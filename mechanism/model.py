@@ -502,3 +502,10 @@ class Mechanism:
     def __repr__(self):
         return (f"Mechanism({self.name!r}: {len(self._links)} links, {len(self._pairs)} pairs, "
                 f"{len(self._points)} points)")
+
+    def _repr_html_(self):
+        """In a notebook: a summary with loops and degrees of freedom (:meth:`check`) and the model in
+        3-D (:mod:`loops.views`; a convenience method's call up to the engine, as :meth:`check`)."""
+        from loops.views.notebook import mechanism_html
+
+        return mechanism_html(self)

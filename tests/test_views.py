@@ -206,3 +206,42 @@ def test_notebook_html_includes_plotly_once(four_bar_sweep, monkeypatch):
     first, second = view._repr_html_(), view._repr_html_()
     assert len(first) > 4e6 > len(second)
     assert first.count('class="kx-view"') == second.count('class="kx-view"') == 1
+
+
+def test_notebook_displays(four_bar_sweep, front_axle_bump, monkeypatch):
+    from loops.views import page as page_module
+    from loops.study.designs import read_vary
+    from loops.study.study import Plan, run_study
+    from loops.suspension import load_suspension
+
+    monkeypatch.setattr(page_module, "_PLOTLY_LOADED_IN_NOTEBOOK", True)  # plotly.js once, elsewhere
+    four_bar = load_model(str(EXAMPLES / "four_bar.toml"))
+    shown = four_bar._repr_html_()
+    assert ">degrees of freedom</th><td" in shown and "1 (passive 0, redundant 3)" in shown
+    assert 'class="kx-view"' in shown and "loop 1" in shown
+    assert repr(four_bar) == "Mechanism('four-bar': 4 links, 4 pairs, 1 points)"  # the text stays
+    shown = four_bar_sweep._repr_html_()
+    assert ">positions</th><td" in shown and "none: complete" in shown and 'class="kx-view"' in shown
+    shown = front_axle_bump._repr_html_()
+    assert "parallel travel" in shown and "camber gain" in shown
+    corner = load_suspension(str(EXAMPLES / "double_wishbone.toml"))
+    names, offsets = read_vary(str(EXAMPLES / "double_wishbone_vary.toml"), corner)
+    study = run_study(corner, names, offsets[:4], Plan("parallel", travel=np.linspace(-0.02, 0.02, 3)), workers=1)
+    shown = study._repr_html_()
+    assert ">variants</th><td" in shown and "lower_inner.x" in shown and 'class="kx-view"' in shown
+    # a record of no position: the summary and why there is no view
+    stopped = load_model(str(EXAMPLES / "four_bar.toml")).sweep({"A": [0.0]})
+    empty = type(stopped).empty(stopped.system, ["A"], "dead point at A = 0")
+    shown = empty._repr_html_()
+    assert "dead point" in shown and "no interactive view: view: nothing to show" in shown
+    assert "kx-view" not in shown
+
+
+def test_simulation_display():
+    from dynamics import simulate
+
+    pendulum = load_model(str(EXAMPLES / "spring_pendulum.toml"))
+    result = simulate(pendulum, t_end=0.5, q0={"theta": 0.3, "r": 0.0}, qd0={"theta": 0.0, "r": 0.0},
+                      t_eval=np.linspace(0.0, 0.5, 26))
+    shown = result._repr_html_()
+    assert ">samples</th><td" in shown and "0.5 s" in shown and "energy" in shown

@@ -225,6 +225,12 @@ class StudyResult:
         note = f"design study summary: {self.analysis}, {self.variants} variants"
         return write_columns(path, self.summary(), self._units(units), note, self.positions)
 
+    def _repr_html_(self):
+        """In a notebook: a summary and the bands' interactive page (:mod:`loops.study.views`)."""
+        from .views import study_html  # noqa: PLC0415
+
+        return study_html(self)
+
 
 def _check_memory(suspension, variants, chunk, coordinates_count, inputs, nominal):
     """Refuse, after the nominal run and before the variants', a study whose table or one of

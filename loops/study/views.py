@@ -25,7 +25,7 @@ from ..views.panels import Band, Curve, Panel, add_panels
 from ..views.scene import add_scene, design_of
 from .sheets import default_metrics
 
-__all__ = ["study_view"]
+__all__ = ["study_view", "study_html"]
 
 _BAND = "rgba(31, 119, 180, 0.28)"
 _EDGE = "#1f77b4"
@@ -96,3 +96,14 @@ def _panel(result, name, x, x_label, units, lower, upper, first):
     unit = units.label(dimension) or "-"
     return Panel(name.replace("_", " "), x_label, f"{name} [{unit}]", curves, bands=[band])
 
+
+
+def study_html(result) -> str:
+    """A study in a notebook: its summary (analysis, variants, positions, stops, varied
+    coordinates) and :func:`study_view` (the bands; the nominal design's 3-D view needs its
+    analysis, which the study does not keep)."""
+    from ..views.notebook import notebook_html  # noqa: PLC0415
+
+    rows = [("analysis", result.analysis), ("variants", result.variants), ("positions", result.positions),
+            ("stopped", len(result.reasons)), ("varied", ", ".join(c.name for c in result.coordinates))]
+    return notebook_html("StudyResult", rows, lambda: study_view(result))

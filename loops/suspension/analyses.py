@@ -217,6 +217,12 @@ class SuspensionResult(SweepResult):
         name = getattr(self, "suspension", self.model).name
         return f"analysis: {self.analysis} of {name!r}, wheel travel at the {self.travel_at.replace('-', ' ')}"
 
+    def _repr_html_(self):
+        """In a notebook: a summary and the analysis's interactive page (:mod:`loops.suspension.views`)."""
+        from .views import analysis_html  # noqa: PLC0415
+
+        return analysis_html(self)
+
 
 
 

@@ -24,7 +24,7 @@ from ..views.panels import Curve, Panel, add_panels
 from ..views.scene import COLORS, add_scene, camera_along, design_of
 from .sheets import PANELS
 
-__all__ = ["suspension_view", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera", "vehicle_views"]
+__all__ = ["suspension_view", "analysis_html", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera", "vehicle_views"]
 
 _SCENE = {"x": [0.09, 0.43], "y": [0.0, 0.94]}
 _PANELS = {"x": [0.48, 1.0], "y": [0.0, 0.94]}
@@ -175,3 +175,13 @@ def vehicle_camera(result):
     """The plotly camera of a suspension's 3-D view: from ahead, left and above (perspective)."""
     forward, left = _vehicle_axes(result)
     return camera_along(1.1 * forward + 0.9 * left + 0.6 * np.array([0.0, 0.0, 1.0]), orthographic=False)
+
+
+def analysis_html(result) -> str:
+    """An analysis in a notebook: its summary (analysis, suspension, positions, how it ended) and
+    :func:`suspension_view`."""
+    from ..views.notebook import notebook_html, record_rows  # noqa: PLC0415
+
+    rows = [("analysis", result.analysis), ("suspension", _name(result)),
+            ("wheel travel at the", result.travel_at.replace("-", " "))] + record_rows(result)[1:]
+    return notebook_html("SuspensionResult", rows, lambda: suspension_view(result))

@@ -23,7 +23,7 @@ from mechanism.errors import ModelError
 
 from .page import INSTALL_HINT
 
-__all__ = ["summary_table", "notebook_html"]
+__all__ = ["summary_table", "notebook_html", "mechanism_html", "record_rows", "record_html"]
 
 
 def summary_table(kind, rows) -> str:
@@ -44,3 +44,37 @@ def notebook_html(kind, rows, make_view) -> str:
         if INSTALL_HINT in str(error):
             return table + f"<p><i>interactive view {html.escape(INSTALL_HINT)}</i></p>"
         return table + f"<p><i>no interactive view: {html.escape(str(error))}</i></p>"
+
+
+def mechanism_html(mechanism) -> str:
+    """A mechanism in a notebook: its name, size, loops and degrees of freedom (its ``check()``),
+    and the model alone in 3-D with its loops coloured (:func:`~loops.views.sweeps.mechanism_view`)."""
+    from .sweeps import mechanism_view  # noqa: PLC0415
+
+    model = mechanism.snapshot()
+    report = mechanism.check()
+    rows = [("name", model.name),
+            ("links", f"{sum(1 for link in model.links if not link.virtual)} (ground included)"),
+            ("pairs", sum(1 for pair in model.pairs if not pair.virtual)), ("points", len(model.points)),
+            ("loops", "; ".join(f"{loop.name}: {' - '.join(loop)}" for loop in report.loops) or "none"),
+            ("degrees of freedom", f"{report.dof} (passive {report.passive}, redundant {report.redundant})"),
+            ("units", str(model.units))]
+    return notebook_html("Mechanism", rows, lambda: mechanism_view(model, report))
+
+
+def record_rows(record) -> list:
+    """The summary rows of a trajectory record: model, positions, drivers, held, how it ended."""
+    rows = [("model", record.model.name), ("positions", len(record))]
+    if record.drivers:
+        rows.append(("drivers", ", ".join(record.drivers)))
+    if record.held:
+        rows.append(("held", ", ".join(record.held)))
+    rows.append(("stop reason", record.stop_reason or "none: complete"))
+    return rows
+
+
+def record_html(record) -> str:
+    """A sweep (any trajectory record) in a notebook: its summary and :func:`~loops.views.sweeps.sweep_view`."""
+    from .sweeps import sweep_view  # noqa: PLC0415
+
+    return notebook_html(type(record).__name__, record_rows(record), lambda: sweep_view(record))
