@@ -14,7 +14,7 @@ import numpy as np
 from loops.views.page import Page
 from loops.views.panels import Curve, Panel, add_panels
 from loops.views.scene import COLORS, add_scene, design_of
-from loops.views.sweeps import PANEL_DOMAIN, SCENE_DOMAIN, point_panels, variable_dimensions
+from loops.views.sweeps import PANEL_DOMAIN, point_panels, variable_dimensions
 
 __all__ = ["simulation_view", "simulation_html"]
 
@@ -43,7 +43,7 @@ def simulation_view(result, points=None, *, title=None):
     duration = float(t[-1] - t[0]) if len(t) > 1 else 0.0
     page.rate = float(np.clip((len(t) - 1) / duration, 5.0, 60.0)) if duration > 0 else 20.0
     design = design_of(result, model.name, tracks=points)
-    add_scene(page, [design], units, domain=SCENE_DOMAIN)
+    add_scene(page, [design], units)
     dimensions = variable_dimensions(model)
     panels = []
     for title_text, names in (("independent coordinates", list(result.coordinates) + list(result.prescribed)),

@@ -49,7 +49,7 @@ MISSING = _missing()
 # Where a point of a 3-D trace lands on the screen: plotly's camera matrices (column-major) applied
 # to the point scaled as the scene draws it, then the scene's box.
 _PROJECT = """([trace, index]) => {
-  const gd = document.querySelector('.kx-figure');
+  const gd = document.querySelector('.kx-scene');
   const t = gd._fullData[trace];
   const scene = gd._fullLayout[t.scene]._scene;
   const v = [t.x[index] * scene.dataScale[0], t.y[index] * scene.dataScale[1], t.z[index] * scene.dataScale[2], 1];
@@ -62,7 +62,7 @@ _PROJECT = """([trace, index]) => {
 }"""
 
 _FIND = """(name) => {
-  const data = document.querySelector('.kx-figure')._fullData;
+  const data = document.querySelector('.kx-scene')._fullData;
   for (let i = 0; i < data.length; i++) {
     const t = data[i];
     if (t.type !== 'scatter3d' || !t.text || !String(t.mode).includes('markers')) continue;
@@ -88,9 +88,14 @@ class Opened:
 
     def scene_box(self):
         """The 3-D scene's box on the screen, ``{x, y, width, height}``."""
-        return self.page.evaluate("""() => { const gd = document.querySelector('.kx-figure');
+        return self.page.evaluate("""() => { const gd = document.querySelector('.kx-scene');
             const r = gd._fullLayout.scene._scene.container.getBoundingClientRect();
             return {x: r.left, y: r.top, width: r.width, height: r.height}; }""")
+
+    def markers(self):
+        """The panels' markers that follow the slider: ``[(x, y, visible)]``."""
+        return self.page.evaluate("""() => (document.querySelector('.kx-panels').layout.shapes || [])
+            .map((s) => [s.xanchor, s.yanchor, s.visible])""")
 
     def move_slider(self, position):
         """Set the slider to ``position`` as a user does (an input event); returns once the
@@ -101,8 +106,8 @@ class Opened:
         self.page.wait_for_timeout(150)  # the scene's WebGL frame after the restyle
 
     def trace_xyz(self, index):
-        """The drawn vertices of trace ``index``: (V, 3), NaN at gaps."""
-        xyz = self.page.evaluate("""(i) => { const t = document.querySelector('.kx-figure')._fullData[i];
+        """The drawn vertices of scene trace ``index``: (V, 3), NaN at gaps."""
+        xyz = self.page.evaluate("""(i) => { const t = document.querySelector('.kx-scene')._fullData[i];
             return [Array.from(t.x), Array.from(t.y), Array.from(t.z || [])]; }""", index)
         return np.array([[np.nan if v is None else v for v in axis] for axis in xyz], dtype=float).T
 

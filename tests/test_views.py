@@ -54,7 +54,7 @@ def _placed(view, body, position):
 
 
 def _trace_named(view, prefix):
-    for index, trace in enumerate(view.figure["data"]):
+    for index, trace in enumerate(view.figures["scene"]["data"]):
         if trace.get("type") == "scatter3d" and any(str(t).startswith(prefix) for t in trace.get("text", [])):
             return index, [str(t).startswith(prefix) for t in trace["text"]].index(True)
     raise AssertionError(f"no 3-D trace with {prefix!r}")
@@ -79,9 +79,9 @@ def test_sweep_scene_follows_the_record_in_file_units(four_bar_sweep):
         # float32 poses: 7 significant digits of the mechanism's 300 mm
         np.testing.assert_allclose(_placed(view, body, position)[row], four_bar_sweep.point("P")[position] * 1e3,
                                    rtol=0, atol=1e-4)
-    layout = view.figure["layout"]
+    layout = view.figures["scene"]["layout"]
     assert layout["scene"]["xaxis"]["title"]["text"] == "x [mm]"
-    assert "mm" in view.figure["data"][trace]["hovertemplate"]
+    assert "mm" in view.figures["scene"]["data"][trace]["hovertemplate"]
     assert view.player["readouts"][0]["unit"] == "deg"
     np.testing.assert_allclose(_decode(view.player["readouts"][0]["values"]), np.arange(0.0, 361.0, 10.0),
                                rtol=0, atol=1e-9)
@@ -92,7 +92,7 @@ def test_initial_pose_is_the_players(four_bar_sweep):
 
     view = sweep_view(four_bar_sweep)
     for body in view.player["bodies"]:
-        trace = view.figure["data"][body["trace"]]
+        trace = view.figures["scene"]["data"][body["trace"]]
         drawn = np.column_stack([trace["x"], trace["y"], trace["z"]])
         np.testing.assert_allclose(drawn, _placed(view, body, view.player["start"]), rtol=0, atol=1e-4)
 
@@ -105,16 +105,16 @@ def test_suspension_page_of_161_positions(front_axle_bump):
     assert len(page.encode()) < 6e6  # plotly.js is 4.8 MB of it
     assert "<script src" not in page and "<link" not in page  # everything inlined
     trace, row = _trace_named(view, "<b>lower_ball_left</b>")
-    marker = view.figure["data"][trace]
+    marker = view.figures["scene"]["data"][trace]
     # the page opens at zero travel: the design pose, each hardpoint where the file puts it (mm)
     assert view.player["start"] == 80
     np.testing.assert_allclose([marker["x"][row], marker["y"][row], marker["z"][row]],
                                front_axle_bump.model.pair("lower_ball_left").at * 1e3, rtol=0, atol=1e-6)
     # every panel of the sheet, each curve with a marker that follows the slider
-    panels = [a["text"] for a in view.figure["layout"]["annotations"]]
+    panels = [a["text"] for a in view.figures["panels"]["layout"]["annotations"]]
     assert panels[:4] == ["<b>camber</b>", "<b>toe</b>", "<b>camber gain</b>", "<b>bump steer</b>"]
-    curves = [t for t in view.figure["data"] if t["type"] == "scatter" and t["mode"] == "lines"]
-    assert len(view.player["followers"]) == len(curves)
+    curves = [t for t in view.figures["panels"]["data"] if t["type"] == "scatter" and t["mode"] == "lines"]
+    assert len(view.player["followers"]) == len(curves) == len(view.figures["panels"]["layout"]["shapes"])
     assert [wheel.label for wheel in wheels_of(front_axle_bump)] == ["left wheel", "right wheel"]
 
 
@@ -124,10 +124,10 @@ def test_designs_share_the_scene_each_with_its_legend_entry(front_axle_bump):
 
     strut = parallel_travel(load_suspension(str(EXAMPLES / "macpherson.toml")), np.linspace(-0.08, 0.08, 41))
     view = suspension_view([front_axle_bump, strut])
-    entries = [t["name"] for t in view.figure["data"] if t.get("showlegend")]
+    entries = [t["name"] for t in view.figures["scene"]["data"] if t.get("showlegend")]
     assert entries == ["front-axle", "macpherson"]
-    groups = {t.get("legendgroup") for t in view.figure["data"] if t.get("type") != "scatter3d" or "legendgroup" in t}
-    assert {"front-axle", "macpherson"} <= groups
+    groups = {t.get("legendgroup") for t in view.figures["panels"]["data"]}
+    assert groups == {"front-axle", "macpherson"}  # a design's curves hide with its legend entry
     # the shorter design's curves end: their markers hide past its last position
     rows = [_decode(f["rows"]) for f in view.player["followers"] if "rows" in f]
     assert any(r[-1] == -1 for r in rows) and any(r[-1] == 160 for r in rows)
@@ -143,7 +143,7 @@ def test_model_alone_with_its_loops():
     axle = load_model(str(EXAMPLES / "front_axle.toml"))
     report = axle.check()
     view = mechanism_view(axle, report)
-    loops = [t for t in view.figure["data"] if t.get("legendgroup") in {loop.name for loop in report.loops}]
+    loops = [t for t in view.figures["scene"]["data"] if t.get("legendgroup") in {loop.name for loop in report.loops}]
     assert len(loops) == len(report.loops) >= 2
     assert view.summary == str(report) and view.player["count"] == 1
     assert "<aside" in view.to_html()
@@ -159,11 +159,11 @@ def test_study_bands_and_nominal():
     names, offsets = read_vary(str(EXAMPLES / "double_wishbone_vary.toml"), corner)
     study = run_study(corner, names, offsets[:8], Plan("parallel", travel=np.linspace(-0.08, 0.08, 9)), workers=1)
     view = study_view(study, metrics=["camber", "toe"])
-    bands = [t for t in view.figure["data"] if t.get("fill") == "toself"]
+    bands = [t for t in view.figures["panels"]["data"] if t.get("fill") == "toself"]
     assert len(bands) == 2
     low, high = study.band("camber")
     np.testing.assert_allclose(bands[0]["y"][:9], np.degrees(high), rtol=1e-12)
-    nominal = [t for t in view.figure["data"] if t.get("name") == "nominal" and t["mode"] == "lines"]
+    nominal = [t for t in view.figures["panels"]["data"] if t.get("name") == "nominal"]
     np.testing.assert_allclose(nominal[0]["y"], np.degrees(study.nominal["camber"]), rtol=1e-12)
     with pytest.raises(ModelError, match="percentiles"):
         study_view(study, lower=95, upper=5)

@@ -53,12 +53,11 @@ def _check_page(browser, path, shots, name, position, hardpoint=None, moved=None
     assert page.errors == []
     assert page.rendered_ms > 0
     assert pixel_spread(first) > MIN_SPREAD
-    followers = page.page.evaluate("""() => Array.from(document.querySelector('.kx-figure')._fullData)
-        .filter((t) => t.type === 'scatter' && t.mode === 'markers').map((t) => [t.x[0], t.y[0]])""")
+    markers = page.markers()
     page.move_slider(position)
-    after = page.page.evaluate("""() => Array.from(document.querySelector('.kx-figure')._fullData)
-        .filter((t) => t.type === 'scatter' && t.mode === 'markers').map((t) => [t.x[0], t.y[0]])""")
-    assert followers != after  # the markers on the curves moved
+    after = page.markers()
+    assert markers and len(after) == len(markers)
+    assert all(a[:2] != b[:2] for a, b in zip(markers, after) if a[2] and b[2])  # every marker moved
     second = page.screenshot(shots / f"{name}-moved.png")
     if moved is not None:
         moved(page)
@@ -75,12 +74,12 @@ def _vertices_follow(record, trace_name, point, position, scale):
     """A check that the scene's points trace shows ``point`` of ``record`` at ``position``."""
 
     def check(page):
-        data = page.page.evaluate("""(name) => { const d = document.querySelector('.kx-figure')._fullData;
+        data = page.page.evaluate("""(name) => { const d = document.querySelector('.kx-scene')._fullData;
             for (let i = 0; i < d.length; i++) if (d[i].type === 'scatter3d' && d[i].text &&
                 Array.from(d[i].text).some((s) => s && s.startsWith('<b>' + name + '</b> (point)'))) return i;
             return -1; }""", point)
         assert data >= 0
-        text = page.page.evaluate("(i) => Array.from(document.querySelector('.kx-figure')._fullData[i].text)", data)
+        text = page.page.evaluate("(i) => Array.from(document.querySelector('.kx-scene')._fullData[i].text)", data)
         row = next(k for k, s in enumerate(text) if s.startswith(f"<b>{point}</b> (point)"))
         drawn = page.trace_xyz(data)[row]
         # float32 poses and vertices in the page: 7 significant digits of the scene's size
@@ -120,11 +119,15 @@ def test_front_axle_against_macpherson(browser, shots, tmp_path):
     assert {"front-axle", "macpherson"} <= set(legend)
     # the legend hides a design: its curves in every panel with it
     page.page.locator(".legendtext", has_text="macpherson").click(force=True)  # the toggle lies over the text
-    hidden = """() => Array.from(document.querySelector('.kx-figure')._fullData)
-        .filter((t) => t.legendgroup === 'macpherson').map((t) => t.visible)"""
-    assert len(page.page.evaluate(hidden)) > 20  # the scene's traces, the curves and their markers
+    hidden = """() => ['.kx-scene', '.kx-panels'].map((g) => Array.from(document.querySelector(g)._fullData)
+        .filter((t) => t.legendgroup === 'macpherson').map((t) => t.visible))"""
+    scene, panels = page.page.evaluate(hidden)
+    assert len(scene) > 5 and len(panels) >= 10  # the linkage's traces; its curves
     # plotly waits out a double click before it acts on a single one
-    page.page.wait_for_function(f"({hidden})().every((v) => v === 'legendonly')", timeout=5000)
+    page.page.wait_for_function(f"({hidden})().flat().every((v) => v === 'legendonly')", timeout=5000)
+    page.page.wait_for_timeout(300)
+    visible = [m[2] for m in page.markers()]
+    assert visible.count(False) == len(panels)  # the MacPherson's markers hidden with its curves
     assert page.errors == []
 
 
@@ -140,7 +143,7 @@ def test_design_study_bands(browser, shots, tmp_path):
     study = run_study(corner, names, offsets[:24], Plan("parallel", travel=travel), workers=1)
     path = study_view(study, nominal=parallel_travel(corner, travel)).write_html(tmp_path / "study.html")
     page = _check_page(browser, path, shots, "study_bands", 30, hardpoint="upper_inner")
-    bands = page.page.evaluate("""() => Array.from(document.querySelector('.kx-figure')._fullData)
+    bands = page.page.evaluate("""() => Array.from(document.querySelector('.kx-panels')._fullData)
         .filter((t) => t.fill === 'toself').length""")
     assert bands == 6
 

@@ -23,6 +23,7 @@ from ..suspension.views import vehicle_camera, vehicle_views, wheels_of
 from ..views.page import Page
 from ..views.panels import Band, Curve, Panel, add_panels
 from ..views.scene import add_scene, design_of
+from ..views.sweeps import PANEL_DOMAIN
 from .sheets import default_metrics
 
 __all__ = ["study_view", "study_html"]
@@ -69,12 +70,9 @@ def study_view(result, nominal=None, metrics=None, lower=5.0, upper=95.0, *, uni
     panels = [_panel(result, name, x, x_label, units, lower, upper, k == 0) for k, name in enumerate(metrics)]
     if nominal is not None and len(nominal):
         design = design_of(nominal, "nominal design", "#333333", wheels_of(nominal))
-        add_scene(page, [design], units, domain={"x": [0.09, 0.43], "y": [0.0, 0.94]}, views=vehicle_views(nominal),
-                  camera=vehicle_camera(nominal))
-        domain = {"x": [0.48, 1.0], "y": [0.0, 0.94]}
-    else:
-        domain = {"x": [0.0, 1.0], "y": [0.0, 0.94]}
-    add_panels(page, panels, domain=domain, columns=min(3, len(panels)))
+        add_scene(page, [design], units, views=vehicle_views(nominal), camera=vehicle_camera(nominal))
+        page.scene_width = 0.4
+    add_panels(page, panels, domain=PANEL_DOMAIN, columns=min(3, len(panels)))
     for name, (dimension, values) in result.inputs.items():
         page.add_readout(name, np.asarray(values, float) * units.factor(dimension), units.label(dimension), 2)
     return page.view()

@@ -22,12 +22,11 @@ from ..views.geometry import Wheel
 from ..views.page import Page
 from ..views.panels import Curve, Panel, add_panels
 from ..views.scene import COLORS, add_scene, camera_along, design_of
+from ..views.sweeps import PANEL_DOMAIN
 from .sheets import PANELS
 
 __all__ = ["suspension_view", "analysis_html", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera", "vehicle_views"]
 
-_SCENE = {"x": [0.09, 0.43], "y": [0.0, 0.94]}
-_PANELS = {"x": [0.48, 1.0], "y": [0.0, 0.94]}
 
 
 def metric_columns(result, metric) -> list:
@@ -145,9 +144,10 @@ def suspension_view(results, *, labels=None, units=None, title=None):
     page = Page(title or f"{analysis}: {' vs '.join(labels)}", count, subtitle=subtitle, start=start)
     designs = [design_of(r, label, COLORS[k % 10], wheels_of(r)) for k, (r, label) in enumerate(zip(results, labels))]
     views = vehicle_views(results[0])
-    add_scene(page, designs, units, domain=_SCENE, views=views, camera=vehicle_camera(results[0]))
+    add_scene(page, designs, units, views=views, camera=vehicle_camera(results[0]))
+    page.scene_width = 0.4
     panels = [m for m in PANELS[analysis] if any(metric_columns(r, m) for r in results)][:12]
-    add_panels(page, [_panel(results, labels, m, units, count) for m in panels], domain=_PANELS, columns=4)
+    add_panels(page, [_panel(results, labels, m, units, count) for m in panels], domain=PANEL_DOMAIN, columns=4)
     reference = results[longest]
     for name in analysis_inputs(reference):
         column = reference.metrics[name]

@@ -1,17 +1,19 @@
-"""One interactive page: a plotly figure, the positions it steps through, and its HTML.
+"""One interactive page: two plotly graphs (a 3-D scene, 2-D panels), the positions they step
+through, and the page's HTML.
 
-A :class:`Page` collects what an application draws (plotly traces and layout as plain
-dicts) and what moves: *bodies*, traces whose vertices ride on links (each vertex a link
-index and a point in that link's frame, placed by the link's pose at each position), and
-*followers*, one-point traces that sit on a curve at the current position (the marker on
-every panel). :meth:`Page.view` freezes it into a :class:`View`, which writes one
-self-contained HTML file (plotly.js and the player inlined: it opens with no network) or
-shows itself in a notebook.
+A :class:`Page` collects what an application draws (plotly traces and layouts as plain
+dicts, in its :attr:`~Page.scene` and :attr:`~Page.panels` graphs) and what moves: *bodies*,
+scene traces whose vertices ride on links (each vertex a link index and a point in that
+link's frame, placed by the link's pose at each position), and *followers*, markers (shapes
+of the panels' layout) that sit on a curve at the current position. :meth:`Page.view`
+freezes it into a :class:`View`, which writes one self-contained HTML file (plotly.js and
+the player inlined: it opens with no network) or shows itself in a notebook.
 
 The player (``player.js`` beside this file) places the bodies from the poses, moves the
-followers and drives the slider, the play/pause button and the readout of the inputs. Poses
-and vertices travel as float32 (display only: 7 significant digits), curves as plotly's own
-float64 arrays, so that hover readouts show the values computed.
+followers, keeps a legend group's visibility the same in both graphs, and drives the
+slider, the play/pause button and the readout of the inputs. Poses and vertices travel as
+float32 (display only: 7 significant digits), curves as plotly's own float64 arrays, so
+that hover readouts show the values computed.
 
 plotly is an optional dependency (the ``views`` extra); :func:`require_plotly` says which
 extra to install when it is missing.
@@ -58,15 +60,42 @@ def encode_array(values, dtype) -> dict:
     return {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
+def _graph_layout() -> dict:
+    return {"template": "plotly_white", "height": FIGURE_HEIGHT, "hovermode": "closest",
+            "margin": {"l": 8, "r": 8, "t": 30, "b": 8},
+            "font": {"family": "Helvetica Neue, Arial, sans-serif", "size": 12},
+            "legend": {"bgcolor": "rgba(255,255,255,0)", "font": {"size": 11}, "groupclick": "togglegroup"}}
+
+
+class Graph:
+    """One plotly graph of a page: its traces and layout (plain dicts, plotly's keys)."""
+
+    def __init__(self):
+        self.traces: list[dict] = []
+        self.layout: dict = _graph_layout()
+
+    def add(self, trace: dict) -> int:
+        """Add a plotly trace (a dict with its ``type``); returns its index."""
+        self.traces.append(trace)
+        return len(self.traces) - 1
+
+    def figure(self) -> dict | None:
+        return {"data": self.traces, "layout": self.layout} if self.traces else None
+
+
 class Page:
     """What one view draws and what moves in it, built trace by trace.
+
+    A page has two plotly graphs side by side, either of them empty: :attr:`scene` (the 3-D
+    view) and :attr:`panels` (the 2-D panels). Kept apart, a step of the slider redraws only
+    the scene's few traces, and the panels' markers are shapes, redrawn alone.
 
     Parameters
     ----------
     title : str, the page's heading
     count : int, positions (or time samples) the slider steps through (at least 1)
     subtitle : str, a line under the heading (the units, the analysis)
-    summary : str, optional, monospaced text shown beside the figure (a mobility report)
+    summary : str, optional, monospaced text shown beside the graphs (a mobility report)
     start : int, the position shown first
     """
 
@@ -77,21 +106,12 @@ class Page:
         self.count = int(count)
         self.rate = PLAY_RATE  # positions per second while playing
         self.start = int(min(max(start, 0), self.count - 1))
-        self.traces: list[dict] = []
-        self.layout: dict = {"template": "plotly_white", "height": FIGURE_HEIGHT, "hovermode": "closest",
-                             "margin": {"l": 8, "r": 8, "t": 34, "b": 8},
-                             "font": {"family": "Helvetica Neue, Arial, sans-serif", "size": 12},
-                             "legend": {"x": 0.0, "y": 0.94, "xanchor": "left", "yanchor": "top",
-                                        "bgcolor": "rgba(255,255,255,0)", "font": {"size": 11},
-                                        "groupclick": "togglegroup"}}
+        self.scene, self.panels = Graph(), Graph()
+        #: The scene's share of the page's width when both graphs are drawn.
+        self.scene_width = 0.42
         self._pose_sets, self._bodies, self._followers, self._readouts = [], [], [], []
 
     # ------------------------------------------------------------------ building
-    def add(self, trace: dict) -> int:
-        """Add a plotly trace (a dict with its ``type``); returns its index."""
-        self.traces.append(trace)
-        return len(self.traces) - 1
-
     def add_poses(self, poses) -> int:
         """Register link poses ``(N, L, 4, 4)`` in the page's length unit (translations scaled);
         returns the pose set's index for :meth:`add_body`. ``N`` may be below the page's count
@@ -105,7 +125,7 @@ class Page:
         return len(self._pose_sets) - 1
 
     def add_body(self, trace, pose_set, links, local):
-        """Make trace ``trace`` move: vertex ``i`` is ``local[i]`` (3,) in the frame of link
+        """Make scene trace ``trace`` move: vertex ``i`` is ``local[i]`` (3,) in the frame of link
         ``links[i]`` of pose set ``pose_set``; a link index of -1 is a gap (NaN), -2 a vertex
         that stays at ``local[i]`` (on the ground)."""
         links = np.asarray(links, dtype=np.int32)
@@ -115,12 +135,25 @@ class Page:
         self._bodies.append({"trace": int(trace), "set": int(pose_set), "links": encode_array(links, "i4"),
                              "local": encode_array(np.nan_to_num(local), "f4")})
 
-    def add_follower(self, trace, source, rows=None):
-        """Make one-point trace ``trace`` sit on curve ``source`` (a trace index) at the current
-        position: at the curve's point ``rows[k]`` for position ``k`` (default ``k``; -1 hides it)."""
-        entry = {"trace": int(trace), "source": int(source)}
-        if rows is not None:
-            entry["rows"] = encode_array(np.asarray(rows, dtype=np.int32), "i4")
+    def add_follower(self, source, color, rows=None):
+        """A marker on panel curve ``source`` (a trace index of :attr:`panels`) at the current
+        position: at the curve's point ``rows[k]`` for position ``k`` (default ``k``; -1 hides
+        it). It is a shape of the panels' layout (a circle of 9 pixels in ``color``), hidden with
+        its curve."""
+        trace = self.panels.traces[source]
+        given = rows is not None
+        rows = np.asarray(rows, dtype=np.int32) if given else np.arange(self.count)
+        row = int(rows[self.start]) if self.start < len(rows) else -1
+        inside = 0 <= row < len(trace["x"])
+        shape = {"type": "circle", "xref": trace.get("xaxis", "x"), "yref": trace.get("yaxis", "y"),
+                 "xsizemode": "pixel", "ysizemode": "pixel", "x0": -4.5, "x1": 4.5, "y0": -4.5, "y1": 4.5,
+                 "xanchor": float(trace["x"][row]) if inside else 0.0,
+                 "yanchor": float(trace["y"][row]) if inside else 0.0, "visible": inside,
+                 "fillcolor": color, "line": {"color": "#000000", "width": 1}, "layer": "above"}
+        self.panels.layout.setdefault("shapes", []).append(shape)
+        entry = {"shape": len(self.panels.layout["shapes"]) - 1, "source": int(source)}
+        if given:
+            entry["rows"] = encode_array(rows, "i4")
         self._followers.append(entry)
 
     def add_readout(self, name, values, unit="", decimals=4):
@@ -150,7 +183,10 @@ class Page:
         """The finished page."""
         player = {"count": self.count, "start": self.start, "rate": self.rate, "poses": self._pose_sets,
                   "bodies": self._bodies, "followers": self._followers, "readouts": self._readouts}
-        return View({"data": self.traces, "layout": self.layout}, player, self.title, self.subtitle, self.summary)
+        figures = {"scene": self.scene.figure(), "panels": self.panels.figure()}
+        if figures["scene"] and figures["panels"]:
+            player["split"] = self.scene_width
+        return View(figures, player, self.title, self.subtitle, self.summary)
 
 
 class View:
@@ -159,29 +195,36 @@ class View:
 
     Attributes
     ----------
-    figure : dict, plotly's ``{"data": [...], "layout": {...}}``
+    figures : dict ``{"scene": figure or None, "panels": figure or None}``, each plotly's
+        ``{"data": [...], "layout": {...}}``
     player : dict, what moves (poses, bodies, followers, readouts), as the player reads it
     title, subtitle : str
-    summary : str or None, text shown beside the figure
+    summary : str or None, text shown beside the graphs
     """
 
-    def __init__(self, figure, player, title, subtitle="", summary=None):
-        self.figure, self.player = figure, player
+    def __init__(self, figures, player, title, subtitle="", summary=None):
+        self.figures, self.player = figures, player
         self.title, self.subtitle, self.summary = title, subtitle, summary
 
     def __repr__(self):
-        return f"View({self.title!r}, {self.player['count']} positions, {len(self.figure['data'])} traces)"
+        traces = sum(len(f["data"]) for f in self.figures.values() if f)
+        return f"View({self.title!r}, {self.player['count']} positions, {traces} traces)"
 
     # ------------------------------------------------------------------ output
-    def _figure_json(self) -> str:
+    def _figures_json(self) -> str:
         require_plotly()
         from plotly import graph_objects  # noqa: PLC0415
 
-        figure = graph_objects.Figure(self.figure["data"], self.figure["layout"])  # validates every key
-        return figure.to_json()
+        parts = []
+        for key in ("scene", "panels"):
+            figure = self.figures.get(key)
+            # validated by plotly (every key and value), then written as plotly writes figures
+            parts.append("null" if figure is None else
+                         graph_objects.Figure(figure["data"], figure["layout"]).to_json())
+        return f'{{"scene":{parts[0]},"panels":{parts[1]}}}'
 
     def _body(self, element_id, plotly_js) -> str:
-        """The page's content (styles, heading, controls, figure, scripts) for ``element_id``."""
+        """The page's content (styles, heading, controls, graphs, scripts) for ``element_id``."""
         player = json.dumps(self.player, separators=(",", ":"))
         summary = ""
         if self.summary:
@@ -192,13 +235,14 @@ class View:
             '&#9654; play</button><input type="range" class="kx-slider" min="0" '
             f'max="{self.player["count"] - 1}" step="1" value="{self.player["start"]}" aria-label="position">'
             '<span class="kx-readout"></span></div>')
+        graphs = "".join(f'<div class="kx-{key}"></div>' for key in ("scene", "panels") if self.figures.get(key))
         plotly_script = f"<script>{plotly_js}</script>" if plotly_js else ""
         return (f'<style>{_read("page.css")}</style>'
-                f'<div class="kx-view" id="{element_id}"><header class="kx-head"><h1>{html.escape(self.title)}</h1>'
-                f'<p>{html.escape(self.subtitle)}</p></header>{controls}<div class="kx-main">'
-                f'<div class="kx-figure"></div>{summary}</div></div>'
+                f'<div class="kx-view" id="{element_id}" tabindex="-1"><header class="kx-head">'
+                f'<h1>{html.escape(self.title)}</h1><p>{html.escape(self.subtitle)}</p></header>{controls}'
+                f'<div class="kx-main">{graphs}{summary}</div></div>'
                 f'{plotly_script}<script>{_read("player.js")}</script>'
-                f'<script>kinematrixView("{element_id}", {_script_safe(self._figure_json())}, '
+                f'<script>kinematrixView("{element_id}", {_script_safe(self._figures_json())}, '
                 f'{_script_safe(player)});</script>')
 
     def to_html(self) -> str:

@@ -1,7 +1,7 @@
 """The 2-D panels of a view: curves against an input, bands, and a marker on every curve that
 follows the slider.
 
-:func:`add_panels` lays :class:`Panel` objects out in a grid in a part of the figure, each
+:func:`add_panels` lays :class:`Panel` objects out in a grid in the page's panels graph, each
 with its title and axis labels (the unit in brackets), its curves (hover gives the curve's
 name and both values), optional bands (a study's percentile band) and, per curve, a marker
 at the slider's position (a follower of the page). Zoom and pan are plotly's; a double
@@ -87,9 +87,9 @@ def _format(values) -> str:
     return f".{decimals}f"
 
 
-def add_panels(page, panels, *, domain=None, columns=3, gap=(0.055, 0.09)):
-    """Draw ``panels`` into ``page`` in a grid of ``columns`` within ``domain``
-    (``{"x": [x0, x1], "y": [y0, y1]}`` in figure fractions; default the whole figure).
+def add_panels(page, panels, *, domain=None, columns=3, gap=(0.07, 0.09)):
+    """Draw ``panels`` into ``page``'s panels graph in a grid of ``columns`` within ``domain``
+    (``{"x": [x0, x1], "y": [y0, y1]}`` in fractions of the graph; default all of it).
 
     Returns the trace index of each panel's curves, in order (a list of lists).
     """
@@ -100,36 +100,37 @@ def add_panels(page, panels, *, domain=None, columns=3, gap=(0.055, 0.09)):
     width = (x1 - x0 - gap[0] * (columns - 1)) / columns
     height = (y1 - y0 - gap[1] * (rows - 1)) / rows
     out = []
-    annotations = page.layout.setdefault("annotations", [])
-    first = sum(1 for key in page.layout if key.startswith("xaxis")) + 1
+    layout = page.panels.layout
+    annotations = layout.setdefault("annotations", [])
+    first = sum(1 for key in layout if key.startswith("xaxis")) + 1
     for k, panel in enumerate(panels):
         number = first + k
         suffix = "" if number == 1 else str(number)
         row, column = divmod(k, columns)
         left = x0 + column * (width + gap[0])
         top = y1 - row * (height + gap[1])
-        page.layout[f"xaxis{suffix}"] = {"domain": _span(left, left + width), "anchor": f"y{suffix}",
+        layout[f"xaxis{suffix}"] = {"domain": _span(left, left + width), "anchor": f"y{suffix}",
                                          "title": {"text": panel.x_label, "font": {"size": 11}, "standoff": 4},
                                          **_AXIS_STYLE}
-        page.layout[f"yaxis{suffix}"] = {"domain": _span(top - height, top), "anchor": f"x{suffix}",
+        layout[f"yaxis{suffix}"] = {"domain": _span(top - height, top), "anchor": f"x{suffix}",
                                          "title": {"text": panel.y_label, "font": {"size": 11}, "standoff": 4},
                                          **_AXIS_STYLE}
         if panel.equal:
-            page.layout[f"yaxis{suffix}"].update(scaleanchor=f"x{suffix}", scaleratio=1)
+            layout[f"yaxis{suffix}"].update(scaleanchor=f"x{suffix}", scaleratio=1)
         annotations.append({"text": f"<b>{panel.title}</b>", "x": left + width / 2, "y": top, "xref": "paper",
                             "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
                             "font": {"size": 12}})
         legend = None
         if panel.legend:
             legend = f"legend{number + 1}"
-            page.layout[legend] = {"x": left + width, "y": top, "xanchor": "right", "yanchor": "top",
+            layout[legend] = {"x": left + width, "y": top, "xanchor": "right", "yanchor": "top",
                                    "bgcolor": "rgba(255,255,255,0.75)", "bordercolor": "#d0d4da", "borderwidth": 1,
                                    "font": {"size": 10}}
         axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
         for band in panel.bands:
             _band(page, band, axes)
         out.append([_curve(page, panel, curve, axes, legend) for curve in panel.curves])
-    page.layout.setdefault("hovermode", "closest")
+    layout["legend"].update(orientation="h", x=0.0, y=0.0, xanchor="left", yanchor="top")
     return out
 
 
@@ -159,18 +160,9 @@ def _curve(page, panel, curve, axes, legend):
         trace["showlegend"] = curve.in_legend
         if curve.group:
             trace["legendgroup"] = curve.group
-    index = page.add(trace)
+    index = page.panels.add(trace)
     if curve.marker:
-        rows = np.arange(page.count) if curve.rows is None else np.asarray(curve.rows, dtype=int)
-        start = int(rows[page.start]) if page.start < len(rows) else -1
-        inside = 0 <= start < len(curve.x)
-        marker = {"type": "scatter", "mode": "markers", "x": [float(curve.x[start])] if inside else [],
-                  "y": [float(curve.y[start])] if inside else [], "name": curve.name, "showlegend": False,
-                  "marker": {"color": curve.color, "size": 9, "line": {"color": "#000", "width": 1}},
-                  "hovertemplate": hover, **axes}
-        if curve.group:
-            marker["legendgroup"] = curve.group
-        page.add_follower(page.add(marker), index, None if curve.rows is None else rows)
+        page.add_follower(index, curve.color, curve.rows)
     return index
 
 
@@ -183,4 +175,4 @@ def _band(page, band, axes):
              "line": {"width": 0}, "hoverinfo": "skip", "name": band.name, "showlegend": band.in_legend, **axes}
     if band.group:
         trace["legendgroup"] = band.group
-    return page.add(trace)
+    return page.panels.add(trace)

@@ -1,20 +1,21 @@
 /* kinematrix views: the player of one interactive page (loops/views/page.py).
  *
- * kinematrixView(id, figure, player) draws `figure` (plotly's {data, layout}) into the element
- * `id` and steps it through `player.count` positions: each body (a trace whose vertices ride on
- * links) is placed by its links' poses, each follower (a one-point trace) sits on its curve at
- * the position, and the readout shows the inputs there. The slider, the play/pause button and
- * the arrow keys (the slider's own) move the position.
+ * kinematrixView(id, figures, player) draws figures.scene (the 3-D view) and figures.panels
+ * (the 2-D panels), plotly's {data, layout} each or null, into the element `id`, and steps them
+ * through `player.count` positions: each body (a scene trace whose vertices ride on links) is
+ * placed by its links' poses, each follower (a circle shape of the panels) sits on its curve at
+ * the position, and the readout shows the inputs there. The slider (and its arrow keys), the
+ * play/pause button (and the space bar) move the position. A legend click in one graph hides or
+ * shows the same legend group in the other (a design: its linkage and its curves).
  *
  * Arrays arrive as plotly's typed-array specs {dtype, bdata} (little-endian, base64). A pose is
  * 12 numbers per link: the rotation (row-major 3x3), then the translation, in the page's units.
  * After the first drawing the element carries data-rendered (performance.now(), ms since the
  * page began loading); after every placement data-position (the position shown).
  */
-function kinematrixView(id, figure, player) {
+function kinematrixView(id, figures, player) {
   "use strict";
   const root = document.getElementById(id);
-  const gd = root.querySelector(".kx-figure");
   const types = { f4: Float32Array, f8: Float64Array, i4: Int32Array };
 
   function decode(spec) {
@@ -28,16 +29,26 @@ function kinematrixView(id, figure, player) {
     return value && typeof value === "object" && typeof value.bdata === "string" && !value.shape;
   }
 
-  // The curves' arrays decoded once: the followers read their points from them.
-  for (const trace of figure.data) {
-    for (const key of ["x", "y", "z"]) if (isSpec(trace[key])) trace[key] = decode(trace[key]);
+  const graphs = {};
+  for (const key of ["scene", "panels"]) {
+    const figure = figures[key];
+    if (!figure) continue;
+    // The curves' arrays decoded once: the followers read their points from them.
+    for (const trace of figure.data) {
+      for (const axis of ["x", "y", "z"]) if (isSpec(trace[axis])) trace[axis] = decode(trace[axis]);
+    }
+    graphs[key] = { div: root.querySelector(".kx-" + key), figure: figure };
   }
+  if (graphs.scene && graphs.panels && player.split) {
+    graphs.scene.div.style.flex = `0 0 ${100 * player.split}%`;
+  }
+
   const poseSets = player.poses.map((p) => ({ count: p.count, links: p.links, data: decode(p.data) }));
   const bodies = player.bodies.map((b) => ({
     trace: b.trace, set: poseSets[b.set], links: decode(b.links), local: decode(b.local),
   }));
   const followers = player.followers.map((f) => ({
-    trace: f.trace, source: f.source, rows: f.rows ? decode(f.rows) : null,
+    shape: f.shape, source: f.source, rows: f.rows ? decode(f.rows) : null,
   }));
   const readouts = player.readouts.map((r) => ({ ...r, values: decode(r.values) }));
   const slider = root.querySelector(".kx-slider");
@@ -66,6 +77,18 @@ function kinematrixView(id, figure, player) {
     return parts.join("   ");
   }
 
+  function shapesAt(k) {
+    const div = graphs.panels.div, shapes = div.layout.shapes.slice();
+    for (const f of followers) {
+      const source = graphs.panels.figure.data[f.source];
+      const row = f.rows ? f.rows[k] : k;
+      const shown = row >= 0 && row < source.x.length && div._fullData[f.source].visible === true;
+      shapes[f.shape] = Object.assign({}, shapes[f.shape], shown
+        ? { xanchor: source.x[row], yanchor: source.y[row], visible: true } : { visible: false });
+    }
+    return shapes;
+  }
+
   let shown = -1, wanted = player.start, busy = false;
 
   function draw(k) {
@@ -76,20 +99,9 @@ function kinematrixView(id, figure, player) {
         const [x, y, z] = bodyAt(body, k);
         xs.push(x); ys.push(y); zs.push(z); indices.push(body.trace);
       }
-      moves.push(Plotly.restyle(gd, { x: xs, y: ys, z: zs }, indices));
+      moves.push(Plotly.restyle(graphs.scene.div, { x: xs, y: ys, z: zs }, indices));
     }
-    if (followers.length) {
-      const xs = [], ys = [], indices = [];
-      for (const f of followers) {
-        const source = figure.data[f.source];
-        const row = f.rows ? f.rows[k] : k;
-        const inside = row >= 0 && row < source.x.length;
-        xs.push(inside ? [source.x[row]] : []);
-        ys.push(inside ? [source.y[row]] : []);
-        indices.push(f.trace);
-      }
-      moves.push(Plotly.restyle(gd, { x: xs, y: ys }, indices));
-    }
+    if (followers.length) moves.push(Plotly.relayout(graphs.panels.div, { shapes: shapesAt(k) }));
     if (readout) readout.textContent = text(k);
     return Promise.all(moves);
   }
@@ -135,15 +147,36 @@ function kinematrixView(id, figure, player) {
     }
   }
 
+  // A legend group hidden or shown in one graph is hidden or shown in the other.
+  let syncing = false;
+  function follow(from, to) {
+    if (!graphs[from] || !graphs[to]) return;
+    graphs[from].div.on("plotly_restyle", (event) => {
+      if (syncing || !event || !event[0] || !("visible" in event[0])) return;  // a legend click, not a step
+      const state = {};
+      for (const t of graphs[from].div._fullData) if (t.legendgroup) state[t.legendgroup] = t.visible;
+      const indices = [], values = [];
+      graphs[to].div._fullData.forEach((t, i) => {
+        if (t.legendgroup in state && t.visible !== state[t.legendgroup]) { indices.push(i); values.push(state[t.legendgroup]); }
+      });
+      const done = [];
+      if (indices.length) { syncing = true; done.push(Plotly.restyle(graphs[to].div, { visible: values }, indices)); }
+      Promise.all(done).then(() => {
+        syncing = false;
+        if (graphs.panels && followers.length && shown >= 0) Plotly.relayout(graphs.panels.div, { shapes: shapesAt(shown) });
+      });
+    });
+  }
+
   if (slider) slider.addEventListener("input", () => { setPlaying(false); show(Number(slider.value)); });
   if (button) button.addEventListener("click", () => setPlaying(!playing));
   root.addEventListener("keydown", (event) => {
     if (event.key === " " && event.target.tagName !== "BUTTON") { event.preventDefault(); setPlaying(!playing); }
   });
 
-  const config = { responsive: true, displaylogo: false, scrollZoom: true,
-                   modeBarButtonsToRemove: ["sendDataToCloud"] };
-  Plotly.newPlot(gd, figure.data, figure.layout, config)
-    .then(() => show(player.start))
+  const config = { responsive: true, displaylogo: false, scrollZoom: true };
+  const drawn = Object.values(graphs).map((g) => Plotly.newPlot(g.div, g.figure.data, g.figure.layout, config));
+  Promise.all(drawn)
+    .then(() => { follow("scene", "panels"); follow("panels", "scene"); return show(player.start); })
     .then(() => requestAnimationFrame(() => { root.dataset.rendered = String(performance.now()); }));
 }

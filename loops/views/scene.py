@@ -129,7 +129,7 @@ class _SceneBuilder:
         trace.update(x=initial[:, 0], y=initial[:, 1], z=initial[:, 2], scene=self.scene)
         if "text" not in trace:
             trace["text"] = vertices.text
-        index = self.page.add(trace)
+        index = self.page.scene.add(trace)
         self.page.add_body(index, pose_set, links, local)
         moving = links >= 0
         T = poses[:, links[moving]]
@@ -288,7 +288,7 @@ class _SceneBuilder:
                      "line": {"color": design.color if not self.single else "#d62728", "width": 2},
                      "text": [f"path of <b>{point}</b>"] * len(xyz), "hovertemplate": self.hover(),
                      "scene": self.scene, **self.group(design, f"path of {point}")}
-            self.page.add(trace)
+            self.page.scene.add(trace)
             self.drawn.append(xyz)
 
     def _loops(self, design, model, where, pose_set, poses):
@@ -322,7 +322,7 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
     page : loops.views.page.Page
     designs : list of Design (their positions aligned with the page's)
     units : mechanism.units.Units, the units shown (the model file's)
-    domain : dict, the scene's place in the figure (``{"x": [0, 0.45], "y": [0, 1]}``)
+    domain : dict, the scene's place in the scene's graph (default all of it)
     views : dict label -> direction (3,): camera buttons (default: along x, y and z), besides "3-D"
     camera : dict, the plotly camera shown first and by the "3-D" button (default: face-on for a
         planar mechanism, else from x, y and z all positive)
@@ -349,12 +349,13 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
         camera = camera_along(normal) if normal is not None else camera_along((1.0, 0.9, 0.7), orthographic=False)
     if normal is not None and np.max(np.abs(normal)) > 1 - 1e-9:  # seen face-on, this axis is a dot: no labels
         axes[f"{'xyz'[int(np.argmax(np.abs(normal)))]}axis"].update(showticklabels=False, title={"text": ""})
-    page.layout[scene] = {"domain": domain or {"x": [0.0, 0.45], "y": [0.0, 1.0]}, **axes,
+    page.scene.layout[scene] = {"domain": domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]}, **axes,
                           "aspectmode": "manual",
                           "aspectratio": dict(zip("xyz", (ranges / ranges.max() * 1.4).tolist())),
                           "camera": camera, "dragmode": "orbit"}
     _view_buttons(page, scene, views or {"along x": (1, 0, 0), "along y": (0, 1, 0), "along z": (0, 0, 1)},
-                  camera, domain or {"x": [0.0, 0.45], "y": [0.0, 1.0]})
+                  camera, domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]})
+    page.scene.layout["legend"].update(orientation="h", x=0.0, y=0.0, xanchor="left", yanchor="top")
     return builder
 
 
@@ -364,7 +365,7 @@ def _triad(page, builder, origin, span, scene):
     for i, axis in enumerate("xyz"):
         tip = origin.copy()
         tip[i] += length
-        page.add({"type": "scatter3d", "mode": "lines+text", "x": [origin[0], tip[0]], "y": [origin[1], tip[1]],
+        page.scene.add({"type": "scatter3d", "mode": "lines+text", "x": [origin[0], tip[0]], "y": [origin[1], tip[1]],
                   "z": [origin[2], tip[2]], "text": ["", f"<b>{axis}</b>"], "textposition": "top center",
                   "textfont": {"color": _AXIS_COLORS[axis], "size": 13},
                   "line": {"color": _AXIS_COLORS[axis], "width": 6}, "hoverinfo": "skip", "showlegend": False,
@@ -377,7 +378,7 @@ def _view_buttons(page, scene, views, camera, domain):
     buttons = [{"label": "3-D", "method": "relayout", "args": [{f"{scene}.camera": camera}]}]
     for label, direction in views.items():
         buttons.append({"label": label, "method": "relayout", "args": [{f"{scene}.camera": camera_along(direction)}]})
-    menus = page.layout.setdefault("updatemenus", [])
+    menus = page.scene.layout.setdefault("updatemenus", [])
     menus.append({"type": "buttons", "direction": "right", "buttons": buttons, "showactive": False,
                   "x": domain["x"][0], "xanchor": "left", "y": domain["y"][1], "yanchor": "bottom",
                   "pad": {"t": 2, "b": 2}, "font": {"size": 11}, "bgcolor": "#ffffff", "bordercolor": "#9aa3ad"})

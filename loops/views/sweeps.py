@@ -23,12 +23,11 @@ from .panels import Curve, Panel, add_panels
 from .scene import COLORS, Design, add_scene, design_of
 
 __all__ = ["mechanism_view", "sweep_view", "curves_view", "variable_dimensions", "summary_of", "design_poses",
-           "point_panels", "SCENE_DOMAIN",
+           "point_panels",
            "PANEL_DOMAIN"]
 
-#: Where the 3-D scene and the panels sit in a figure with both (fractions of its width, height).
-SCENE_DOMAIN = {"x": [0.1, 0.48], "y": [0.0, 0.94]}
-PANEL_DOMAIN = {"x": [0.54, 1.0], "y": [0.0, 0.94]}
+#: Where the panels sit in their graph (room above them for the titles).
+PANEL_DOMAIN = {"x": [0.0, 1.0], "y": [0.0, 0.96]}
 #: Curves drawn in one panel of variables (the rest are left out, and the panel says so).
 MAX_CURVES = 8
 
@@ -102,7 +101,7 @@ def mechanism_view(model, report=None, sweep=None, *, title=None):
     if count > 1:
         subtitle += f"; {count} positions of a sweep"
     page = Page(title or f"{model.name}: the model", count, subtitle=subtitle, summary=str(report))
-    add_scene(page, [design], units, domain={"x": [0.12, 1.0], "y": [0.0, 0.95]}, loops=report.loops)
+    add_scene(page, [design], units, loops=report.loops)
     if sweep is not None and len(sweep):
         _driver_readouts(page, sweep, units)
     return page.view()
@@ -189,7 +188,7 @@ def sweep_view(result, points=None, *, title=None):
     ended = "" if result.stop_reason is None else " (stopped early)"
     page = Page(title or f"{model.name}: sweep of {', '.join(result.drivers) or 'no driver'}", len(result),
                 subtitle=f"{_units_line(units)}; {len(result)} positions{ended}", summary=summary_of(result))
-    add_scene(page, [design], units, domain=SCENE_DOMAIN)
+    add_scene(page, [design], units)
     panels = point_panels(tracks, x, x_label, units) + _variable_panels(result, x, x_label, units, skip=[driver])
     add_panels(page, panels[:9], domain=PANEL_DOMAIN, columns=2 if len(panels) <= 4 else 3)
     _driver_readouts(page, result, units)
@@ -204,6 +203,6 @@ def curves_view(x, curves, *, x_label="", y_label="", title="curves", subtitle="
     x = np.asarray(x, dtype=float)
     page = Page(title, len(x), subtitle=subtitle)
     drawn = [Curve(name, x, np.asarray(y, dtype=float), COLORS[k % 10]) for k, (name, y) in enumerate(curves.items())]
-    add_panels(page, [Panel(title, x_label, y_label, drawn, legend=True)], domain={"x": [0.0, 1.0], "y": [0.0, 0.95]})
+    add_panels(page, [Panel(title, x_label, y_label, drawn, legend=True)], domain=PANEL_DOMAIN)
     page.add_readout(x_label, x, decimals=4)
     return page.view()
