@@ -81,7 +81,7 @@ def camera_along(direction, up=(0.0, 0.0, 1.0), distance=1.6, orthographic=True)
     up = np.asarray(up, dtype=float)
     if abs(float(direction @ up)) > 0.99:
         up = np.array([0.0, 1.0, 0.0])
-    eye = distance * direction * (1.0 if orthographic else 1.4)
+    eye = distance * direction * (1.0 if orthographic else 1.6)
     camera = {"eye": dict(zip("xyz", eye.tolist())), "up": dict(zip("xyz", up.tolist())),
               "center": {"x": 0, "y": 0, "z": 0}}
     camera["projection"] = {"type": "orthographic" if orthographic else "perspective"}
@@ -257,29 +257,26 @@ class _SceneBuilder:
         self.body(design, pose_set, None, poses, vertices, trace)
 
     def _wheels(self, design, where, pose_set, poses):
+        """Each wheel as its rim and six spokes (lines: they hide no hardpoint from the hover)."""
+        if not design.wheels:
+            return
+        vertices = _Vertices()
         for wheel in design.wheels:
             rim = wheel_rim(wheel) * self.scale
+            centre = np.asarray(wheel.centre, float) * self.scale
             link = where(wheel.link)
-            vertices = _Vertices()
-            vertices.add(link, np.asarray(wheel.centre, float) * self.scale, wheel.label)
-            for xyz in rim[:-1]:
-                vertices.add(link, xyz, wheel.label)
-            segments = len(rim) - 1
-            ring = np.arange(1, segments + 1)
-            trace = {"type": "mesh3d", "i": np.zeros(segments, dtype=int), "j": ring,
-                     "k": np.roll(ring, -1), "color": "#888888" if self.single else design.color, "opacity": 0.25,
-                     "hoverinfo": "skip", "flatshading": True, **self.group(design, wheel.label)}
-            trace["showlegend"] = False
-            self.body(design, pose_set, None, poses, vertices, trace)
-            outline = _Vertices()
+            text = f"<b>{wheel.label}</b>, radius {wheel.radius * self.scale:.{self.decimals}f} {self.unit}"
             for xyz in rim:
-                outline.add(link, xyz, wheel.label)
-            trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#333" if self.single else design.color,
-                                                                    "width": 4},
-                     "hovertemplate": self.hover(), **self.group(design, "wheels")}
-            if self.single and wheel is not design.wheels[0]:
-                trace["showlegend"] = False
-            self.body(design, pose_set, None, poses, outline, trace)
+                vertices.add(link, xyz, text)
+            vertices.gap()
+            for xyz in rim[:-1:len(rim) // 6]:
+                vertices.add(link, centre, text)
+                vertices.add(link, xyz, text)
+                vertices.gap()
+        trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#333" if self.single else design.color,
+                                                                "width": 4},
+                 "hovertemplate": self.hover(), **self.group(design, "wheels")}
+        self.body(design, pose_set, None, poses, vertices, trace)
 
     def _tracks(self, design):
         for k, (point, xyz) in enumerate(design.tracks.items()):
@@ -345,6 +342,9 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
                             "showspikes": False}
             for i, axis in enumerate("xyz")}
     normal = plane_normal(np.concatenate(builder.linkage)) if builder.linkage else None
+    if normal is not None:  # looked at as drawn: the yz plane from +x, xz from -y, xy from +z (right-handed)
+        axis = int(np.argmax(np.abs(normal)))
+        normal = normal * (np.sign(normal[axis]) * (-1.0 if axis == 1 else 1.0))
     if camera is None:
         camera = camera_along(normal) if normal is not None else camera_along((1.0, 0.9, 0.7), orthographic=False)
     if normal is not None and np.max(np.abs(normal)) > 1 - 1e-9:  # seen face-on, this axis is a dot: no labels
