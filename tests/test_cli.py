@@ -700,7 +700,7 @@ def test_every_subcommand_module_has_the_small_interface():
     from dynamics.cli import COMMANDS, build_parser
 
     names = [command.NAME for command in COMMANDS]
-    assert names == ["check", "sweep", "simulate", "plot", "suspension", "study"]
+    assert names == ["check", "view", "sweep", "simulate", "plot", "suspension", "study"]
     for command in COMMANDS:
         assert isinstance(command.HELP, str) and "\n" not in command.HELP
         assert callable(command.add_arguments) and callable(command.run)

@@ -14,11 +14,13 @@ def add_arguments(parser):
     parser.add_argument("csv", metavar="FILE.csv")
     parser.add_argument("--x", required=True, metavar="COL")
     parser.add_argument("--y", required=True, metavar="COL[,COL...]")
-    parser.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV")
+    parser.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV (FILE.html: an interactive "
+                        "page)")
 
 
 def run(args) -> int:
     from loops import plotting
+    from loops.views import curves_view
 
     columns = [c.strip() for c in args.y.split(",") if c.strip()]
     if not columns:
@@ -36,7 +38,9 @@ def run(args) -> int:
             raise UserError(f"{args.csv}: no column {name!r} (columns: {', '.join(header)})")
     x = table[:, header.index(args.x)]
     curves = {name: table[:, header.index(name)] for name in columns}
-    plot_call(plotting.plot_curves, x, curves, path=out, x_label=args.x,
-              y_label=", ".join(columns), title=os.path.basename(args.csv))
+    plot_call(plotting.plot_curves, x, curves, path=out, x_label=args.x, y_label=", ".join(columns),
+              title=os.path.basename(args.csv),
+              page=lambda: curves_view(x, curves, x_label=args.x, y_label=", ".join(columns),
+                                       title=os.path.basename(args.csv)))
     print(out)
     return 0

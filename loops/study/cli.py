@@ -55,7 +55,8 @@ def add_arguments(parser):
     parser.add_argument("--summary", metavar="FILE.csv", help="per position: each metric's nominal, mean, std, min, "
                         "p5, p50, p95 and max over the variants")
     parser.add_argument("--plot", metavar="FILE.png",
-                        help="band sheet: nominal, p5-p95 band, min and max per metric")
+                        help="band sheet: nominal, p5-p95 band, min and max per metric (FILE.html: an interactive "
+                        "page, with the nominal design moving in 3-D)")
     parser.add_argument("--metrics", metavar="M,N", help="metrics of the band sheet (default: the analysis's first six)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) to run the chunks on")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="variants per chunk (default 500)")
@@ -149,8 +150,11 @@ def run(args) -> int:
         write_table(result.summary_to_csv, args.summary)
     if args.plot:
         from loops.study.sheets import plot_bands
+        from loops.study.study import run_plan
+        from loops.study.views import study_view
 
-        plot_call(plot_bands, result, path=args.plot, metrics=wanted)
+        plot_call(plot_bands, result, path=args.plot, metrics=wanted,
+                  page=lambda: study_view(result, nominal=run_plan(suspension, plan), metrics=wanted))
     report_stopped_variants(result)
     return 0
 

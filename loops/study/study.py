@@ -28,7 +28,7 @@ from ..suspension.analyses import combined, opposite_travel, parallel_travel, ro
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
+__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK"]
 
 #: The analyses a study runs: name -> the workbench function.
 ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "roll": roll, "steering": steering,
@@ -72,18 +72,20 @@ class Plan:
         return out
 
 
-def _run(rows, plan, values, count):
-    """``plan``'s analysis on the variant suspension ``rows``: the inputs of one variant's
-    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants."""
+def run_plan(rows, plan, values=None, count=1):
+    """``plan``'s analysis on ``rows``: a design study's variant suspension, or one suspension
+    (the nominal design); the inputs of one variant's positions (``values``, default
+    :meth:`Plan.check`) repeated for each of the ``count`` variants. Returns the analysis's
+    result (for one suspension, its :class:`~loops.suspension.SuspensionResult`)."""
+    values = plan.check() if values is None else values
     options = {"travel_at": plan.travel_at, "tolerance": plan.tolerance}
     if plan.analysis == "steering":
-        steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
-    elif plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
-        combined(rows, np.tile(values["travel"], count), values["rack"], **options)
-    elif plan.analysis == "roll":
-        roll(rows, np.tile(values["roll"], count), **options)
-    else:
-        ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
+        return steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
+    if plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
+        return combined(rows, np.tile(values["travel"], count), values["rack"], **options)
+    if plan.analysis == "roll":
+        return roll(rows, np.tile(values["roll"], count), **options)
+    return ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
@@ -94,7 +96,7 @@ def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
     values = plan.check()
     count, N = len(offsets), int(np.prod([len(v) for v in values.values()]))
     rows = VariantSuspension(suspension, coords, offsets, N, workers)
-    _run(rows, plan, values, count)
+    run_plan(rows, plan, values, count)
     inputs, metrics = rows.finished
     inputs = {c.name: (c.dimension, np.asarray(c.values)[:N]) for c in inputs}
     metrics = {c.name: (c.dimension, np.asarray(c.values, dtype=float).reshape(count, N)) for c in metrics}

@@ -36,7 +36,8 @@ def add_arguments(parser):
                         help="where wheel travel is measured (default wheel-centre; contact-patch as SHARK)")
     parser.add_argument("--axle", action="store_true", help="mirror a corner file into an axle")
     parser.add_argument("--out", metavar="FILE.csv", help="metric CSV (default: standard output)")
-    parser.add_argument("--plot", metavar="FILE.png", help="the analysis's sheet")
+    parser.add_argument("--plot", metavar="FILE.png", help="the analysis's sheet (FILE.html: an interactive page, the "
+                        "suspension moving in 3-D beside the sheet's panels)")
     parser.add_argument("--export-hardpoints", metavar="FILE.csv", help="write the model's hardpoint table")
     parser.add_argument("--apply-hardpoints", metavar="FILE.csv", help="move the hardpoints a table lists ...")
     parser.add_argument("--save", metavar="NEW.toml", help="... and write the moved model there (then analyse it)")
@@ -99,8 +100,9 @@ def run(args) -> int:
         drawn = [r for r in results if len(r)]
         if drawn:
             from loops.suspension.sheets import plot_sheet
+            from loops.suspension.views import suspension_view
 
-            plot_call(plot_sheet, drawn, path=args.plot)
+            plot_call(plot_sheet, drawn, path=args.plot, page=lambda: suspension_view(drawn))
     return status
 
 
