@@ -35,7 +35,7 @@ def chromium_path():
 
 def _missing():
     try:
-        import playwright  # noqa: F401
+        import playwright  # noqa: F401 (installed?)
     except ImportError:
         return "needs Playwright: pip install -e '.[test]'"
     if chromium_path() is None:

@@ -229,6 +229,9 @@ def test_notebook_displays(four_bar_sweep, front_axle_bump, monkeypatch):
     study = run_study(corner, names, offsets[:4], Plan("parallel", travel=np.linspace(-0.02, 0.02, 3)), workers=1)
     shown = study._repr_html_()
     assert ">variants</th><td" in shown and "lower_inner.x" in shown and 'class="kx-view"' in shown
+    monkeypatch.setattr("loops.views.notebook.INLINE_VIEWS", False)
+    assert "kx-view" not in four_bar_sweep._repr_html_() and ">positions</th>" in four_bar_sweep._repr_html_()
+    monkeypatch.setattr("loops.views.notebook.INLINE_VIEWS", True)
     # a record of no position: the summary and why there is no view
     stopped = load_model(str(EXAMPLES / "four_bar.toml")).sweep({"A": [0.0]})
     empty = type(stopped).empty(stopped.system, ["A"], "dead point at A = 0")

@@ -25,7 +25,8 @@ from ..views.scene import COLORS, add_scene, camera_along, design_of
 from ..views.sweeps import PANEL_DOMAIN
 from .sheets import PANELS
 
-__all__ = ["suspension_view", "analysis_html", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera", "vehicle_views"]
+__all__ = ["suspension_view", "analysis_html", "wheels_of", "metric_columns", "analysis_inputs", "vehicle_camera",
+           "vehicle_views"]
 
 
 

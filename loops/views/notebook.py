@@ -6,7 +6,8 @@ freedom; a record: its positions, drivers and how it ended), then its interactiv
 computed that the object does not already hold, except a mechanism's mobility report (its
 ``check()``, milliseconds). Without plotly the summary says which extra to install instead
 of the view; a view that cannot be drawn (a record of no position) leaves the summary alone.
-``__repr__`` stays the plain text it was.
+``__repr__`` stays the plain text it was. Set :data:`INLINE_VIEWS` to False for the summaries
+alone (as pandas' ``display.notebook_repr_html`` turns its tables off).
 
 Examples
 --------
@@ -23,7 +24,10 @@ from mechanism.errors import ModelError
 
 from .page import INSTALL_HINT
 
-__all__ = ["summary_table", "notebook_html", "mechanism_html", "record_rows", "record_html"]
+__all__ = ["summary_table", "notebook_html", "mechanism_html", "record_rows", "record_html", "INLINE_VIEWS"]
+
+#: Whether a notebook shows the interactive view under each summary (False: the summary alone).
+INLINE_VIEWS = True
 
 
 def summary_table(kind, rows) -> str:
@@ -37,6 +41,8 @@ def summary_table(kind, rows) -> str:
 def notebook_html(kind, rows, make_view) -> str:
     """The summary table, then ``make_view()``'s page inline (or one line saying why not)."""
     table = summary_table(kind, rows)
+    if not INLINE_VIEWS:
+        return table
     try:
         view = make_view()
         return table + view._repr_html_()

@@ -21,7 +21,7 @@ import numpy as np
 from mechanism.specs import GROUND
 
 from ..plotting import PAIR_MARKERS
-from .geometry import Wheel, link_outlines, model_extent, pair_centres, plane_normal, wheel_rim
+from .geometry import link_outlines, model_extent, pair_centres, plane_normal, wheel_rim
 
 __all__ = ["Design", "design_of", "add_scene", "COLORS", "PAIR_SYMBOLS", "camera_along"]
 
@@ -121,56 +121,61 @@ class _SceneBuilder:
         d, u = self.decimals, self.unit
         return f"{label}<br>x %{{x:.{d}f}} {u}<br>y %{{y:.{d}f}} {u}<br>z %{{z:.{d}f}} {u}<extra></extra>"
 
-    def body(self, design, pose_set, link_index, poses, vertices, trace):
-        """Add ``trace`` moved by ``vertices``; its initial x, y, z at the page's start."""
+    def body(self, vertices, trace):
+        """Add ``trace`` moved by ``vertices`` on the current design's links; its initial x, y, z
+        at the page's start."""
         links = np.array(vertices.links, dtype=int)
         local = np.array(vertices.local).reshape(-1, 3)
+        poses = self.poses
         initial = self.page.body_vertices(poses, links, local, self.page.start)
         trace.update(x=initial[:, 0], y=initial[:, 1], z=initial[:, 2], scene=self.scene)
         if "text" not in trace:
             trace["text"] = vertices.text
         index = self.page.scene.add(trace)
-        self.page.add_body(index, pose_set, links, local)
+        self.page.add_body(index, self.pose_set, links, local)
         moving = links >= 0
         T = poses[:, links[moving]]
         self.drawn.append((np.einsum("nvij,vj->nvi", T[..., :3, :3], local[moving]) + T[..., :3, 3]).reshape(-1, 3))
         self.drawn.append(local[links == -2])
         return index
 
-    def group(self, design, part):
+    def group(self, part):
         """Legend fields of a trace: one entry per design, or per part for a single design."""
+        design = self.design
         if self.single:
             return {"name": part, "legendgroup": part, "showlegend": True}
         return {"name": design.name, "legendgroup": design.name, "showlegend": part == "links"}
 
-    def draw(self, design, number):
+    def where(self, link):
+        """The current design's index of ``link`` in its pose set (-2: the ground, fixed)."""
+        return self.index.get(link, -2)
+
+    def draw(self, design):
+        """Every part of ``design``, moving with its poses."""
         model = design.model
         links = list(design.poses)
-        index = {link: i for i, link in enumerate(links)}
         count = design.count
         poses = np.empty((count, len(links), 4, 4))
         for i, link in enumerate(links):
             poses[:, i] = design.poses[link]
         poses[:, :, :3, 3] *= self.scale
-        pose_set = self.page.add_poses(poses)
+        self.design, self.poses, self.index = design, poses, {link: i for i, link in enumerate(links) if link != GROUND}
+        self.pose_set = self.page.add_poses(poses)
         outlines = link_outlines(model)
         size = model_extent(np.concatenate([np.array([r for _, r in nodes]).reshape(-1, 3)
                                             for nodes in outlines.values()])) * self.scale
         self.decimals = int(np.clip(5 - np.floor(np.log10(size)), 0, 8))
-
-        def where(link):
-            return -2 if link == GROUND or link not in index else index[link]
-
-        self._links(design, number, outlines, where, pose_set, poses)
-        self._pairs(design, model, where, pose_set, poses, size)
-        self._points(design, model, where, pose_set, poses)
-        self._springs(design, model, where, pose_set, poses)
-        self._wheels(design, where, pose_set, poses)
-        self._tracks(design)
+        self._links(outlines)
+        self._pairs(size)
+        self._points()
+        self._springs()
+        self._wheels()
+        self._tracks()
         if self.loops and self.single:
-            self._loops(design, model, where, pose_set, poses)
+            self._loops()
 
-    def _links(self, design, number, outlines, where, pose_set, poses):
+    def _links(self, outlines):
+        design, where = self.design, self.where
         parts = [(link, nodes) for link, nodes in outlines.items() if link != GROUND and nodes]
         kinds = {pair.name: f"{pair.kind} pair" for pair in design.model.pairs}
         kinds.update({point.name: "point" for point in design.model.points})
@@ -187,8 +192,8 @@ class _SceneBuilder:
             line = {"color": shade, "cmin": 0, "cmax": count - 1, "width": 6,
                     "colorscale": [[k / (count - 1), COLORS[k % 10]] for k in range(count)]}
         trace = {"type": "scatter3d", "mode": "lines", "line": line, "hovertemplate": self.hover(),
-                 **self.group(design, "links")}
-        self.body(design, pose_set, None, poses, vertices, trace)
+                 **self.group("links")}
+        self.body(vertices, trace)
         self.linkage.append(self.drawn[-2])
         ground = outlines.get(GROUND, [])
         if ground:
@@ -198,12 +203,13 @@ class _SceneBuilder:
             trace = {"type": "scatter3d", "mode": "markers+lines" if len(ground) <= 3 else "markers",
                      "marker": {"symbol": "square", "size": 5, "color": _GROUND_COLOR},
                      "line": {"color": _GROUND_COLOR, "width": 2, "dash": "dash"},
-                     "hovertemplate": self.hover(), **self.group(design, "ground (fixed)")}
+                     "hovertemplate": self.hover(), **self.group("ground (fixed)")}
             if len(ground) > 3:
                 del trace["line"]
-            self.body(design, pose_set, None, poses, vertices, trace)
+            self.body(vertices, trace)
 
-    def _pairs(self, design, model, where, pose_set, poses, size):
+    def _pairs(self, size):
+        design, model, where = self.design, self.design.model, self.where
         by_kind = {}
         for name, kind, first, centre, axis in pair_centres(model):
             by_kind.setdefault(kind, []).append((name, first, centre, axis))
@@ -223,14 +229,15 @@ class _SceneBuilder:
             symbol = PAIR_SYMBOLS.get(PAIR_MARKERS.get(kind, "o"), "circle-open")
             trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
                      "marker": {"symbol": symbol, "size": 6, "color": color, "line": {"color": "#000", "width": 1}},
-                     **self.group(design, f"{kind} pairs")}
-            self.body(design, pose_set, None, poses, vertices, trace)
+                     **self.group(f"{kind} pairs")}
+            self.body(vertices, trace)
         if len(strokes):
             trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#444", "width": 3},
-                     "hoverinfo": "skip", **self.group(design, "pair axes")}
-            self.body(design, pose_set, None, poses, strokes, trace)
+                     "hoverinfo": "skip", **self.group("pair axes")}
+            self.body(strokes, trace)
 
-    def _points(self, design, model, where, pose_set, poses):
+    def _points(self):
+        design, model, where = self.design, self.design.model, self.where
         vertices = _Vertices()
         for point in model.points:
             vertices.add(where(point.link), np.asarray(point.at, float) * self.scale,
@@ -239,25 +246,27 @@ class _SceneBuilder:
             return
         trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
                  "marker": {"symbol": "circle", "size": 4, "color": "#d62728" if self.single else design.color},
-                 **self.group(design, "points")}
-        self.body(design, pose_set, None, poses, vertices, trace)
+                 **self.group("points")}
+        self.body(vertices, trace)
 
-    def _springs(self, design, model, where, pose_set, poses):
+    def _springs(self):
+        model, where = self.design.model, self.where
         springs = list(model.spring_dampers)
         if not springs:
             return
         vertices = _Vertices()
         for spring in springs:
             text = f"<b>{spring.name}</b> (spring-damper)"
-            vertices.add(where(spring.link_a), np.asarray(spring.at_a, float) * self.scale, text + f"<br>on {spring.link_a}")
-            vertices.add(where(spring.link_b), np.asarray(spring.at_b, float) * self.scale, text + f"<br>on {spring.link_b}")
+            for link, at in ((spring.link_a, spring.at_a), (spring.link_b, spring.at_b)):
+                vertices.add(where(link), np.asarray(at, float) * self.scale, f"{text}<br>on {link}")
             vertices.gap()
         trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#7f7f00", "width": 9, "dash": "dot"},
-                 "opacity": 0.8, "hovertemplate": self.hover(), **self.group(design, "spring-dampers")}
-        self.body(design, pose_set, None, poses, vertices, trace)
+                 "opacity": 0.8, "hovertemplate": self.hover(), **self.group("spring-dampers")}
+        self.body(vertices, trace)
 
-    def _wheels(self, design, where, pose_set, poses):
+    def _wheels(self):
         """Each wheel as its rim and six spokes (lines: they hide no hardpoint from the hover)."""
+        design, where = self.design, self.where
         if not design.wheels:
             return
         vertices = _Vertices()
@@ -275,20 +284,22 @@ class _SceneBuilder:
                 vertices.gap()
         trace = {"type": "scatter3d", "mode": "lines", "line": {"color": "#333" if self.single else design.color,
                                                                 "width": 4},
-                 "hovertemplate": self.hover(), **self.group(design, "wheels")}
-        self.body(design, pose_set, None, poses, vertices, trace)
+                 "hovertemplate": self.hover(), **self.group("wheels")}
+        self.body(vertices, trace)
 
-    def _tracks(self, design):
+    def _tracks(self):
+        design = self.design
         for k, (point, xyz) in enumerate(design.tracks.items()):
             xyz = np.asarray(xyz, dtype=float) * self.scale
             trace = {"type": "scatter3d", "mode": "lines", "x": xyz[:, 0], "y": xyz[:, 1], "z": xyz[:, 2],
                      "line": {"color": design.color if not self.single else "#d62728", "width": 2},
                      "text": [f"path of <b>{point}</b>"] * len(xyz), "hovertemplate": self.hover(),
-                     "scene": self.scene, **self.group(design, f"path of {point}")}
+                     "scene": self.scene, **self.group(f"path of {point}")}
             self.page.scene.add(trace)
             self.drawn.append(xyz)
 
-    def _loops(self, design, model, where, pose_set, poses):
+    def _loops(self):
+        model, where = self.design.model, self.where
         centres = {name: (first, centre) for name, _, first, centre, _ in pair_centres(model)}
         for k, loop in enumerate(self.loops):
             vertices = _Vertices()
@@ -299,7 +310,7 @@ class _SceneBuilder:
             trace = {"type": "scatter3d", "mode": "lines", "opacity": 0.35, "hoverinfo": "skip",
                      "line": {"color": COLORS[(k + 3) % 10], "width": 16}, "name": f"{loop.name}: {' - '.join(names)}",
                      "legendgroup": loop.name, "showlegend": True}
-            self.body(design, pose_set, None, poses, vertices, trace)
+            self.body(vertices, trace)
 
 
 def _outline(link, nodes, index, scale, kinds):
@@ -327,8 +338,8 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
         names, as a mobility report lists them) as a wide translucent band in its colour (one design)
     """
     builder = _SceneBuilder(page, designs, units, scene, loops)
-    for number, design in enumerate(designs):
-        builder.draw(design, number)
+    for design in designs:
+        builder.draw(design)
     drawn = np.concatenate([d for d in builder.drawn if len(d)])
     drawn = drawn[np.all(np.isfinite(drawn), axis=1)]
     low, high = drawn.min(axis=0), drawn.max(axis=0)
