@@ -345,7 +345,7 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
     low, high = drawn.min(axis=0), drawn.max(axis=0)
     span = float((high - low).max()) or 1.0
     low, high = low - 0.06 * span, high + 0.06 * span
-    _triad(page, builder, low, span, scene)
+    labels = _triad(page, low, span, scene)
     ranges = np.maximum(high - low, 1e-3 * span)
     unit = units.length
     axes = {f"{axis}axis": {"title": {"text": f"{axis} [{unit}]"}, "range": [float(low[i]), float(high[i])],
@@ -363,24 +363,31 @@ def add_scene(page, designs, units, *, domain=None, scene="scene", views=None, c
     page.scene.layout[scene] = {"domain": domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]}, **axes,
                           "aspectmode": "manual",
                           "aspectratio": dict(zip("xyz", (ranges / ranges.max() * 1.4).tolist())),
-                          "camera": camera, "dragmode": "orbit"}
+                          "camera": camera, "dragmode": "orbit", "annotations": labels}
     _view_buttons(page, scene, views or {"along x": (1, 0, 0), "along y": (0, 1, 0), "along z": (0, 0, 1)},
                   camera, domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]})
     page.scene.layout["legend"].update(orientation="h", x=0.0, y=0.0, xanchor="left", yanchor="top")
     return builder
 
 
-def _triad(page, builder, origin, span, scene):
-    """x, y, z arrows at the low corner of the scene's box (a tenth of its size), labelled."""
+def _triad(page, origin, span, scene):
+    """x, y, z strokes at the low corner of the scene's box (a tenth of its size), in one trace,
+    labelled by the scene's annotations (SVG text: WebGL text would cost the scene's opening)."""
     length = 0.1 * span
+    xyz, colors, labels = [], [], []
     for i, axis in enumerate("xyz"):
         tip = origin.copy()
         tip[i] += length
-        page.scene.add({"type": "scatter3d", "mode": "lines+text", "x": [origin[0], tip[0]], "y": [origin[1], tip[1]],
-                  "z": [origin[2], tip[2]], "text": ["", f"<b>{axis}</b>"], "textposition": "top center",
-                  "textfont": {"color": _AXIS_COLORS[axis], "size": 13},
-                  "line": {"color": _AXIS_COLORS[axis], "width": 6}, "hoverinfo": "skip", "showlegend": False,
-                  "scene": scene})
+        xyz += [origin, tip, np.full(3, np.nan)]
+        colors += [i, i, i]
+        labels.append({"x": float(tip[0]), "y": float(tip[1]), "z": float(tip[2]), "text": f"<b>{axis}</b>",
+                       "showarrow": False, "yshift": 9, "font": {"color": _AXIS_COLORS[axis], "size": 13}})
+    xyz = np.array(xyz)
+    page.scene.add({"type": "scatter3d", "mode": "lines", "x": xyz[:, 0], "y": xyz[:, 1], "z": xyz[:, 2],
+                    "line": {"color": colors, "cmin": 0, "cmax": 2, "width": 6,
+                             "colorscale": [[k / 2, _AXIS_COLORS[a]] for k, a in enumerate("xyz")]},
+                    "hoverinfo": "skip", "showlegend": False, "scene": scene})
+    return labels
 
 
 def _view_buttons(page, scene, views, camera, domain):
