@@ -93,7 +93,9 @@ def add_panels(page, panels, *, domain=None, columns=3, gap=(0.07, 0.09)):
 
     Returns the trace index of each panel's curves, in order (a list of lists).
     """
-    domain = domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]}
+    domain = dict(domain or {"x": [0.0, 1.0], "y": [0.0, 1.0]})
+    if any(c.in_legend for p in panels for c in p.curves) or any(b.in_legend for p in panels for b in p.bands):
+        domain["y"] = [max(domain["y"][0], 0.08), domain["y"][1]]  # room below for the legend's row
     columns = max(1, min(columns, len(panels)))
     rows = max(1, math.ceil(len(panels) / columns))
     (x0, x1), (y0, y1) = domain["x"], domain["y"]
@@ -130,7 +132,7 @@ def add_panels(page, panels, *, domain=None, columns=3, gap=(0.07, 0.09)):
         for band in panel.bands:
             _band(page, band, axes)
         out.append([_curve(page, panel, curve, axes, legend) for curve in panel.curves])
-    layout["legend"].update(orientation="h", x=0.0, y=0.0, xanchor="left", yanchor="top")
+    layout["legend"].update(orientation="h", x=0.0, y=0.0, xanchor="left", yanchor="bottom")
     return out
 
 

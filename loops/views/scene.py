@@ -81,7 +81,7 @@ def camera_along(direction, up=(0.0, 0.0, 1.0), distance=1.6, orthographic=True)
     up = np.asarray(up, dtype=float)
     if abs(float(direction @ up)) > 0.99:
         up = np.array([0.0, 1.0, 0.0])
-    eye = distance * direction * (1.0 if orthographic else 1.6)
+    eye = distance * direction * (1.0 if orthographic else 1.75)
     camera = {"eye": dict(zip("xyz", eye.tolist())), "up": dict(zip("xyz", up.tolist())),
               "center": {"x": 0, "y": 0, "z": 0}}
     camera["projection"] = {"type": "orthographic" if orthographic else "perspective"}
