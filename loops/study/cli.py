@@ -10,10 +10,12 @@ reasons, and the status is 0; a nominal design that does not complete the analys
 """
 
 import os
+import re
 import sys
 
 from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
-from loops.cli.outputs import check_directory, check_image, plot_call, write_table
+from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, plot_call, \
+    report_held, write_table
 from loops.suspension.cli import ANALYSIS_CHOICES, steering_quantity
 
 NAME = "study"
@@ -31,6 +33,8 @@ EPILOG = (
     "status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
 #: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
 LISTED = 5
+#: A Dask scheduler's address: [protocol://]host:port (a host name, an IPv4 address or a bracketed IPv6 one).
+SCHEDULER_ADDRESS = re.compile(r"^((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:.]+\]):\d{1,5}/?$")
 
 
 def add_arguments(parser):
@@ -105,8 +109,14 @@ def output_options(args):
     wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
     if wanted == []:
         raise UserError("--metrics: name at least one metric")
+    if args.scheduler is not None and not SCHEDULER_ADDRESS.match(args.scheduler):
+        raise UserError(f"--scheduler {args.scheduler!r}: expected a Dask scheduler address such as "
+                        "tcp://host:8786")
     check_image(args.plot, "--plot")
-    for path, option in ((args.out, "--out"), (args.summary, "--summary"), (args.plot, "--plot")):
+    outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
+    check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
+    check_standard_output(None if args.out is None and not (args.summary or args.plot) else "")
+    for option, path in outputs:
         check_directory(path, option)
     return chunk, wanted
 
@@ -156,6 +166,7 @@ def run(args) -> int:
         plot_call(plot_bands, result, path=args.plot, metrics=wanted,
                   page=lambda: study_view(result, nominal=run_plan(suspension, plan), metrics=wanted))
     report_stopped_variants(result)
+    report_held(held_freedoms(suspension, plan), f"{os.path.basename(args.model)}: ")
     return 0
 
 
@@ -169,3 +180,26 @@ def report_stopped_variants(result):
     if len(result.reasons) > LISTED:
         lines.append(f"  and {len(result.reasons) - LISTED} more")
     print("\n".join(lines), file=sys.stderr)
+
+
+def held_freedoms(suspension, plan):
+    """The variables the study's analysis holds (real freedoms no driver fixes): those of the
+    nominal design's analysis at its first position."""
+    from loops.suspension import analyses
+    from mechanism.errors import SweepStopped
+
+    first = {name: values[:1] for name, values in plan.check().items()}
+    options = {"travel_at": plan.travel_at}
+    try:
+        if plan.analysis == "steering":
+            result = analyses.steering(suspension, first["rack"], travel=plan.steer_travel, **options)
+        elif plan.analysis == "combined":
+            result = analyses.combined(suspension, first["travel"], first["rack"], **options)
+        elif plan.analysis == "roll":
+            result = analyses.roll(suspension, first["roll"], **options)
+        else:
+            run = analyses.parallel_travel if plan.analysis == "parallel" else analyses.opposite_travel
+            result = run(suspension, first["travel"], **options)
+    except SweepStopped as stop:
+        result = stop.partial
+    return result.held

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mechanism.errors import ModelError, SweepStopped
+from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 from mechanism.units import Units
 
 from ..results import Column, SweepResult
@@ -151,12 +151,14 @@ class Suspension:
 
     def finish(self, record, analysis, travel_at, inputs, metrics, stop):
         """What an analysis returns: its record with the ``inputs`` and ``metrics`` columns as
-        a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped."""
+        a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped
+        (SweepInterrupted when Ctrl-C stopped it: the positions reached keep their metrics)."""
         result = SuspensionResult.of(record, analysis, travel_at, self.units, inputs + metrics)
         result.suspension = self
         if stop is not None:
-            raise SweepStopped(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
-                               iterations=stop.iterations)
+            kind = SweepInterrupted if isinstance(stop, KeyboardInterrupt) else SweepStopped
+            raise kind(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
+                       iterations=stop.iterations)
         return result
 
     def __repr__(self):
@@ -243,11 +245,11 @@ class _Stopped(Exception):
 
 
 def _sweep(susp, drivers, tolerance):
+    """``(record, None)``, or ``(the positions reached, the stop)`` when the sweep stopped or
+    Ctrl-C interrupted it (:meth:`Suspension.finish` raises it again, with the metrics)."""
     try:
         return susp.mechanism.sweep(drivers, tolerance=tolerance), None
     except SweepStopped as stop:
-        if isinstance(stop, KeyboardInterrupt):
-            raise
         return stop.partial, stop
 
 

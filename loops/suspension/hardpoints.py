@@ -29,6 +29,7 @@ from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 from mechanism.hardpoints import point_hardpoint
 from mechanism.model_file import Units, read_model
+from mechanism.tables import read_table_text
 
 __all__ = ["hardpoints", "write_hardpoints", "read_hardpoints", "apply_hardpoints"]
 
@@ -93,8 +94,7 @@ def read_hardpoints(table_path, units: Units):
     says its length unit; without one it is taken to be ``units``'s)."""
     file = os.path.basename(os.fspath(table_path))
     try:
-        with open(table_path, newline="", encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        lines = read_table_text(table_path).splitlines()  # UTF-8 (a byte-order mark dropped) or Latin-1
     except OSError as exc:
         raise ModelError(file, f"cannot read the hardpoint table ({exc.strerror or exc})") from None
     table_units = units
