@@ -12,7 +12,7 @@ import os
 import sys
 
 from .arguments import PROG, STOPPED, UserError, variable_quantities
-from .outputs import check_directory, check_image, is_page, plot_call
+from .outputs import check_directory, check_distinct, check_image, is_page, plot_call
 from .sweep import drivers_and_rates
 
 NAME = "view"
@@ -34,8 +34,7 @@ def page_path(args):
     out = args.out or os.path.splitext(os.path.basename(args.model))[0] + ".html"
     if not is_page(out):
         raise UserError(f"--out {out}: the page is an HTML file (name it FILE.html)")
-    if os.path.exists(out) and os.path.exists(args.model) and os.path.samefile(out, args.model):
-        raise UserError(f"--out {out}: that is the model file; name another file")
+    check_distinct([("MODEL", args.model)], [("--out", out)])
     check_image(out, "--out")
     check_directory(out, "--out")
     return out

@@ -14,8 +14,8 @@ import os
 import sys
 
 from loops.cli.arguments import INTERRUPTED, PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
-from loops.cli.outputs import check_directory, check_distinct, check_standard_output, file_identity, plot_call, \
-    report_held, write_stdout
+from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, file_identity, \
+    plot_call, report_held, write_stdout
 
 NAME = "suspension"
 HELP = "suspension analysis of corner or axle files: metric CSV and sheet"
@@ -110,7 +110,8 @@ def check_designs_once(models):
 
 def check_files(args, outs):
     """The files named on the command line, before any is written: no output an input or
-    another output, every output's folder there, standard output open if it takes the CSV."""
+    another output, every output's folder there, standard output open if it takes the CSV, the
+    sheet's format one that can be written (a page: plotly there)."""
     if args.analysis and len(outs) == 1:  # one design: its CSV goes to --out or standard output
         check_standard_output(outs[0])
     outputs = [("--save", args.save), ("--export-hardpoints", args.export_hardpoints), ("--plot", args.plot)]
@@ -119,6 +120,7 @@ def check_files(args, outs):
                    outputs)
     for option, path in outputs:
         check_directory(path, option)
+    check_image(args.plot, "--plot")
 
 
 def hardpoint_tables(args):
