@@ -77,6 +77,11 @@ def test_view_writes_model_html_here_and_says_so(tmp_path, monkeypatch, capsys):
     assert main(["view", str(EXAMPLES / "four_bar.toml"), "--drive", "A=0:360:10", "--out", "moving.html"]) == 0
     assert '"count":37' in _page(tmp_path / "moving.html")
     capsys.readouterr()
+    # the default page is not replaced unasked; --out names it
+    assert main(["view", str(EXAMPLES / "four_bar.toml")]) == 2
+    assert capsys.readouterr().err == ("kinematrix: error: four_bar.html exists: name the page with --out (to replace "
+                                       "it, or another)\n")
+    assert main(["view", str(EXAMPLES / "four_bar.toml"), "--out", "four_bar.html"]) == 0
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -97,7 +102,9 @@ def test_view_never_writes_over_the_model(tmp_path, monkeypatch, capsys):
     shutil.copy(EXAMPLES / "four_bar.toml", tmp_path / "model.html")  # a model file named like its page
     before = (tmp_path / "model.html").read_bytes()
     assert main(["view", "model.html"]) == 2
-    assert "--out model.html: the same file as MODEL model.html" in capsys.readouterr().err
+    assert "model.html exists: name the page with --out" in capsys.readouterr().err
+    assert main(["view", "model.html", "--out", "./model.html"]) == 2
+    assert "--out ./model.html: the same file as MODEL model.html" in capsys.readouterr().err
     assert (tmp_path / "model.html").read_bytes() == before
 
 

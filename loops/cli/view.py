@@ -3,9 +3,10 @@ make before analysing. The model alone in 3-D (its links, pairs by type, points,
 each independent loop in its colour and the mobility report beside it, at the design pose or
 moving through a sweep of ``--drive``: one interactive page (:func:`loops.views.mechanism_view`).
 
-The page goes to ``--out``, by default the model file's name with ``.html`` in the current folder
-(never over the model file itself); stderr says where it went. A sweep that stops shows the
-positions it reached and exits 1.
+The page goes to ``--out``, by default the model file's name with ``.html`` in the current folder,
+unless that file exists (then the command asks for ``--out``, as ``plot`` does for its image);
+never over the model file. stderr says where it went. A sweep that stops shows the positions it
+reached and exits 1.
 """
 
 import os
@@ -29,9 +30,13 @@ def add_arguments(parser):
 
 
 def page_path(args):
-    """Where the page goes: ``--out``, or the model's name with ``.html`` in the current folder; a
-    user error for a name that is not a page or that is the model file itself."""
-    out = args.out or os.path.splitext(os.path.basename(args.model))[0] + ".html"
+    """Where the page goes: ``--out``, or the model's name with ``.html`` in the current folder when
+    no such file exists; a user error for a name that is not a page or that is the model file."""
+    out = args.out
+    if out is None:
+        out = os.path.splitext(os.path.basename(args.model))[0] + ".html"
+        if os.path.lexists(out):  # as plot's default image: never replaced unasked
+            raise UserError(f"{out} exists: name the page with --out (to replace it, or another)")
     if not is_page(out):
         raise UserError(f"--out {out}: the page is an HTML file (name it FILE.html)")
     check_distinct([("MODEL", args.model)], [("--out", out)])
