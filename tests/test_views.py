@@ -248,3 +248,47 @@ def test_simulation_display():
                       t_eval=np.linspace(0.0, 0.5, 26))
     shown = result._repr_html_()
     assert ">samples</th><td" in shown and "0.5 s" in shown and "energy" in shown
+
+
+def test_names_cannot_end_the_page_s_scripts():
+    """A name with markup (a model called ``a</script>b``) stays text: escaped in the heading and
+    in the scripts' JSON."""
+    from mechanism import Mechanism
+    from loops.views import mechanism_view
+
+    m = Mechanism("a</script><b>b")
+    m.add_link("crank")
+    m.add_pair("A</script>", "revolute", "ground", "crank", at=(0, 0, 0), axis=(0, 0, 1))  # a readout's name
+    m.add_point("P", "crank", at=(1, 0, 0))
+    page = mechanism_view(m, sweep=m.sweep({"A</script>": [0.0, 0.1]})).to_html()
+    assert page.count("</script>") == page.count("<script>") == 3  # plotly.js, the player, the call
+    assert "a&lt;/script&gt;&lt;b&gt;b: the model</h1>" in page
+    assert "a</script>" not in page and "A</script>" not in page
+
+
+def test_view_guards(front_axle_bump):
+    from loops.study.designs import read_vary
+    from loops.study.study import Plan, run_study
+    from loops.study.views import study_view
+    from loops.suspension import load_suspension
+    from loops.suspension.views import suspension_view
+
+    with pytest.raises(ModelError, match="nothing to draw: no analysis reached a position"):
+        suspension_view([_empty(front_axle_bump)])
+    corner = load_suspension(str(EXAMPLES / "double_wishbone.toml"))
+    names, offsets = read_vary(str(EXAMPLES / "double_wishbone_vary.toml"), corner)
+    study = run_study(corner, names, offsets[:2], Plan("parallel", travel=np.linspace(-0.01, 0.01, 3)), workers=1)
+    with pytest.raises(ModelError, match="name at least one metric"):
+        study_view(study, metrics=[])
+    # two designs of one name keep two legend entries
+    view = suspension_view([front_axle_bump, front_axle_bump])
+    assert [t["name"] for t in view.figures["scene"]["data"] if t.get("showlegend")] == [
+        "front-axle (1)", "front-axle (2)"]
+
+
+def _empty(result):
+    """An analysis that reached no position (its sweep stopped at once)."""
+    from loops.suspension.analyses import SuspensionResult
+
+    empty = type(result).empty(result.system, result.drivers, "stopped at once")
+    return SuspensionResult.of(empty, result.analysis, result.travel_at, result.units, [])
