@@ -63,7 +63,7 @@ def simulation_view(result, points=None, *, title=None):
     tracks = {name: result.point(name) for name in points}
     panels += point_panels(tracks, t, "t [s]", units)
     add_panels(page, panels[:9], domain=PANEL_DOMAIN, columns=2 if len(panels) <= 4 else 3)
-    page.add_readout("t", t, "s", decimals=3)
+    page.add_readout("t", t, "s")
     return page.view()
 
 

@@ -82,7 +82,7 @@ def test_sweep_scene_follows_the_record_in_file_units(four_bar_sweep):
     layout = view.figures["scene"]["layout"]
     assert layout["scene"]["xaxis"]["title"]["text"] == "x [mm]"
     assert "mm" in view.figures["scene"]["data"][trace]["hovertemplate"]
-    assert view.player["readouts"][0]["unit"] == "deg"
+    assert view.player["readouts"][0]["unit"] == "deg" and view.player["readouts"][0]["decimals"] == 1  # 0 to 360
     np.testing.assert_allclose(_decode(view.player["readouts"][0]["values"]), np.arange(0.0, 361.0, 10.0),
                                rtol=0, atol=1e-9)
 

@@ -74,7 +74,7 @@ def study_view(result, nominal=None, metrics=None, lower=5.0, upper=95.0, *, uni
         page.scene_width = 0.4
     add_panels(page, panels, domain=PANEL_DOMAIN, columns=min(3, len(panels)))
     for name, (dimension, values) in result.inputs.items():
-        page.add_readout(name, np.asarray(values, float) * units.factor(dimension), units.label(dimension), 2)
+        page.add_readout(name, np.asarray(values, float) * units.factor(dimension), units.label(dimension))
     return page.view()
 
 

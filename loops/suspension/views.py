@@ -153,7 +153,7 @@ def suspension_view(results, *, labels=None, units=None, title=None):
     for name in analysis_inputs(reference):
         column = reference.metrics[name]
         values = np.asarray(column.values, float) * units.factor(column.dimension)
-        page.add_readout(name, values, units.label(column.dimension), decimals=2)
+        page.add_readout(name, values, units.label(column.dimension))
     return page.view()
 
 

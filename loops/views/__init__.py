@@ -29,7 +29,6 @@ Examples
 """
 
 from .page import INSTALL_HINT, Page, View, require_plotly
-from .sweeps import curves_view, mechanism_view, summary_of, sweep_view
+from .sweeps import curves_view, mechanism_view, sweep_view
 
-__all__ = ["Page", "View", "require_plotly", "INSTALL_HINT", "mechanism_view", "sweep_view", "curves_view",
-           "summary_of"]
+__all__ = ["Page", "View", "require_plotly", "INSTALL_HINT", "mechanism_view", "sweep_view", "curves_view"]

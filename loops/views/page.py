@@ -156,11 +156,16 @@ class Page:
             entry["rows"] = encode_array(rows, "i4")
         self._followers.append(entry)
 
-    def add_readout(self, name, values, unit="", decimals=4):
-        """Show ``values[k]`` (N,) beside the slider at position ``k``: ``name = value unit``."""
+    def add_readout(self, name, values, unit="", decimals=None):
+        """Show ``values[k]`` (N,) beside the slider at position ``k``: ``name = value unit``, with
+        ``decimals`` digits after the point (default: four significant digits of the largest)."""
         values = np.asarray(values, dtype=float).ravel()
         if len(values) != self.count:
             raise ValueError(f"readout {name!r}: {len(values)} values for {self.count} positions")
+        if decimals is None:
+            finite = np.abs(values[np.isfinite(values)])
+            largest = float(finite.max()) if len(finite) and finite.max() > 0 else 1.0
+            decimals = int(np.clip(3 - np.floor(np.log10(largest)), 0, 6))
         self._readouts.append({"name": str(name), "unit": str(unit), "decimals": int(decimals),
                                "values": encode_array(values, "f8")})
 

@@ -22,7 +22,7 @@ from .page import Page
 from .panels import Curve, Panel, add_panels
 from .scene import COLORS, Design, add_scene, design_of
 
-__all__ = ["mechanism_view", "sweep_view", "curves_view", "variable_dimensions", "summary_of", "design_poses",
+__all__ = ["mechanism_view", "sweep_view", "curves_view", "variable_dimensions", "design_poses",
            "point_panels",
            "PANEL_DOMAIN"]
 
@@ -43,17 +43,6 @@ def variable_dimensions(model) -> dict:
     for driver in model.point_drivers:
         out[driver.name] = "length"
     return out
-
-
-def summary_of(record) -> str:
-    """A record's short summary: model, positions, drivers, held variables, how it ended."""
-    lines = [f"model: {record.model.name}", f"positions: {len(record)}"]
-    if record.drivers:
-        lines.append(f"drivers: {', '.join(record.drivers)}")
-    if record.held:
-        lines.append(f"held: {', '.join(record.held)}")
-    lines.append("complete" if record.stop_reason is None else f"stopped: {record.stop_reason}")
-    return "\n".join(lines)
 
 
 def _units_line(units) -> str:
@@ -120,20 +109,22 @@ def _variable_panels(record, x, x_label, units, skip=()):
     dimensions = variable_dimensions(record.model)
     names = [name for name in record.variable_names if name in dimensions and name not in skip]
     panels = []
-    for dimension, title in (("angle", "pair angles"), ("length", "pair slides and point drivers")):
+    titles = {"angle": ("pair angles", "pair angle rates"),
+              "length": ("pair slides and point drivers", "slide and point-driver rates")}
+    for dimension in ("angle", "length"):
         chosen = [name for name in names if dimensions[name] == dimension]
         if not chosen:
             continue
         label = units.label(dimension)
-        for order, (what, getter) in enumerate((("", record.q), (" rates", record.q_dot))):
+        for order, getter in enumerate((record.q, record.q_dot)):
             values = {name: getter(name) * units.factor(dimension) for name in chosen[:MAX_CURVES]}
             if order and not any(np.any(v != 0.0) for v in values.values()):
                 continue
             unit = units.label(dimension, order)
             more = f" (first {MAX_CURVES} of {len(chosen)})" if len(chosen) > MAX_CURVES else ""
             curves = [Curve(name, x, v, COLORS[k % 10]) for k, (name, v) in enumerate(values.items())]
-            panels.append(Panel(f"{title}{what}{more}", x_label, f"[{unit}]" if order else f"[{label}]", curves,
-                                legend=True))
+            panels.append(Panel(f"{titles[dimension][order]}{more}", x_label, f"[{unit}]" if order else f"[{label}]",
+                                curves, legend=True))
     return panels
 
 
@@ -185,9 +176,10 @@ def sweep_view(result, points=None, *, title=None):
     else:
         dimension = dimensions.get(driver, "length")
         x, x_label = result.q(driver) * units.factor(dimension), f"{driver} [{units.label(dimension)}]"
-    ended = "" if result.stop_reason is None else " (stopped early)"
+    held = f"; held: {', '.join(result.held)}" if result.held else ""
+    ended = "" if result.stop_reason is None else f"; stopped: {result.stop_reason}"
     page = Page(title or f"{model.name}: sweep of {', '.join(result.drivers) or 'no driver'}", len(result),
-                subtitle=f"{_units_line(units)}; {len(result)} positions{ended}", summary=summary_of(result))
+                subtitle=f"{_units_line(units)}; {len(result)} positions{held}{ended}")
     add_scene(page, [design], units)
     panels = point_panels(tracks, x, x_label, units) + _variable_panels(result, x, x_label, units, skip=[driver])
     add_panels(page, panels[:9], domain=PANEL_DOMAIN, columns=2 if len(panels) <= 4 else 3)
@@ -204,5 +196,5 @@ def curves_view(x, curves, *, x_label="", y_label="", title="curves", subtitle="
     page = Page(title, len(x), subtitle=subtitle)
     drawn = [Curve(name, x, np.asarray(y, dtype=float), COLORS[k % 10]) for k, (name, y) in enumerate(curves.items())]
     add_panels(page, [Panel(title, x_label, y_label, drawn, legend=True)], domain=PANEL_DOMAIN)
-    page.add_readout(x_label, x, decimals=4)
+    page.add_readout(x_label, x)
     return page.view()
