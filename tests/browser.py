@@ -37,9 +37,9 @@ def _missing():
     try:
         import playwright  # noqa: F401 (installed?)
     except ImportError:
-        return "needs Playwright: pip install -e '.[test]'"
+        return "to run them, install Playwright: pip install -e '.[test]'"
     if chromium_path() is None:
-        return "needs Chromium: apt-get install chromium (.ci/run installs it)"
+        return "to run them, install Chromium: apt-get install chromium (as .ci/run does)"
     return None
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from browser import MISSING, Browser, changed_fraction, pixel_spread
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(MISSING is not None, reason=f"browser tests {MISSING}")]
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(MISSING is not None, reason=f"no browser here; {MISSING}")]
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 #: A screenshot's grey levels spread at least this much (a blank page: 0; a drawn one: 30 or more).
