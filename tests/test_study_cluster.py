@@ -170,13 +170,13 @@ def test_a_chunk_failing_on_a_worker_names_its_variants(corner, client):
     assert "\n" not in str(error.value)
 
 
-def test_an_unreachable_scheduler_is_named_within_its_timeout(corner, capfd):
+def test_an_unreachable_scheduler_is_named_after_its_timeout(corner, capfd):
+    """Given up after the timeout asked for (Dask's message says after how long), said first."""
     address = unused_address()
-    start = time.monotonic()
     with pytest.raises(SchedulerError, match=f"^scheduler: cannot reach the Dask scheduler at '{address}'") as error:
         run_study(corner, COORDS, np.zeros((1, 4)), PLAN, scheduler=address, scheduler_timeout=1)
-    assert time.monotonic() - start < 8
     assert isinstance(error.value, ModelError) and "\n" not in str(error.value)
+    assert str(error.value).endswith(f"Timed out trying to connect to {address} after 1 s"), str(error.value)
     assert f"connecting to the Dask scheduler at {address} (waiting at most 1 s" in capfd.readouterr().err
 
 
@@ -186,12 +186,10 @@ def test_an_unreachable_scheduler_is_named_within_its_timeout(corner, capfd):
     ("tcp://127.0.0.1:99999", "port 99999 is not between 1 and 65535"),
 ])
 def test_an_address_that_is_not_one_is_refused_before_connecting(corner, capfd, address, problem):
-    start = time.monotonic()
     with pytest.raises(SchedulerError, match=f"^scheduler: '{address}' is not a Dask scheduler address") as error:
         run_study(corner, COORDS, np.zeros((1, 4)), PLAN, scheduler=address)
     assert problem in str(error.value)
-    assert time.monotonic() - start < 5
-    assert "connecting" not in capfd.readouterr().err
+    assert "connecting" not in capfd.readouterr().err  # refused before any wait
 
 
 def test_the_timeout_is_ten_seconds_unless_told(monkeypatch):
@@ -211,40 +209,51 @@ def test_the_timeout_is_ten_seconds_unless_told(monkeypatch):
 
 
 def test_a_scheduler_that_does_not_answer_is_one_line_from_the_command_line(tmp_path):
-    """``--scheduler tcp://127.0.0.1:1`` (nothing listens): a line saying where it connects and
-    how long it waits at once, then the error in one line well within the timeout
-    (``KINEMATRIX_SCHEDULER_TIMEOUT=2`` here; 10 s by default), exit 2, no traceback, and no
-    stall after it (no half-made client left for the interpreter's exit)."""
+    """``--scheduler tcp://127.0.0.1:1`` (nothing listens): first a line saying where it connects
+    and how long it waits, then the error in one line after the timeout
+    (``KINEMATRIX_SCHEDULER_TIMEOUT=2`` here; 10 s by default), exit 2, no traceback, and
+    nothing left for the interpreter's exit to stall on (no half-made client)."""
     (tmp_path / "vary.toml").write_text(VARY)
-    start = time.monotonic()
     done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", "tcp://127.0.0.1:1", cwd=tmp_path,
                       env={TIMEOUT_VARIABLE: "2"})
-    elapsed = time.monotonic() - start
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, done.stderr
     assert lines[0].startswith("kinematrix: connecting to the Dask scheduler at tcp://127.0.0.1:1 (waiting at "
                                "most 2 s"), lines
     assert lines[-1].startswith("kinematrix: error: scheduler: cannot reach the Dask scheduler at "
                                 "'tcp://127.0.0.1:1'"), lines
+    assert lines[-1].endswith("after 2 s"), lines
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert not (tmp_path / "study.csv").exists()
-    assert elapsed < 30, elapsed  # the kernels' load, the nominal run, 2 s of waiting, the exit
 
 
-def test_a_garbage_address_is_one_line_from_the_command_line_and_no_stall(tmp_path):
-    """``--scheduler garbage``: its one line at once, exit 2, no ``Client.__del__`` traceback and
-    no 60 s stall afterwards."""
+@pytest.mark.parametrize("address, message", [
+    ("garbage", "scheduler: 'garbage' is not a Dask scheduler address ('tcp://host:8786'): missing port number in "
+                "address 'garbage'"),
+    ("tls://127.0.0.1:1", "scheduler: cannot connect to the Dask scheduler at 'tls://127.0.0.1:1': TypeError: TLS "
+                          "expects a `ssl_context` argument"),
+])
+def test_an_address_dask_cannot_use_is_one_line_from_the_command_line_and_no_stall(tmp_path, address, message):
+    """``--scheduler garbage`` (refused before any connection is tried) or a TLS address with no
+    TLS configuration: one line, exit 2, and no half-made client whose ``Client.__del__`` stalled
+    the exit (60 s, the issue measured) and printed a traceback."""
     (tmp_path / "vary.toml").write_text(VARY)
-    start = time.monotonic()
-    done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", "garbage", cwd=tmp_path)
-    elapsed = time.monotonic() - start
+    done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", address, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == ("kinematrix: error: scheduler: 'garbage' is not a Dask scheduler "
-                                                    "address ('tcp://host:8786'): missing port number in address "
-                                                    "'garbage'")
+    assert done.stderr.strip().splitlines()[-1].startswith(f"kinematrix: error: {message}"), done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
-    assert "connecting" not in done.stderr
-    assert elapsed < 30, elapsed
+    assert ("connecting" in done.stderr) == address.startswith("tls:")
+    assert not (tmp_path / "study.csv").exists()
+
+
+def test_a_scheduler_with_no_worker_is_named(corner):
+    """A study sent to a scheduler that has no worker would wait for ever: refused after the timeout."""
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=logging.ERROR) as empty:
+        address = empty.scheduler_address
+        with pytest.raises(SchedulerError, match=f"^scheduler: the Dask scheduler at '{address}' has no worker "
+                                                 r"\(waited 1 s\): start one with 'dask worker"):
+            run_study(corner, COORDS, np.zeros((1, 4)), PLAN, scheduler=address, scheduler_timeout=1)
 
 
 def test_without_dask_the_error_says_what_to_install(corner, monkeypatch):

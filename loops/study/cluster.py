@@ -133,14 +133,18 @@ def _check_address(address):
 
 def _answers(address, timeout):
     """Wait at most ``timeout`` s for a Dask scheduler's handshake at ``address``; raises
-    what ``distributed.comm.connect`` raises (ValueError for an address that is not one,
-    OSError for no answer). Its own event loop, on a thread of its own (the caller may be
-    inside one, as in a notebook): a refused address leaves no half-made client behind,
-    whose finaliser would stall the interpreter's exit."""
+    what ``distributed.comm.connect`` raises (OSError for no answer, TypeError for a scheme
+    this installation cannot use: TLS without its configuration, UCX without ucx-py). Its own
+    event loop, on a thread of its own (the caller may be inside one, as in a notebook): a
+    refused address leaves no half-made ``Client`` behind, whose finaliser would stall the
+    interpreter's exit for seconds and print a traceback."""
     from distributed.comm import connect as comm_connect  # noqa: PLC0415 (optional dependency)
+    from distributed.security import Security  # noqa: PLC0415
+
+    arguments = Security().get_connection_args("client")  # TLS as Dask's configuration sets it for clients
 
     async def handshake():
-        comm = await comm_connect(address, timeout=timeout)
+        comm = await comm_connect(address, timeout=timeout, **arguments)
         await comm.close()
 
     with ThreadPoolExecutor(1, thread_name_prefix="kinematrix-scheduler") as pool:
@@ -175,10 +179,11 @@ def connect(scheduler, timeout=None):
     try:
         _answers(scheduler, seconds)
         client = Client(scheduler, set_as_default=False, timeout=seconds)
-    except ValueError as error:  # the address parsed, yet Dask's connector refuses it
-        raise SchedulerError(f"{scheduler!r} is not a Dask scheduler address ('tcp://host:8786'): {error}") from None
     except (OSError, TimeoutError) as error:
         raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler!r}: {type(error).__name__}: "
+                             f"{error}") from None
+    except (TypeError, ValueError) as error:  # a scheme this installation cannot use (TLS unconfigured, UCX)
+        raise SchedulerError(f"cannot connect to the Dask scheduler at {scheduler!r}: {type(error).__name__}: "
                              f"{error}") from None
     try:
         client.wait_for_workers(1, timeout=seconds)
