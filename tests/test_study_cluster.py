@@ -246,6 +246,7 @@ def test_an_address_dask_cannot_use_is_one_line_from_the_command_line_and_no_sta
     assert not (tmp_path / "study.csv").exists()
 
 
+@pytest.mark.filterwarnings("ignore:Port .* is already in use")  # another cluster of the machine's
 def test_a_scheduler_with_no_worker_is_named(corner):
     """A study sent to a scheduler that has no worker would wait for ever: refused after the timeout."""
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
