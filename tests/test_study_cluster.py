@@ -35,6 +35,8 @@ from loops.study.study import Plan, run_chunk, run_study  # noqa: E402
 from loops.suspension import load_suspension  # noqa: E402
 from mechanism.errors import ModelError  # noqa: E402
 
+#: A dashboard port taken by another cluster on the machine is not these tests' concern.
+pytestmark = pytest.mark.filterwarnings("ignore:Port .* is already in use")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 COORDS = ["lower_ball", "upper_ball.z"]
 PLAN = Plan(analysis="parallel", travel=np.linspace(-0.08, 0.08, 11))
@@ -246,7 +248,6 @@ def test_an_address_dask_cannot_use_is_one_line_from_the_command_line_and_no_sta
     assert not (tmp_path / "study.csv").exists()
 
 
-@pytest.mark.filterwarnings("ignore:Port .* is already in use")  # another cluster of the machine's
 def test_a_scheduler_with_no_worker_is_named(corner):
     """A study sent to a scheduler that has no worker would wait for ever: refused after the timeout."""
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
