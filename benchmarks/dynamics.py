@@ -159,22 +159,25 @@ def one_freedom_reduction(count, t_end, gravity=9.81):
                      rtol=1e-13, atol=1e-13, dense_output=True).sol
 
 
-def chain_run(count, t_end=20.0, rtol=1e-9):
-    """One 20 s run; also the set-up alone (model compiled, mobility, the start closed: the
-    same call with ``t_end`` = 1 ms, a few steps), so that the cost per step excludes it.
+def chain_run(count, t_end=20.0, rtol=1e-9, repeats=3):
+    """A 20 s run; also the set-up alone (model built, mobility, the start closed: the same
+    call with ``t_end`` = 1 ms, a few steps), so that the cost per step excludes it. Each is
+    timed ``repeats`` times, each time on a model of its own (nothing built for one is reused
+    by the next), and the medians are returned.
 
     The kernels are warmed first: an untimed set-up of a chain of this size, because numba
     compiles on first use kernels whose types depend on the chain's size (a cold cache makes
-    a set-up of 40 four-bars take longer than its whole timed run). Neither timed call then
-    holds any compiling, and the cost per step is the stepping's."""
-    simulate(parallelogram_chain(count), t_end=1e-3, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=rtol)  # warm
-    start = time.perf_counter()  # a model of its own: nothing built for it is reused below
-    simulate(parallelogram_chain(count), t_end=1e-3, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=rtol)
-    setup = time.perf_counter() - start
-    m = parallelogram_chain(count)
-    start = time.perf_counter()
-    sim = simulate(m, t_end=t_end, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=rtol)
-    wall = time.perf_counter() - start
+    a set-up of 40 four-bars take longer than its whole timed run). No timed call then holds
+    any compiling, and the cost per step is the stepping's."""
+    def run(end):
+        start = time.perf_counter()
+        done = simulate(parallelogram_chain(count), t_end=end, q0={"G0": 0.0}, qd0={"G0": -1.0}, rtol=rtol)
+        return time.perf_counter() - start, done
+
+    run(1e-3)  # warm
+    setup = float(np.median([run(1e-3)[0] for _ in range(repeats)]))
+    runs = [run(t_end) for _ in range(repeats)]
+    wall, sim = float(np.median([w for w, _ in runs])), runs[-1][1]
     energy = sim.energy()
     drift = np.abs(energy.total - energy.total[0]).max()
     rockers = np.array([sim.q(f"G{i}") for i in range(count + 1)])
@@ -186,17 +189,17 @@ def chain_run(count, t_end=20.0, rtol=1e-9):
     return wall, setup, sim, drift, np.abs(energy.kinetic).max(), stray, flats, tip_error
 
 
-def chain_runs(counts, rtols):
+def chain_runs(counts, rtols, repeats=3):
     for rtol in rtols:
         print()
-        print(f"Chain of parallelogram four-bars, 20 s, rtol {rtol:g}, first rocker tip at 1 m/s (each size's "
-              "kernels warmed by an untimed set-up first: no time below holds compiling)")
+        print(f"Chain of parallelogram four-bars, 20 s, rtol {rtol:g}, first rocker tip at 1 m/s (medians of "
+              f"{repeats}; each size's kernels warmed by an untimed set-up first: no time below holds compiling)")
         print(f"{'four-bars':>9} {'wall [s]':>9} {'set-up [s]':>10} {'steps':>6} {'RHS':>6} {'ms/step':>8} "
               f"{'energy drift [J]':>17} {'relative':>9} {'off branch [rad]':>17} {'tip error [m]':>14} "
               f"{'flat passes':>12}")
         rows = {}
         for n in counts:
-            wall, setup, sim, drift, kinetic, stray, flats, tip_error = chain_run(n, rtol=rtol)
+            wall, setup, sim, drift, kinetic, stray, flats, tip_error = chain_run(n, rtol=rtol, repeats=repeats)
             # the stepping alone; none measurable when the set-up's noise (a loaded machine) swallows it
             rows[n] = (wall - setup) / sim.steps if wall > setup else None
             per_step = "-" if rows[n] is None else f"{1e3 * rows[n]:.2f}"
@@ -220,7 +223,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.chain_only:
         four_bar_runs(args.repeats)
-    chain_runs([int(c) for c in args.chain.split(",")], [float(r) for r in args.rtols.split(",")])
+    chain_runs([int(c) for c in args.chain.split(",")], [float(r) for r in args.rtols.split(",")], args.repeats)
     return 0
 
 
