@@ -15,6 +15,7 @@ stop are NaN, and the others go on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
 from ..sweep import _progress
 from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from .cluster import run_on_cluster
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
@@ -254,7 +256,7 @@ def _check_memory(suspension, variants, chunk, coordinates_count, inputs, nomina
 
 
 def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_size=DEFAULT_CHUNK, workers=None,
-              progress=None, scheduler=None, **plan_options) -> StudyResult:
+              progress=None, scheduler=None, scheduler_timeout=None, **plan_options) -> StudyResult:
     """Run ``plan`` (or ``Plan(**plan_options)``) for the nominal design and every variant.
 
     Parameters
@@ -270,6 +272,8 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     progress : progress bar on stderr (None: for long studies on a terminal)
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``dask.distributed.Client``
         to run the chunks on a cluster (the ``dask`` extra); None runs them here
+    scheduler_timeout : seconds to wait for a scheduler given by address (default: the
+        environment variable ``KINEMATRIX_SCHEDULER_TIMEOUT``, else 10 s; :mod:`.cluster`)
 
     Returns
     -------
@@ -292,21 +296,21 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     _check_memory(suspension, len(offsets), min(chunk_size, len(offsets)), len(coords), inputs, nominal)
     bounds = list(range(0, len(offsets), chunk_size)) + [len(offsets)]
     chunks = [offsets[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    if scheduler is not None:
-        from .cluster import run_on_cluster  # noqa: PLC0415
-
-        outputs = run_on_cluster(scheduler, suspension, coords, chunks, plan)
-    else:
-        outputs = []
-        bar = _progress(len(offsets), progress, unit="variant", least=2000)
-        try:
+    outputs = []
+    bar = _progress(len(offsets), progress, unit="variant", least=2000)
+    try:
+        if scheduler is not None:  # one task per chunk, on one worker thread each
+            shared = {"suspension": suspension, "coords": list(coords), "plan": plan}
+            outputs = run_on_cluster(scheduler, partial(run_chunk, workers=1), chunks, shared,
+                                     timeout=scheduler_timeout, done=None if bar is None else bar.update)
+        else:
             for chunk in chunks:
                 outputs.append(run_chunk(suspension, coords, chunk, plan, workers))
                 if bar is not None:
                     bar.update(len(chunk))
-        finally:
-            if bar is not None:
-                bar.close()
+    finally:
+        if bar is not None:
+            bar.close()
     metrics, reasons = {}, {}
     for (a, _), (_, chunk_metrics, chunk_reasons) in zip(zip(bounds[:-1], bounds[1:]), outputs):
         for name, (dimension, values) in chunk_metrics.items():
