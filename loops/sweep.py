@@ -36,7 +36,7 @@ from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
-           "MAX_POSITIONS"]
+           "MAX_POSITIONS", "SweepOutputs", "stop_reason"]
 
 #: Most positions one sweep may request.
 MAX_POSITIONS = 10_000_000
@@ -157,7 +157,11 @@ def _check_memory(system, count, tangents):
                          f"the {MAX_RECORD_BYTES / 2**30:g} GiB a sweep may hold: sweep fewer positions")
 
 
-def _stop_reason(system, names, cols, reached, wanted, stop):
+def stop_reason(system, names, cols, reached, wanted, stop):
+    """The sentence a stopped walk's sweep gives (``SweepStopped.reason``): where it stood
+    (``reached``, the driven values of ``names`` in columns ``cols``), what it could not reach
+    (``wanted``) and why (``stop``, a :class:`~loops.continuation.WalkStopped`); driver
+    values in the model's own units."""
     at = _describe(system, names, cols, reached)
     target = _describe(system, names, cols, wanted)
     if stop.kind == "steps":
@@ -172,8 +176,9 @@ def _stop_reason(system, names, cols, reached, wanted, stop):
             f"{stop.iterations} Newton iterations)")
 
 
-class _Outputs(dict):
-    """Arrays of a sweep's positions, filled by the walk (see :meth:`loops.continuation.Walk.positions`):
+class SweepOutputs(dict):
+    """Arrays of a sweep's positions (``count`` rows, ``d`` driven columns), filled by the walk
+    (see :meth:`loops.continuation.Walk.positions`):
     every row up to the one the walk reached is written, the rest is never read."""
 
     def __init__(self, system, count, d):
@@ -292,7 +297,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     zeros = np.zeros((count, len(held)))
     rates = np.ascontiguousarray(np.column_stack([speed_table, zeros]))
     second = np.ascontiguousarray(np.column_stack([accel_table, zeros]))
-    out = _Outputs(system, count, len(columns))
+    out = SweepOutputs(system, count, len(columns))
     try:
         walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
     except WalkStopped as stop:
@@ -308,7 +313,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
                 index, done = walk.positions(np.ascontiguousarray(targets), rates, second, index, out)
             except WalkStopped as stop:
                 index = walk.reached
-                reason = _stop_reason(system, names, driven, walk.driven_values[:len(names)], table[index], stop)
+                reason = stop_reason(system, names, driven, walk.driven_values[:len(names)], table[index], stop)
                 partial = out.result(system, names, held_names, index, reason)
                 raise SweepStopped(reason, partial, loop=None, driver_values=dict(zip(names, table[index])),
                                    residual=stop.error, iterations=stop.iterations) from None

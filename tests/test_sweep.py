@@ -565,7 +565,7 @@ def test_a_walk_records_curvatures_only_once_its_steps_prove_long():
     from loops.configuration import evaluate
     from loops.continuation import Walk
     from loops.held import held_freedoms
-    from loops.sweep import _Outputs
+    from loops.sweep import SweepOutputs
 
     model = load_model(EXAMPLES / "double_wishbone.toml")
     system = compile_model(model.snapshot())
@@ -577,7 +577,7 @@ def test_a_walk_records_curvatures_only_once_its_steps_prove_long():
         walk = Walk(system, columns)
         targets = np.ascontiguousarray(np.column_stack([values, np.broadcast_to(q0[columns[1:]], (count, 1))]))
         zeros = np.zeros((count, 2))
-        out = _Outputs(system, count, 2)
+        out = SweepOutputs(system, count, 2)
         assert walk.positions(targets, zeros, zeros, 0, out) == (count, True)
         assert (walk.curved[2] == 1.0) == records, count
         if records:

@@ -33,14 +33,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel, inline_kernel, internal_kernel, kernel
+from ._compile import allocating_kernel, inline_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
-from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from loops.kernels.state import (BRANCH_RATIO, CONDITIONING, CORRECTION, ITERATION_LIMIT, NEWTON_STEP_LIMIT, TOLERANCE,
+                                 TRUSTED_CONDITIONING, VALID)
 from loops.kernels.velocity import link_velocities, solve_with_drivers
 
 from .kane import newton_euler_terms
@@ -107,7 +108,7 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
     within ``TRUSTED_CONDITIONING`` of the singular position costs steps and accuracy
     (measured on change-point four-bars: energy drift up to 6.5 J instead of 5.5e-3 J).
     """
-    tolerance, ratio = params[0], params[2]
+    tolerance, ratio = params[TOLERANCE], params[BRANCH_RATIO]
     driven = block.driven
     d = driven.shape[0]
     n = topology.n
@@ -131,10 +132,12 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
         stage.q[driven[k]] = target[k]
     # A fresh factorization at the prediction: Newton converges quadratically from there, in
     # one or two steps, where a chord from the base would take several evaluations.
-    stage_factor.info[2] = 0.0
-    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], bool(False),
+    stage_factor.info[VALID] = 0.0
+    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[ITERATION_LIMIT]),
+                       params[NEWTON_STEP_LIMIT], bool(False),
                        result, 1.0)
-    if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, stage_factor.info[1]):
+    if status != CONVERGED or not on_branch(result[CORRECTION], motion, ratio, tolerance,
+                                            stage_factor.info[CONDITIONING]):
         return False
     seat_spherical(topology, stage, anchor_q)
     return True
@@ -177,7 +180,7 @@ def curvature_at(topology, geometry, block, work, factor, G, curvature, rows):
     (d + 2, n): scratch (``DynamicScratch.branch``)."""
     n, d = topology.n, G.shape[1]
     curvature[:, :, :] = 0.0
-    if factor.info[2] == 0.0:
+    if factor.info[VALID] == 0.0:
         return
     q_dot = work.scratch.variables[2]
     zero = rows[d + 1][:d]
@@ -220,7 +223,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     forces on the others). The load values must be in ``kin`` already. Returns OK, SINGULAR
     (the closure's block cannot be solved here) or NO_INERTIA (a singular mass matrix).
     """
-    on_branch = factor.info[2] == 0.0
+    on_branch = factor.info[VALID] == 0.0
     if on_branch and curvature.shape[0] != topology.n:
         return SINGULAR
     n, d = topology.n, G.shape[1]

@@ -40,10 +40,14 @@ With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run 
 Python: the same code, slower, which is how the kernel tests run a second time.
 
 numba's cache checks the source file of each cached function but not the files of the
-functions it calls or inlines. So the first time kernels are loaded in a process, a digest
-of every kernel source file is compared with the one stored beside the cache; when they
-differ (a new version, an edit), the cached kernels of kinematrix are deleted and compiled
-anew, and stderr says so ("compiling kernels, first run only").
+functions it calls or inlines. So each kernel package registers its directory here
+(:func:`register_kernel_package`: this package when this module loads, the dynamics kernels
+from :mod:`dynamics.kernels._compile`), and a digest of its sources and of those of the
+packages registered before it (whose kernels it calls) is compared with the one stored
+beside its cache; when they differ (a new version, an edit), that package's cached kernels
+are deleted and compiled anew, and stderr says so ("compiling kernels, first run only").
+A cache file that cannot be read back (cut short, garbled) is deleted and its kernel
+compiled anew as well (:class:`_CheckedCacheFile`).
 
 This module imports numba; it is imported only when a kernel is first needed (the
 packages ``mechanism``, ``loops`` and ``dynamics`` do not import it at import time).
@@ -58,68 +62,153 @@ import sys
 import types
 
 import numba
+from numba.core.caching import IndexDataCacheFile
+from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
-           "callback_kernel", "KERNEL_DIRECTORIES"]
+           "callback_kernel", "register_kernel_package"]
 
-#: The directories holding kernel modules (their sources make the digest).
-KERNEL_DIRECTORIES = (pathlib.Path(__file__).resolve().parent,
-                      pathlib.Path(__file__).resolve().parent.parent.parent / "dynamics" / "kernels")
 _STAMP = "kinematrix-kernels.digest"
+#: The kernel packages registered so far (:func:`register_kernel_package`), in order: their
+#: source directories and the digests that stamp their caches.
+_PACKAGES = []
+_announced = []
 
 
-def _digest() -> str:
-    h = hashlib.sha256(numba.__version__.encode())
-    for directory in KERNEL_DIRECTORIES:
-        for path in sorted(directory.glob("*.py")):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
+def _cache_directory(directory):
+    """Where numba keeps the cache of the kernels in source ``directory``: ``__pycache__``
+    beside the sources, or below ``NUMBA_CACHE_DIR`` in a directory numba names for the
+    source directory (its name and a hash of its path)."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        return pathlib.Path(custom) / _cache_locator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+    return directory / "__pycache__"
 
 
 def _cache_directories():
-    """Where numba keeps the kernels' cache: ``__pycache__`` beside the sources, or numba's
-    user cache directory when that is not writable (or ``NUMBA_CACHE_DIR``)."""
-    custom = os.environ.get("NUMBA_CACHE_DIR")
-    if custom:  # below it, numba names a directory for each source directory (its name and a hash of its path)
-        from numba.core.caching import _CacheLocator  # noqa: PLC0415
-
-        return [pathlib.Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
-                for directory in KERNEL_DIRECTORIES]
-    return [directory / "__pycache__" for directory in KERNEL_DIRECTORIES]
+    """The cache directories of the registered kernel packages, in order."""
+    return [_cache_directory(directory) for directory, _ in _PACKAGES]
 
 
-def _refresh_cache():
-    """Delete kinematrix's cached kernels when the kernel sources changed; say when compiling."""
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
-        return
-    digest = _digest()
-    directories = _cache_directories()
-    stamp = directories[0] / _STAMP
+def _digest(directory, before):
+    """The digest of a kernel package: numba's version, the digest of the packages registered
+    before it (whose kernels its kernels call or inline) and its own sources."""
+    h = hashlib.sha256(numba.__version__.encode())
+    h.update(before.encode())
+    for path in sorted(directory.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _refresh(directory, digest):
+    """Delete the cached kernels of ``directory`` unless its cache is stamped with ``digest``;
+    stamp it. Returns True when it deleted (the kernels will be compiled anew)."""
+    cache = _cache_directory(directory)
+    stamp = cache / _STAMP
     try:
         if stamp.read_text() == digest:
-            return
+            return False
     except OSError:
         pass
-    for directory in directories:
-        if not directory.is_dir():
-            continue
-        for path in directory.iterdir():
+    if cache.is_dir():
+        for path in cache.iterdir():
             if path.suffix in (".nbi", ".nbc"):
                 try:
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     except OSError:
         pass  # a read-only installation: numba caches elsewhere or not at all
+    return True
 
 
-_refresh_cache()
+def _refresh_cache():
+    """Check every registered kernel package's cache against its digest (see the module
+    docstring); say on stderr, once a process, when kernels will be compiled."""
+    if numba.config.DISABLE_JIT:
+        return
+    if any([_refresh(directory, digest) for directory, digest in _PACKAGES]):
+        _announce()
+
+
+def _announce():
+    """Say on stderr, once a process, that kernels will be compiled."""
+    if not _announced:
+        _announced.append(True)
+        print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
+
+
+def register_kernel_package(init_file):
+    """Register the kernel package whose ``__init__.py`` (or any module) is ``init_file``: its
+    cached kernels are kept while its sources and those of every package registered before
+    it are unchanged, and deleted (to be compiled anew) otherwise. A package registers from
+    the module that gives its kernels their decorators, so before any of them loads; a
+    package whose kernels call another's registers after it (it imports that one's
+    decorators, which registers it first)."""
+    directory = pathlib.Path(init_file).resolve().parent
+    if any(directory == known for known, _ in _PACKAGES):
+        return
+    before = _PACKAGES[-1][1] if _PACKAGES else ""
+    _PACKAGES.append((directory, _digest(directory, before)))
+    if numba.config.DISABLE_JIT:
+        return
+    if _refresh(directory, _PACKAGES[-1][1]):
+        _announce()
+
+
+register_kernel_package(__file__)
+
+
+class _CheckedCacheFile(IndexDataCacheFile):
+    """numba's cache file of one kernel, except that a damaged index or data file (cut short
+    by a full disk or a process killed while writing it, garbled) is deleted and taken as
+    missing: the kernel is compiled anew and cached again, where numba would fail to unpickle
+    it in every later run (its source stamp and the package's digest still match)."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except Exception:  # unpickling damaged bytes raises any of a dozen types
+            _discard(self._index_path)
+            _announce()
+            return {}
+
+    def _load_data(self, name):
+        try:
+            return super()._load_data(name)
+        except OSError:
+            raise  # numba's load() takes it as a missing file
+        except Exception:  # as above
+            _discard(self._data_path(name))
+            _announce()
+            raise OSError(f"damaged kernel cache file {name}") from None
+
+
+def _discard(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _checked(dispatcher):
+    """``dispatcher`` with its cache file checked on loading (:class:`_CheckedCacheFile`); a plain
+    function (``NUMBA_DISABLE_JIT=1``) unchanged."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if type(cache_file) is IndexDataCacheFile:
+        cache_file.__class__ = _CheckedCacheFile
+    return dispatcher
+
+
+def _compiler(**options):
+    """numba's ``njit`` with ``options``, cached, its cache files checked on loading."""
+    compile_function = numba.njit(cache=True, **options)
+    return lambda function: _checked(compile_function(function))
 
 #: What every kernel is compiled with (see the module docstring). ``forceinline`` is always
 #: given: a callee that does not say inherits its caller's.
@@ -127,10 +216,10 @@ _COMMON = {"error_model": "numpy", "no_cfunc_wrapper": True, "forceinline": Fals
 #: The kernels without reference counting and without the GIL.
 _OPTIONS = dict(_COMMON, nogil=True, _nrt=False)
 
-inline_kernel = numba.njit(cache=True, inline="always", **_OPTIONS)
-allocating_kernel = numba.njit(cache=True, nogil=True, **_COMMON)
-allocating_inline_kernel = numba.njit(cache=True, nogil=True, inline="always", **_COMMON)
-callback_kernel = numba.njit(cache=True, **_COMMON)
+inline_kernel = _compiler(inline="always", **_OPTIONS)
+allocating_kernel = _compiler(nogil=True, **_COMMON)
+allocating_inline_kernel = _compiler(nogil=True, inline="always", **_COMMON)
+callback_kernel = _compiler(**_COMMON)
 
 
 def kernel(function=None, *, forceinline=False):
@@ -138,7 +227,7 @@ def kernel(function=None, *, forceinline=False):
     and from kernels; ``@kernel`` or ``@kernel(forceinline=True)`` (see :func:`internal_kernel`)."""
     if function is None:
         return lambda f: kernel(f, forceinline=forceinline)
-    return numba.njit(cache=True, **dict(_OPTIONS, forceinline=forceinline))(function)
+    return _compiler(**dict(_OPTIONS, forceinline=forceinline))(function)
 
 
 class _KernelOnly(CPUDispatcher):
@@ -178,4 +267,4 @@ def internal_kernel(function=None, *, forceinline=False):
                              targetoptions=dict(_OPTIONS, nopython=True, no_cpython_wrapper=True,
                                                 forceinline=forceinline))
     dispatcher.enable_caching()
-    return dispatcher
+    return _checked(dispatcher)

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import LEAST_SQUARES, RANK_TOLERANCE
 from ._compile import inline_kernel, internal_kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
+from .state import (BAND_OVERFLOW, CONDITIONING, DETERMINANT_SIGN, LEAST_SQUARES, PIVOT_RATIO, RANK_TOLERANCE,
+                    VALID)
 
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
@@ -261,13 +262,13 @@ def _factorize_least_squares(topology, block, work, factor):
     V = factor.band[size:2 * size, :size]
     A = factor.band[2 * size:2 * size + rows, :size]
     _dense_rows(topology, block, work, A, factor.driven)
-    factor.info[3] = 0.0
-    factor.info[2] = 1.0
-    factor.info[4] = 0.0
+    factor.info[BAND_OVERFLOW] = 0.0
+    factor.info[VALID] = 1.0
+    factor.info[DETERMINANT_SIGN] = 0.0
     pinv[:, :] = 0.0
     if size == 0 or rows == 0:
-        factor.info[0] = 1.0
-        factor.info[1] = 1.0
+        factor.info[PIVOT_RATIO] = 1.0
+        factor.info[CONDITIONING] = 1.0
         return
     V[:, :] = 0.0
     for k in range(size):
@@ -326,8 +327,8 @@ def _factorize_least_squares(topology, block, work, factor):
             if sv[k] >= 0.0 and (smallest < 0.0 or sv[k] < smallest):
                 smallest, at = sv[k], k
         sv[at] = -1.0
-    factor.info[0] = smallest / largest if largest > 0.0 else 0.0
-    factor.info[1] = factor.info[0]
+    factor.info[PIVOT_RATIO] = smallest / largest if largest > 0.0 else 0.0
+    factor.info[CONDITIONING] = factor.info[PIVOT_RATIO]
 
 
 @internal_kernel(forceinline=True)
@@ -416,11 +417,11 @@ def factorize_block(topology, geometry, block, work, factor):
         rcond = 1.0 / (norm * inverse_norm) if norm > 0.0 and np.isfinite(inverse_norm) else 0.0
     else:
         rcond = 1.0 if n == 0 else 0.0
-    factor.info[0] = ratio
-    factor.info[1] = rcond
-    factor.info[2] = 1.0
-    factor.info[3] = overflow
-    factor.info[4] = band_determinant_sign(band, n, kl, ku, factor.pivots)
+    factor.info[PIVOT_RATIO] = ratio
+    factor.info[CONDITIONING] = rcond
+    factor.info[VALID] = 1.0
+    factor.info[BAND_OVERFLOW] = overflow
+    factor.info[DETERMINANT_SIGN] = band_determinant_sign(band, n, kl, ku, factor.pivots)
 
 
 @inline_kernel

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import SQUARE
 from ._compile import internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .linear import factorize_block, solve_block
 from .rotations import log_so3, rotate_left, unwrap_rotation_vector
+from .state import BAND_OVERFLOW, CORRECTION, ERROR, FACTORIZATIONS, ITERATIONS, PIVOT_RATIO, SQUARE, VALID
 
 __all__ = ["CONVERGED", "NOT_CONVERGED", "SINGULAR", "corrector", "apply_step", "seat_spherical",
            "copy_work", "copy_evaluated", "copy_factor"]
@@ -95,7 +95,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     """Close the loops from the configuration in ``work`` with the driven columns held.
 
     ``factor`` is a factorization of the block at a nearby configuration to start from
-    (``factor.info[2] == 0``: none); it is updated when refactorized. On return ``work``
+    (``factor.info[VALID] == 0``: none); it is updated when refactorized. On return ``work``
     holds the last iterate, evaluated, with the spherical slots of ``q`` stale (see
     :func:`seat_spherical`), and ``result`` (4,) holds ``[error, iterations, correction,
     factorizations]``; ``correction`` is the sum of the step sizes (dimensionless, max norm).
@@ -132,12 +132,12 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
         polishing = error <= tolerance
         if polishing and polished:
             break
-        if factor.info[2] == 0.0:
+        if factor.info[VALID] == 0.0:
             factorize_block(topology, geometry, block, work, factor)
             factorizations += 1
             fresh = True
-            if block.mode == SQUARE and (factor.info[0] == 0.0 or factor.info[3] != 0.0):
-                factor.info[2] = 0.0
+            if block.mode == SQUARE and (factor.info[PIVOT_RATIO] == 0.0 or factor.info[BAND_OVERFLOW] != 0.0):
+                factor.info[VALID] = 0.0
                 status = SINGULAR
                 break
         iterations += 1
@@ -164,7 +164,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 if error > polish_floor * tolerance and not (slow and fresh):
                     polished = False  # not far enough below the tolerance yet: polish on,
                     if slow:
-                        factor.info[2] = 0.0  # by Newton from here when the chord is slow
+                        factor.info[VALID] = 0.0  # by Newton from here when the chord is slow
                     fresh = False
                     continue
             else:  # at the round-off floor already
@@ -175,7 +175,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
         if trial < 0.5 * error:
             correction += scale * longest
             if not fresh and trial > 0.05 * error:
-                factor.info[2] = 0.0  # a chord converging slowly: Newton from here on
+                factor.info[VALID] = 0.0  # a chord converging slowly: Newton from here on
             error = trial
             fresh = False
             continue
@@ -184,7 +184,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
             copy_vector(saved_q, work.q)
             copy_stack(saved_rotations, work.rotations)
             configure(topology, geometry, work)
-            factor.info[2] = 0.0
+            factor.info[VALID] = 0.0
             continue
         # A fresh step that does not halve the defect: damp it while the defect grows.
         halvings = 0
@@ -202,11 +202,11 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 break
         correction += scale * longest
         error = trial
-        factor.info[2] = 0.0  # refactorize at the new iterate
+        factor.info[VALID] = 0.0  # refactorize at the new iterate
     if status != SINGULAR and error <= tolerance:
         status = CONVERGED
-    result[0] = error
-    result[1] = iterations
-    result[2] = correction
-    result[3] = factorizations
+    result[ERROR] = error
+    result[ITERATIONS] = iterations
+    result[CORRECTION] = correction
+    result[FACTORIZATIONS] = factorizations
     return status

@@ -1,10 +1,10 @@
 """The walk of many design variants at once: one topology, a geometry per variant, compiled.
 
-A design study (:mod:`loops.study`) moves hardpoints: every variant has the topology of
+A set of variants (:mod:`loops.variants`, a design study's) moves hardpoints: every variant has the topology of
 the nominal model and geometry of its own (pair frames, size, gauge axes). Its arrays are
 stacked along a leading variant axis, and :func:`walk_variants` runs the one walk of
 :mod:`.continuation` (predictor, Newton corrector, branch checks, step control; eqs. 3-4)
-for each variant, ranges of variants in parallel (one thread per core, :mod:`loops.study.batch`:
+for each variant, ranges of variants in parallel (one thread per core, :mod:`loops.variants`:
 numba's ``prange`` refuses the named tuples of arrays the kernels take). At every position it
 records the variables, the link poses and, for each driver in turn at unit rate with the
 others at rest, the link velocities and accelerations (eq. 4 and its derivative): the
@@ -17,13 +17,12 @@ the single-model walk) and the others go on.
 
 from __future__ import annotations
 
-from ..compiled import Geometry
-from ..configuration import Scratch, Work
-from ..linear import Factor, SquareBlock
 from ._compile import inline_kernel, kernel
 from .arrays import copy_stack, copy_vector
-from .continuation import BUDGET, OK, _continue, close_here, rates_at, record_curvature
+from .continuation import BUDGET, OK, walk_to, close_here, rates_at, record_curvature
 from .newton import CONVERGED
+from .state import (CORRECTOR_RESULT, CORRECTOR_RESULT_SIZE, ERROR, ITERATIONS, LAST_ERROR, LAST_ITERATIONS,
+                    STEP_BUDGET, STEPS_TAKEN, Factor, Geometry, Scratch, SquareBlock, Work)
 
 __all__ = ["walk_variants", "START_FAILED"]
 
@@ -69,17 +68,17 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
     curved[:] = 0.0
     copy_vector(q0, here.q)
     copy_stack(rotations0, here.rotations)
-    result = diagnostics[4:8]
+    result = diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
     if close_here(topology, geometry, block, here, factor, G, new_G, params, result) != CONVERGED:
-        diagnostics[0] = result[0]
-        diagnostics[1] = result[1]
+        diagnostics[LAST_ERROR] = result[ERROR]
+        diagnostics[LAST_ITERATIONS] = result[ITERATIONS]
         return START_FAILED, 0
     for i in range(targets.shape[0]):
         status = BUDGET
         while status == BUDGET:
-            status = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+            status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
                                last_step, curvature, curved, targets[i], params, counters, diagnostics)
-            if status == BUDGET and counters[0] >= counters[1]:
+            if status == BUDGET and counters[STEPS_TAKEN] >= counters[STEP_BUDGET]:
                 return BUDGET, i
         if status != OK:
             return status, i
