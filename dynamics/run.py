@@ -407,7 +407,8 @@ class SimulationRun:
                 continue
             if len(self.samples):
                 dense = None
-                while self.counters[NEXT_SAMPLE] < len(self.samples) and self.samples[int(self.counters[NEXT_SAMPLE])] <= t_new:
+                while (self.counters[NEXT_SAMPLE] < len(self.samples)
+                       and self.samples[int(self.counters[NEXT_SAMPLE])] <= t_new):
                     ts = self.samples[int(self.counters[NEXT_SAMPLE])]
                     if ts == t_new:
                         self._record(ts, y_new, self.end)

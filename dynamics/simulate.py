@@ -187,27 +187,8 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     if times is not None:
         check_sample_count(dyn.system, len(times), "t_eval")
     driven = _prescribed(dyn, prescribed)
-    count = dyn.dof - len(driven)
-    if count < 0:
-        raise ModelError("prescribed", f"{len(driven)} prescribed coordinates for {dyn.dof} degree(s) of freedom")
-    if q0 is not None and not isinstance(q0, dict):
-        raise ModelError("q0", f"expected a dict of coordinate name -> value, got {type(q0).__name__}")
     prescribed_cols = [c for c, _, _ in driven]
-    if q0:
-        names = list(q0)
-        if len(names) != count:
-            extra = f" besides the {len(driven)} prescribed" if driven else ""
-            raise ModelError("q0", f"expected {count} independent coordinate(s){extra} (check().dof = "
-                             f"{dyn.dof}), got {len(names)}: {', '.join(map(str, names))}")
-        cols = dyn.columns(names, "q0")
-        overlap = set(cols) & set(prescribed_cols)
-        if overlap:
-            raise ModelError("q0", f"{dyn.system.variable_names[overlap.pop()]!r} is also prescribed")
-        values = finite_values(q0, names, "q0")
-    else:
-        cols = dyn.automatic_coordinates(count, prescribed_cols)
-        names = [dyn.system.variable_names[c] for c in cols]
-        values = dyn.system.reference_q()[cols]
+    names, cols, values = _independent_start(dyn, q0, prescribed_cols)
     rates = finite_values(qd0, names, "qd0")
     p0 = prescribed_at(driven, 0.0)
     columns = np.r_[np.asarray(cols, dtype=np.int64), np.asarray(prescribed_cols, dtype=np.int64)].astype(np.int64)
@@ -224,6 +205,31 @@ def simulate(mechanism, t_end, q0=None, qd0=None, t_eval=None, rtol=1e-8, atol=N
     run = SimulationRun(dyn, *settings)
     run._use(walk, len(names))
     return run.go(rates)
+
+
+def _independent_start(dyn, q0, prescribed_cols):
+    """The independent coordinates and their start: ``(names, columns, values)``, those of ``q0``
+    (validated: as many as the freedoms the prescribed columns leave) or, without ``q0``, chosen
+    automatically at the design pose."""
+    count = dyn.dof - len(prescribed_cols)
+    if count < 0:
+        raise ModelError("prescribed", f"{len(prescribed_cols)} prescribed coordinates for {dyn.dof} degree(s) of "
+                         "freedom")
+    if q0 is not None and not isinstance(q0, dict):
+        raise ModelError("q0", f"expected a dict of coordinate name -> value, got {type(q0).__name__}")
+    if not q0:
+        cols = dyn.automatic_coordinates(count, prescribed_cols)
+        return [dyn.system.variable_names[c] for c in cols], cols, dyn.system.reference_q()[cols]
+    names = list(q0)
+    if len(names) != count:
+        extra = f" besides the {len(prescribed_cols)} prescribed" if prescribed_cols else ""
+        raise ModelError("q0", f"expected {count} independent coordinate(s){extra} (check().dof = "
+                         f"{dyn.dof}), got {len(names)}: {', '.join(map(str, names))}")
+    cols = dyn.columns(names, "q0")
+    overlap = set(cols) & set(prescribed_cols)
+    if overlap:
+        raise ModelError("q0", f"{dyn.system.variable_names[overlap.pop()]!r} is also prescribed")
+    return names, cols, finite_values(q0, names, "q0")
 
 
 def _compile_on_both_cores(dyn, columns, settings):

@@ -4,7 +4,6 @@ with its energy bookkeeping (:class:`EnergyHistory`)."""
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,9 +11,10 @@ import numpy as np
 from loops.results import Column, Trajectory
 from mechanism.errors import ModelError
 
+from .kernels.state import Samples
+
 __all__ = ["Samples", "new_samples", "grown_samples", "EnergyHistory", "SimulationResult"]
 
-Samples = namedtuple("Samples", ["t", "q", "rotations", "q_dot", "q_ddot", "T", "V", "A", "work", "drive"])
 
 
 def new_samples(system, capacity) -> Samples:

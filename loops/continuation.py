@@ -26,7 +26,7 @@ from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONI
                             HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
                             NEWTON_STEP_LIMIT, RANK_TOLERANCE, REACHED, RECHOOSE_RCOND, SINGULAR_CONDITIONING,
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
-                            VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS)
+                            VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
 from .linear import new_factor, square_block
 from .rates import motion_at_positions  # noqa: F401 (where the design studies' sensitivities import it)
 
@@ -249,6 +249,12 @@ class Walk:
         return changed
 
     # ------------------------------------------------------------------ state
+    def state(self) -> WalkState:
+        """The arrays the compiled walk takes (:class:`~loops.kernels.state.WalkState`), this
+        walk's own (not copies)."""
+        return WalkState(self.here, self.factor, self.G, self.trial, self.trial_factor, self.new_G, self.last_G,
+                         self.last_step, self.curvature, self.curved)
+
     @property
     def q(self) -> np.ndarray:
         """Current variables (n,) (copy)."""
@@ -296,10 +302,8 @@ class Walk:
         retried = False
         while True:
             self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-            status = k.continue_to(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                   self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                   self.curvature, self.curved, target,
-                                   self.params, self.counters, self.diagnostics)
+            status = k.continue_to(system.topology, system.geometry, self.block, self.state(), target, self.params,
+                                   self.counters, self.diagnostics)
             if status == k.OK:
                 return
             if status == k.RECHOOSE:
@@ -315,17 +319,16 @@ class Walk:
             raise self._stopped()
 
     def positions(self, targets, speeds, accelerations, first, out):
-        """Walk through ``targets[first:]`` recording into ``out`` (a dict of arrays, see
+        """Walk through ``targets[first:]`` recording into ``out`` (a dict of the arrays of a
+        :class:`~loops.kernels.state.WalkRecord` by field name, see
         :func:`loops.kernels.continuation.walk_positions`) for at most :data:`STEPS_PER_CALL`
         steps. Returns ``(index reached, done)``; raises :class:`WalkStopped` at a stop."""
         k = self._kernels
         system = self.system
         self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-        index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                         self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                         self.curvature, self.curved, targets, speeds, accelerations, first,
-                                         self.params, self.counters, self.diagnostics, out["q"], out["rotations"],
-                                         out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"], out["G"])
+        record = WalkRecord(*(out[field] for field in WalkRecord._fields))
+        index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
+                                         accelerations, first, self.params, self.counters, self.diagnostics, record)
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:

@@ -275,21 +275,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     q0, start = _reference(system)
     _check_span(system, names, driven, q0, table)
     _check_memory(system, count, len(driven))
-    if start.closure_error() > max(tolerance, 1e-8):
-        loop = worst_loop(system, start)
-        reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
-                  "call Mechanism.assemble() first")
-        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
-                           residual=start.closure_error())
-    try:
-        held = _held(system, start, driven, hold)
-    except DependentDrivers:
-        at = _describe(system, names, driven, q0[driven])
-        reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
-                  f"its turning point, or drivers that are not independent), so "
-                  f"{_describe(system, names, driven, table[0])} cannot be reached")
-        raise SweepStopped(reason, SweepResult.empty(system, names, reason),
-                           driver_values=dict(zip(names, table[0]))) from None
+    held = _held_or_stop(system, names, driven, table, start, hold, tolerance)
     held_names = [system.variable_names[c] for c in held]
     columns = np.r_[driven, held].astype(np.int64)
     _check_memory(system, count, len(columns))
@@ -304,13 +290,43 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
+    _walk_through(system, names, driven, table, walk, (np.ascontiguousarray(targets), rates, second), out,
+                  held_names, progress)
+    return out.result(system, names, held_names, count)
 
+
+def _held_or_stop(system, names, driven, table, start, hold, tolerance):
+    """The held columns of a sweep from the reference assembly ``start``; raises SweepStopped
+    (with an empty result) when that assembly does not close or the drivers do not move it
+    independently there."""
+    if start.closure_error() > max(tolerance, 1e-8):
+        loop = worst_loop(system, start)
+        reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
+                  "call Mechanism.assemble() first")
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
+                           residual=start.closure_error())
+    try:
+        return _held(system, start, driven, hold)
+    except DependentDrivers:
+        at = _describe(system, names, driven, start.q[driven])
+        reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
+                  f"its turning point, or drivers that are not independent), so "
+                  f"{_describe(system, names, driven, table[0])} cannot be reached")
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason),
+                           driver_values=dict(zip(names, table[0]))) from None
+
+
+def _walk_through(system, names, driven, table, walk, moves, out, held_names, progress):
+    """Walk through every position (``moves``: the driven targets, rates and second rates, one row
+    a position), recording into ``out``; raises SweepStopped at a stop and SweepInterrupted on
+    Ctrl-C, each with the positions reached."""
+    count = len(table)
     bar = _progress(count, progress)
     index = 0
     try:
         while True:
             try:
-                index, done = walk.positions(np.ascontiguousarray(targets), rates, second, index, out)
+                index, done = walk.positions(*moves, index, out)
             except WalkStopped as stop:
                 index = walk.reached
                 reason = stop_reason(system, names, driven, walk.driven_values[:len(names)], table[index], stop)
@@ -330,4 +346,3 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     finally:
         if bar is not None:
             bar.close()
-    return out.result(system, names, held_names, count)

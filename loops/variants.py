@@ -48,7 +48,8 @@ from .compiled import Geometry
 from .configuration import constraint_matrix, evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_STEPS, Walk, WalkStopped, closure_tolerance, walk_parameters
 from .held import DependentDrivers, held_freedoms
-from .kernels.state import CURVED_FLAGS, STEP_BUDGET, WALK_COUNTERS, WALK_DIAGNOSTICS
+from .kernels.state import (CURVED_FLAGS, STEP_BUDGET, WALK_COUNTERS, WALK_DIAGNOSTICS, VariantRecordArrays,
+                            WalkState)
 from .linear import SquareBlock, new_factor, square_block
 from .passive import pairs_touching
 from .rates import motion_at_positions
@@ -331,17 +332,17 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
     diagnostics = np.zeros((count, WALK_DIAGNOSTICS))
     status, reached = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
     # Every row of a variant that finishes is written; a variant that does not is walked again
-    # below, its rows set to NaN first. (Filling tens of MB with NaN beforehand cost a sixth
-    # of a study.)
+    # below, its rows set to NaN first: the outputs start empty, not NaN, as filling tens of MB
+    # that the walk overwrites anyway is a large share of a study.
     out_q = np.empty((count, N, n))
     out_T, out_V, out_A = _link_major((count, N), links, D)
     unit_speeds = np.eye(D, d)
     unbuildable = builder.unbuildable(offsets)
     for v in unbuildable:
         counters[v, STEP_BUDGET] = 0  # no step: the kernel leaves it at once
-    arguments = (system.topology, geometries, blocks, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                 curvature, curved, setup.q0, setup.rotations0, targets, unit_speeds, setup.params, counters,
-                 diagnostics, status, reached, out_q, out_T, out_V, out_A)
+    walks = WalkState(here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved)
+    arguments = (system.topology, geometries, blocks, walks, setup.q0, setup.rotations0, targets, unit_speeds,
+                 setup.params, counters, diagnostics, status, reached, VariantRecordArrays(out_q, out_T, out_V, out_A))
     _in_threads(kernels.walk_variants, arguments, count, workers)
     reasons = dict(unbuildable)
     for v in unbuildable:
@@ -365,8 +366,8 @@ def sweep_variants(system, builder, offsets, drivers, *, hold=None, tolerance=DE
 def _link_major(rows, links, drivers):
     """Empty poses (V, N, L, 4, 4) and twists (V, N, D, L, 6), stored link by link (views of
     (L, V, N, 4, 4) and (D, L, V, N, 6) arrays): a metric reads one link's poses or twists at
-    every row (a design study's suspension metrics), and finds them contiguous,
-    where a copy of each took a fifth of the metrics' time."""
+    every row (a design study's suspension metrics), and finds them contiguous, without a
+    copy."""
     poses = np.empty((links,) + rows + (4, 4)).transpose(1, 2, 0, 3, 4)
     twists = [np.empty((drivers, links) + rows + (6,)).transpose(2, 3, 0, 1, 4) for _ in range(2)]
     return poses, twists[0], twists[1]

@@ -651,10 +651,8 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
         walk.counters[1] = walk.counters[0] + 1
     else:
         walk.params[3] = 0.0  # no halving
-    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.here, walk.factor, walk.G,
-                                 walk.trial, walk.trial_factor, walk.new_G, walk.last_G, walk.last_step,
-                                 walk.curvature, walk.curved, np.array([0.6]), walk.params, walk.counters,
-                                 walk.diagnostics)
+    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.state(), np.array([0.6]),
+                                 walk.params, walk.counters, walk.diagnostics)
     assert status == (kernels.BUDGET if end == "budget" else kernels.STOPPED)
     assert walk.counters[0] == 1
     for name, value in before.items():

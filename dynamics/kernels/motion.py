@@ -42,6 +42,7 @@ from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
 from loops.kernels.state import (BRANCH_RATIO, CONDITIONING, CORRECTION, ITERATION_LIMIT, NEWTON_STEP_LIMIT, TOLERANCE,
                                  TRUSTED_CONDITIONING, VALID)
+from loops.kernels.tree import tree_twists
 from loops.kernels.velocity import link_velocities, solve_with_drivers
 
 from .kane import newton_euler_terms
@@ -228,17 +229,8 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         return SINGULAR
     n, d = topology.n, G.shape[1]
     jac = kin.jacobians
-    jac[topology.ground, :, :] = 0.0
-    for child in topology.tree_order:
-        p = topology.tree_pair[child]
-        sign = topology.forward[child]
-        copy_matrix(jac[topology.parent[child]], jac[child])
-        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-            for s in range(d):
-                g = sign * G[col, s]
-                if g != 0.0:
-                    for r in range(6):
-                        jac[child, s, r] += work.xi[col, r] * g
+    for s in range(d):  # the partial velocities along each driven coordinate
+        tree_twists(topology, work.xi, G[:, s], None, jac[:, s])
     for col in range(n):
         v = 0.0
         for s in range(d):
@@ -267,14 +259,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     powers = scratch.powers
     applied_loads(loads, work.q, kin.q_dot, work.T, kin.V, kin.pair_values, kin.point_values, kin.pair_forces,
                   kin.wrenches, powers, scratch.v3)
-    for s in range(d):
-        value = gravity_forces[s]
-        for i in range(topology.links):
-            for r in range(6):
-                value += jac[i, s, r] * kin.wrenches[i, r]
-        for col in range(n):
-            value += G[col, s] * kin.pair_forces[col]
-        kin.Q[s] = value
+    _generalized_forces(topology, G, jac, gravity_forces, kin)
     if m:
         Muu = scratch.matrix[:m, :m]
         copy_matrix(kin.M[:m, :m], Muu)
@@ -291,8 +276,33 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         kin.efforts[s] = value if s >= m else 0.0
         if s >= m:
             driver_power += value * rates[s]
-    # q'' and link accelerations at the accelerations found.
-    for col in range(n):
+    _add_independent_accelerations(topology, G, jac, bias, m, kin)
+    kin.powers[0] = powers[0]
+    kin.powers[1] = powers[1]
+    kin.powers[2] = driver_power
+    return OK
+
+
+@internal_kernel(forceinline=True)
+def _generalized_forces(topology, G, jac, gravity_forces, kin):
+    """``kin.Q`` (d,): the generalized forces along each driven coordinate, gravity's
+    (``gravity_forces``) plus the link wrenches through the partial velocities ``jac`` and the
+    pair forces through the transmission ``G``."""
+    for s in range(G.shape[1]):
+        value = gravity_forces[s]
+        for i in range(topology.links):
+            for r in range(6):
+                value += jac[i, s, r] * kin.wrenches[i, r]
+        for col in range(topology.n):
+            value += G[col, s] * kin.pair_forces[col]
+        kin.Q[s] = value
+
+
+@internal_kernel(forceinline=True)
+def _add_independent_accelerations(topology, G, jac, bias, m, kin):
+    """``kin.q_ddot`` (n,) and ``kin.A`` (L, 6) at the independent accelerations found
+    (``kin.accelerations`` (m,)): the bias part plus the transmission's (``G``, ``jac``)."""
+    for col in range(topology.n):
         value = bias[col]
         for a in range(m):
             value += G[col, a] * kin.accelerations[a]
@@ -301,10 +311,6 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         for a in range(m):
             for r in range(6):
                 kin.A[i, r] += jac[i, a, r] * kin.accelerations[a]
-    kin.powers[0] = powers[0]
-    kin.powers[1] = powers[1]
-    kin.powers[2] = driver_power
-    return OK
 
 
 @inline_kernel

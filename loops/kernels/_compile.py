@@ -8,10 +8,8 @@ inlined into their callers so that views of the callers' arrays cost nothing.
 
 Both are compiled without numba's reference counting (``_nrt=False``): the kernels take
 the system's frozen arrays and preallocated scratch and allocate nothing, and counting the
-references of every array in the named tuples at every call and every view cost about a
-third of a sweep (measured: link poses 1.12 -> 0.67 us, the wishbone sweep 27.7 -> 17.8 us
-per position) and a third of the compile time (the sweep kernels 67 -> 41 s; the dynamics
-kernels, the integrator included, a first simulation 115 -> about 80 s). Such a kernel copies
+references of every array in the named tuples at every call and every view would be a
+large share of both a sweep's time and the compile time. Such a kernel copies
 arrays with the loops of :mod:`.arrays` (``a[:] = b`` would need a temporary) and never
 returns an array it did not receive. ``allocating_kernel`` and ``allocating_inline_kernel``
 keep the counting for the few kernels that allocate, all called from Python only (the
@@ -29,13 +27,13 @@ take the parts they use. For every compiled signature numba also writes a CPytho
 machine code, as much as the kernel's own) and a C wrapper: no kernel is called through C,
 so none gets one, and ``internal_kernel`` marks the kernels that only other kernels call
 (the corrector, the factorization, the walk's step, the dynamics' terms), which get no
-CPython wrapper either (measured: a first simulation compiled 73.6 -> 69.4 s). Called from
+CPython wrapper either. Called from
 Python anyway (a test, a rare path), such a kernel compiles a twin with the wrapper, cached
 under a name of its own, and runs that: the same function, nothing lost but the time.
 A call between kernels passes every field of every array of its named tuples (hundreds of
 machine words) through the stack; ``forceinline=True`` has LLVM inline the hot kernels with
 few call sites into their callers instead (the closure's evaluation, the factorization, the
-step's helpers, the rates), which made the walk a sixth faster and costs no compile time.
+step's helpers, the rates), which saves the argument passing and costs no compile time.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.
 
@@ -258,7 +256,7 @@ def internal_kernel(function=None, *, forceinline=False):
     ``forceinline``: no call and no argument passing, where a call passes each of the hundreds
     of arrays' fields in the named tuples through the stack, about 400 pushes a call). For the
     hot kernels with one or two call sites: compiling costs no more (the argument passing goes
-    too), and a design study's walk went from 11.5 to 9.5 us per position."""
+    too), and the calls' cost goes."""
     if function is None:
         return lambda f: internal_kernel(f, forceinline=forceinline)
     if numba.config.DISABLE_JIT:

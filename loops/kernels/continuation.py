@@ -311,44 +311,37 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
 
 
 @kernel
-def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-                curved, target, params, counters, diagnostics):
-    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED, BUDGET or RECHOOSE.
+def continue_to(topology, geometry, block, walk, target, params, counters, diagnostics):
+    """Walk the driven values of ``walk.here`` (a :class:`~.state.WalkState`) to ``target`` (d,);
+    returns OK, STOPPED, BUDGET or RECHOOSE.
 
     ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
     accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
     """
+    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
     return walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                     curvature, curved, target, params, counters, diagnostics)
+                   curvature, curved, target, params, counters, diagnostics)
 
 
 @internal_kernel(forceinline=True)
 def walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-              curved, target, params, counters, diagnostics):
+            curved, target, params, counters, diagnostics):
     """:func:`continue_to`, inlined into the walks that call it.
 
     A step is tried in ``here`` itself, its start kept in ``trial`` (variables and spherical
     states) and its factorization made in ``trial_factor``: a refused step puts the start back
     and evaluates it again (:func:`_evaluated_again`) before the walk returns from it; an
     accepted one copies only its factorization into ``factor``. Refused steps are rare, so
-    this copies the least: trying the step in ``trial`` and copying the accepted
-    configuration into ``here`` took a twelfth of a design study's walk, and swapping the two
-    buffers' roles instead made every field of their named tuples a value the compiled loop
-    carries from step to step (a tenth)."""
+    this copies the least; the two buffers keep their roles (swapping them would make every
+    field of their named tuples a value the compiled loop carries from step to step)."""
     tolerance, max_motion, ratio = params[TOLERANCE], params[MOTION_LIMIT], params[BRANCH_RATIO]
     max_halvings, iterations = int(params[HALVING_LIMIT]), int(params[ITERATION_LIMIT])
     max_step, singular_rcond = params[NEWTON_STEP_LIMIT], params[SINGULAR_RCOND]
     tangents = int(params[TANGENTS])
     driven = block.driven
     d = driven.shape[0]
-    start = trial.scratch.variables[2][:d]
-    span = trial.scratch.variables[3][:d]
-    moving = False
-    for k in range(d):
-        start[k] = here.q[driven[k]]
-        span[k] = target[k] - start[k]
-        moving = moving or span[k] != 0.0
-    if not moving:
+    start, span = trial.scratch.variables[2][:d], trial.scratch.variables[3][:d]
+    if not _span_to(here, driven, target, start, span):
         return OK
     step = here.scratch.variables[2]
     result = diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
@@ -395,21 +388,8 @@ def walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new
                 return STOPPED
             continue
         refused = False
-        # Steps are remembered only between regular ends: a singular one keeps the incoming
-        # tangent, whose difference from the next is no curvature.
-        remembered = regular and factor.info[VALID] != 0.0
-        for k in range(d):
-            last_step[1, k] = last_step[0, k] if remembered else 0.0
-            last_step[0, k] = h * span[k] if remembered else 0.0
-        copy_vector(curvature[0], curvature[1])
-        curved[CURVED_BEFORE] = curved[CURVED_HERE] if remembered else 0.0
-        curved[CURVED_HERE] = 0.0  # where this step ends: known once its accelerations are solved
-        if order == 3 and result[ITERATIONS] > 1.0:
-            curved[RECORDING] = 1.0  # steps long for the curvature: record it from now on
-        copy_factor(trial_factor, factor)
-        copy_matrix(last_G[0], last_G[1])
-        copy_matrix(G, last_G[0])
-        copy_matrix(new_G, G)
+        _remember_step(factor, trial_factor, G, new_G, last_G, last_step, curvature, curved, span, h, regular,
+                       order == 3 and result[ITERATIONS] > 1.0)
         fraction = 1.0 if last else fraction + h
         halvings = max(halvings - 1, 0)
         h *= 2.0
@@ -418,6 +398,40 @@ def walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new
             return RECHOOSE
     diagnostics[CONDITIONING_HERE] = factor.info[CONDITIONING] if factor.info[VALID] != 0.0 else 0.0
     return OK
+
+
+@internal_kernel(forceinline=True)
+def _span_to(here, driven, target, start, span):
+    """The driven values where ``here`` stands into ``start`` (d,) and the way to ``target`` into
+    ``span`` (d,); False when there is no way to go."""
+    moving = False
+    for k in range(driven.shape[0]):
+        start[k] = here.q[driven[k]]
+        span[k] = target[k] - start[k]
+        moving = moving or span[k] != 0.0
+    return moving
+
+
+@internal_kernel(forceinline=True)
+def _remember_step(factor, trial_factor, G, new_G, last_G, last_step, curvature, curved, span, h, regular, long):
+    """Take an accepted step of ``h span``: its factorization and tangent become the walk's, and
+    the memory of the last steps moves on. Steps are remembered only between regular ends (a
+    singular one keeps the incoming tangent, whose difference from the next is no
+    curvature); ``long``: the step, predicted to third order, needed more than one Newton
+    iteration, so the walk records curvatures from now on."""
+    remembered = regular and factor.info[VALID] != 0.0
+    for k in range(span.shape[0]):
+        last_step[1, k] = last_step[0, k] if remembered else 0.0
+        last_step[0, k] = h * span[k] if remembered else 0.0
+    copy_vector(curvature[0], curvature[1])
+    curved[CURVED_BEFORE] = curved[CURVED_HERE] if remembered else 0.0
+    curved[CURVED_HERE] = 0.0  # where this step ends: known once its accelerations are solved
+    if long:
+        curved[RECORDING] = 1.0
+    copy_factor(trial_factor, factor)
+    copy_matrix(last_G[0], last_G[1])
+    copy_matrix(G, last_G[0])
+    copy_matrix(new_G, G)
 
 
 @internal_kernel
@@ -458,20 +472,23 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
 
 
 @kernel
-def walk_positions(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                   curvature, curved, targets, speeds, accelerations, first, params, counters, diagnostics, out_q,
-                   out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
-    """Walk through ``targets[first:]`` (N, d) in order, recording every position reached.
+def walk_positions(topology, geometry, block, walk, targets, speeds, accelerations, first, params, counters,
+                   diagnostics, out):
+    """Walk ``walk`` (a :class:`~.state.WalkState`) through ``targets[first:]`` (N, d) in order,
+    recording every position reached into ``out`` (a :class:`~.state.WalkRecord`): position i's
+    variables, rotations, rates at the driven ``speeds`` and ``accelerations`` (N, d), link
+    poses, velocities, accelerations and tangent ``G`` go to row i.
 
     Returns ``(index, status)``: the first index not reached (N when all were) and OK,
-    STOPPED or BUDGET. Position i's variables, rotations, rates, link poses, velocities,
-    accelerations and tangent ``G`` go to row i of the ``out_*`` arrays.
+    STOPPED or BUDGET.
     """
+    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
+    out_q, out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G = out
     count = targets.shape[0]
     status, i = OK, first
     while i < count:
         status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                           curvature, curved, targets[i], params, counters, diagnostics)
+                         curvature, curved, targets[i], params, counters, diagnostics)
         if status != OK:
             break
         copy_vector(here.q, out_q[i])

@@ -22,6 +22,7 @@ from collections import namedtuple
 __all__ = ["Topology", "Geometry", "Work", "Scratch", "SquareBlock", "Factor", "SQUARE", "LEAST_SQUARES",
            "RANK_TOLERANCE", "TRUSTED_CONDITIONING", "SINGULAR_CONDITIONING",
            "PIVOT_RATIO", "CONDITIONING", "VALID", "BAND_OVERFLOW", "DETERMINANT_SIGN", "FACTOR_INFO_SIZE",
+           "WalkState", "WalkRecord", "VariantRecordArrays",
            "TOLERANCE", "MOTION_LIMIT", "BRANCH_RATIO", "HALVING_LIMIT", "ITERATION_LIMIT", "NEWTON_STEP_LIMIT",
            "SINGULAR_RCOND", "RECHOOSE_RCOND", "TANGENTS", "WALK_PARAMETERS",
            "STEPS_TAKEN", "STEP_BUDGET", "WALK_COUNTERS",
@@ -103,6 +104,25 @@ PIVOT_RATIO, CONDITIONING, VALID, BAND_OVERFLOW, DETERMINANT_SIGN = range(5)
 FACTOR_INFO_SIZE = 5
 
 # ------------------------------------------------------------------------ the walk
+#: Where a walk stands and what it remembers (:mod:`loops.kernels.continuation`): the closed
+#: configuration ``here`` with its factorization ``factor`` and tangent ``G`` (n, d); the
+#: scratch of a step of the same shapes (``trial``, ``trial_factor``, ``new_G``); the memory
+#: of the last two accepted steps ``last_G`` (2, n, d), ``last_step`` (2, d), the curvatures
+#: ``curvature`` (2, n) and their flags ``curved`` (:data:`CURVED_FLAGS`,). A batch of
+#: variants (:mod:`loops.kernels.variants`) stacks every array along a leading variant axis.
+WalkState = namedtuple("WalkState", ["here", "factor", "G", "trial", "trial_factor", "new_G", "last_G", "last_step",
+                                     "curvature", "curved"])
+#: What a walk records at every position it reaches (row i for position i): variables ``q``
+#: (N, n), spherical ``rotations`` (N, m, 3, 3), rates ``q_dot``, ``q_ddot`` (N, n), link
+#: poses ``T`` (N, L, 4, 4), link velocities ``V`` and accelerations ``A`` (N, L, 6), and the
+#: tangent ``G`` (N, n, d).
+WalkRecord = namedtuple("WalkRecord", ["q", "rotations", "q_dot", "q_ddot", "T", "V", "A", "G"])
+#: What a batch of variants records (:func:`loops.kernels.variants.walk_variants`): per
+#: variant v and position i, the variables ``q[v, i]`` (n,), the link poses ``T[v, i]``
+#: (L, 4, 4) and, per recorded driver direction k, the link velocities ``V[v, i, k]`` and
+#: accelerations ``A[v, i, k]`` (L, 6).
+VariantRecordArrays = namedtuple("VariantRecordArrays", ["q", "T", "V", "A"])
+
 #: The walk's and corrector's parameters ``params`` (float64, :data:`WALK_PARAMETERS`,):
 #: closure tolerance (dimensionless); largest predicted motion of a step; correction over
 #: predicted motion above which a step jumped branches; halvings of one step before the walk

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from mechanism.errors import ModelError
 from mechanism.hardpoints import hardpoints_of
 
