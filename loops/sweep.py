@@ -36,7 +36,7 @@ from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
-           "MAX_POSITIONS", "SweepOutputs", "stop_reason"]
+           "MAX_POSITIONS", "SweepOutputs", "stop_reason", "progress_bar"]
 
 #: Most positions one sweep may request.
 MAX_POSITIONS = 10_000_000
@@ -100,7 +100,7 @@ def driver_table(drivers):
     return list(arrays), np.column_stack([np.broadcast_to(a, (count,)) for a in arrays.values()])
 
 
-def _progress(total, enabled, unit="pos", least=200):
+def progress_bar(total, enabled, unit="pos", least=200):
     """A progress bar on stderr for ``total`` ``unit``s, or None; ``enabled`` None shows it
     on a terminal from ``least`` on (it appears after a second)."""
     if enabled is None:
@@ -321,7 +321,7 @@ def _walk_through(system, names, driven, table, walk, moves, out, held_names, pr
     a position), recording into ``out``; raises SweepStopped at a stop and SweepInterrupted on
     Ctrl-C, each with the positions reached."""
     count = len(table)
-    bar = _progress(count, progress)
+    bar = progress_bar(count, progress)
     index = 0
     try:
         while True:

@@ -40,10 +40,10 @@ Python: the same code, slower, which is how the kernel tests run a second time.
 numba's cache checks the source file of each cached function but not the files of the
 functions it calls or inlines. So each kernel package registers its directory here
 (:func:`register_kernel_package`: this package when this module loads, the dynamics kernels
-from :mod:`dynamics.kernels._compile`), and a digest of its sources and of those of the
-packages registered before it (whose kernels it calls) is compared with the one stored
-beside its cache; when they differ (a new version, an edit), that package's cached kernels
-are deleted and compiled anew, and stderr says so ("compiling kernels, first run only").
+from :mod:`dynamics.kernels._compile`), and a digest of its sources and of this package's
+(whose kernels the others call) is compared with the one stored beside its cache; when they
+differ (a new version, an edit), that package's cached kernels are deleted and compiled
+anew, and stderr says so ("compiling kernels, first run only").
 A cache file that cannot be read back (cut short, garbled) is deleted and its kernel
 compiled anew as well (:class:`_CheckedCacheFile`).
 
@@ -89,11 +89,12 @@ def _cache_directories():
     return [_cache_directory(directory) for directory, _ in _PACKAGES]
 
 
-def _digest(directory, before):
-    """The digest of a kernel package: numba's version, the digest of the packages registered
-    before it (whose kernels its kernels call or inline) and its own sources."""
+def _digest(directory, base):
+    """The digest of a kernel package: numba's version, the digest ``base`` of the kinematics
+    kernels (whose kernels every other package's call or inline; "" for them) and its own
+    sources."""
     h = hashlib.sha256(numba.__version__.encode())
-    h.update(before.encode())
+    h.update(base.encode())
     for path in sorted(directory.glob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
@@ -143,16 +144,16 @@ def _announce():
 
 def register_kernel_package(init_file):
     """Register the kernel package whose ``__init__.py`` (or any module) is ``init_file``: its
-    cached kernels are kept while its sources and those of every package registered before
-    it are unchanged, and deleted (to be compiled anew) otherwise. A package registers from
-    the module that gives its kernels their decorators, so before any of them loads; a
-    package whose kernels call another's registers after it (it imports that one's
-    decorators, which registers it first)."""
+    cached kernels are kept while its sources and those of the kinematics kernels (this
+    package, registered first, on which every other builds) are unchanged, and deleted (to be
+    compiled anew) otherwise. A package registers from the module that gives its kernels
+    their decorators, so before any of them loads. The digest does not depend on which other
+    packages a process registered, or in what order."""
     directory = pathlib.Path(init_file).resolve().parent
     if any(directory == known for known, _ in _PACKAGES):
         return
-    before = _PACKAGES[-1][1] if _PACKAGES else ""
-    _PACKAGES.append((directory, _digest(directory, before)))
+    base = _PACKAGES[0][1] if _PACKAGES else ""
+    _PACKAGES.append((directory, _digest(directory, base)))
     if numba.config.DISABLE_JIT:
         return
     if _refresh(directory, _PACKAGES[-1][1]):
