@@ -233,7 +233,7 @@ class Trajectory:
                              f"{', '.join(self.drivers) or 'none'})")
         if self._tangents is None:
             raise ModelError(f"driver {driver!r}", "this record keeps no tangents")
-        from .continuation import motion_at_positions  # noqa: PLC0415
+        from .rates import motion_at_positions  # noqa: PLC0415
 
         k = self.drivers.index(driver)
         speeds = np.zeros((len(self), len(self.drivers) + len(self.held)))

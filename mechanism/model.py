@@ -431,11 +431,21 @@ class Mechanism:
 
         return mobility_report(self.snapshot())
 
-    def sweep(self, drivers, speeds=None, accelerations=None, **options):
-        """Position (and velocity, acceleration) sweep; see :func:`loops.sweep.sweep`."""
+    def sweep(self, drivers, speeds=None, accelerations=None, *, hold=None, tolerance=None, progress=None):
+        """Position (and velocity, acceleration) sweep of this mechanism; see :func:`loops.sweep.sweep`.
+
+        ``drivers``: dict name -> (N,) values (rad, m); ``speeds``, ``accelerations``: dict
+        name -> float or (N,) driver rates (default 0); ``hold``: variables to hold for the
+        freedoms no driver fixes (default: chosen); ``tolerance``: closure tolerance,
+        dimensionless (None: :data:`loops.continuation.DEFAULT_TOLERANCE`); ``progress``: a
+        progress bar on stderr (None: for long sweeps on a terminal). Returns a
+        :class:`loops.results.SweepResult`; raises ``SweepStopped`` where the sweep cannot go on.
+        """
         from loops.sweep import sweep
 
-        return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, **options)
+        options = {} if tolerance is None else {"tolerance": tolerance}
+        return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, hold=hold,
+                     progress=progress, **options)
 
     def assemble(self, guess=None, **options):
         """Close every loop from rough pair values ``guess`` (dict name -> value or values).

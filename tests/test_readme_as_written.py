@@ -362,7 +362,7 @@ def test_ci_installs_what_the_readme_installs():
     cluster tests run), and ends with the README's test command."""
     ci = (ROOT / ".ci" / "run").read_text()
     installs = re.findall(r"pip install .*?-e \"([^\"]+)\"", ci)
-    setup = re.findall(r"pip install -e \"([^\"]+)\"", README)
+    setup = [extras for _, _, body in of("sh") for extras in re.findall(r"pip install -e \"([^\"]+)\"", body)]
     assert installs == setup == [".[test]"], (installs, setup)
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(requirement.startswith("dask[distributed]") for requirement in extras["test"]), extras["test"]

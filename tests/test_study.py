@@ -17,7 +17,7 @@ import pytest
 
 from loops.compiled import compile_model
 from loops.study.coordinates import coordinates, moved_hardpoints
-from loops.study.geometry import VariantGeometry
+from loops.variants import VariantGeometry
 from loops.study.study import Plan, run_study
 from loops.study.suspension import VariantSuspension
 from loops.suspension.analyses import Suspension, combined, parallel_travel, roll, static_roll_centre, steering

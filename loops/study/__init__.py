@@ -1,8 +1,8 @@
 """Design studies: thousands of hardpoint variants of one model at once.
 
 * :mod:`.coordinates`: which hardpoint coordinates vary (``"lower_ball.z"``);
-* :mod:`.geometry`: the variants' geometry stacked on the nominal topology;
-* :mod:`.batch`: the batched walk (every core), each variant closed like a single sweep;
+* :mod:`loops.variants` (the engine's): the variants' geometry stacked on the nominal
+  topology and their batched walk (every core), each variant closed like a single sweep;
 * :mod:`.suspension`: the workbench's analyses and metrics over variant rows;
 * :mod:`.study`: :func:`run_study` and its :class:`StudyResult` (tidy table, CSV, pandas,
   Parquet, percentile bands).

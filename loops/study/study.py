@@ -24,7 +24,7 @@ from mechanism.errors import ModelError
 
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
-from ..sweep import _progress
+from ..sweep import progress_bar as _progress
 from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
 from .cluster import run_on_cluster
 from .coordinates import Coordinate, coordinates

@@ -4,7 +4,7 @@ The analyses of :mod:`loops.suspension.analyses` work on records of rows (positi
 on a :class:`~loops.suspension.analyses.Suspension` that sweeps and knows its design-pose
 values. :class:`VariantSuspension` is such a suspension for V variants of one nominal design
 at N positions each: its rows are the V x N (variant, position) pairs, variant-major; its
-sweep walks every variant at once (:func:`loops.study.batch.sweep_variants`); its located
+sweep walks every variant at once (:func:`loops.variants.sweep_variants`); its located
 points and design-pose values (wheel centre, contact patch, kingpin points) are per row,
 moved with the variants' hardpoints (:attr:`Suspension.design_rows` says so, and roll's
 static roll centre is then one per row). So every analysis and every metric is the
@@ -21,15 +21,13 @@ from ..compiled import compile_model
 from ..suspension.analyses import Suspension
 from ..suspension.corner import Located
 from ..suspension.metrics import _Design
-from .batch import _Setup, sweep_variants
-from .coordinates import moved_hardpoints
-from .geometry import VariantGeometry
+from ..variants import VariantGeometry, VariantSetup, moved_hardpoints, sweep_variants
 
 __all__ = ["VariantSuspension"]
 
 
 class _Rows:
-    """A :class:`~loops.study.batch.VariantRecord` as one record of V x N rows: link poses,
+    """A :class:`~loops.variants.VariantRecord` as one record of V x N rows: link poses,
     and twists along driver ``k`` (None: the record's own motion, at rest)."""
 
     def __init__(self, record, k=None):
@@ -81,7 +79,7 @@ class _VariantMechanism:
         count = len(self.offsets)
         key = (tuple(drivers), tolerance)
         if key not in self._setups:
-            self._setups[key] = _Setup(self.system, list(drivers), None, tolerance)
+            self._setups[key] = VariantSetup(self.system, list(drivers), None, tolerance)
         rows = {name: np.asarray(values, dtype=float).reshape(count, -1) for name, values in drivers.items()}
         N = next(iter(rows.values())).shape[1]
         given = np.all([np.isfinite(values) for values in rows.values()], axis=0)  # (V, N)
