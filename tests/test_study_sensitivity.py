@@ -31,7 +31,7 @@ from loops.study.optimise import optimise
 from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
 from loops.suspension import Suspension, load_suspension, parallel_travel, roll, steering
 from loops.suspension.analyses import static_roll_centre
-from loops.suspension.metrics import Motion
+from loops.suspension.motion import Motion
 from mechanism import ModelError
 from mechanism.hardpoints import hardpoints_of
 from mechanism.transforms import twist_vector

@@ -569,9 +569,9 @@ def test_docstring_examples_run(monkeypatch):
     import doctest
 
     import loops.suspension
-    import loops.suspension.metrics
+    import loops.suspension.measure
 
     monkeypatch.chdir(EXAMPLE.parents[1])
-    for module in (loops.suspension, loops.suspension.metrics):
+    for module in (loops.suspension, loops.suspension.measure):
         failures, tried = doctest.testmod(module, raise_on_error=False, report=True)
         assert tried > 0 and failures == 0, module.__name__

@@ -20,7 +20,7 @@ from mechanism.errors import ModelError
 from ..compiled import compile_model
 from ..suspension.analyses import Suspension
 from ..suspension.corner import Located
-from ..suspension.metrics import _Design
+from ..suspension.wheel import DesignValues
 from .batch import _Setup, sweep_variants
 from .coordinates import moved_hardpoints
 from .geometry import VariantGeometry
@@ -126,7 +126,7 @@ class VariantSuspension(Suspension):
         self.resolved = {side: self._moved_resolved(r, moved, self.rows) for side, r in nominal.resolved.items()}
         # The design-pose values are the variants' own: made once per variant, then per row.
         per_variant = {side: self._moved_resolved(r, moved, np.asarray) for side, r in nominal.resolved.items()}
-        self.design = {side: self._design_rows(_Design(per_variant[side], c, _identity_poses))
+        self.design = {side: self._design_rows(DesignValues(per_variant[side], c, _identity_poses))
                        for side, c in self.corners.items()}
         self.finished = None
 
@@ -143,7 +143,7 @@ class VariantSuspension(Suspension):
         return out
 
     def _design_rows(self, design):
-        """A corner's design-pose values per variant (:class:`~loops.suspension.metrics._Design`,
+        """A corner's design-pose values per variant (:class:`~loops.suspension.wheel.DesignValues`,
         (V, ...) arrays) repeated for each of their positions: (V N, ...). A value that no
         variant moves (a point (3,), an angle) stays one for all rows."""
         out = _copy(design)

@@ -6,8 +6,14 @@
   and drive layout, steering ratio (``[vehicle]``).
 * :mod:`~loops.suspension.axle`: an axle by mirroring a corner about the centre plane, or
   from two corner models, sharing the steering rack (``[axle]``).
-* :mod:`~loops.suspension.metrics`: every metric, its definition, sign and standard.
-* :mod:`~loops.suspension.analyses`: parallel and opposite travel, roll, steering, combined.
+* :mod:`~loops.suspension.metrics`: the metric catalogue: every metric, its definition, sign,
+  standard, unit and function (:mod:`~loops.suspension.wheel`,
+  :mod:`~loops.suspension.velocity_field`, :mod:`~loops.suspension.axle_geometry`), taken
+  by :mod:`~loops.suspension.measure` along the motions of :mod:`~loops.suspension.motion`.
+* :mod:`~loops.suspension.model`: :class:`Suspension`, what is analysed, and
+  :class:`SuspensionResult`, what an analysis returns.
+* :mod:`~loops.suspension.analyses`: parallel and opposite travel, steering, combined; roll
+  (:mod:`~loops.suspension.body_motion`); the wheels placed by :mod:`~loops.suspension.travel`.
 * :mod:`~loops.suspension.files`: :func:`load_suspension` reads a corner or axle file.
 * :mod:`~loops.suspension.hardpoints`: hardpoint tables out to CSV and back into a model file.
 * :mod:`~loops.suspension.sheets`: the standard sheet of an analysis, and comparisons.
@@ -27,7 +33,8 @@ from .analyses import (ANALYSES, Suspension, SuspensionResult, combined, opposit
 from .axle import Axle, axle_from_corners, mirror_corner
 from .corner import Corner, corner_from_table
 from .files import load_suspension
-from .metrics import AXLE_METRICS, METRICS, ROLL_METRICS, contact_patch, metrics_at, rates, suspension_metrics
+from .measure import contact_patch, metrics_at, rates, suspension_metrics
+from .metrics import AXLE_METRICS, METRICS, ROLL_METRICS
 from .vehicle import Vehicle, vehicle_from_table
 
 __all__ = ["Corner", "Vehicle", "Axle", "Suspension", "SuspensionResult", "suspension_metrics", "metrics_at",

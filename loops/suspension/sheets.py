@@ -23,7 +23,7 @@ from mechanism.errors import ModelError
 from mechanism.units import Units
 from mechanism.specs import GROUND
 
-from .metrics import contact_patch
+from .measure import contact_patch
 
 __all__ = ["plot_sheet", "PANELS"]
 
