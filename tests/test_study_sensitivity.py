@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loops.study import sensitivity
+from loops.study.sensitivity import directions, driver_rates, motion, roll as roll_sensitivity, wheel_rate
 from loops.study.coordinates import coordinates, moved_hardpoints
 from loops.study.optimise import optimise
 from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
@@ -205,7 +205,7 @@ def test_a_hooke_pair_rates_its_own_twist(tmp_path, monkeypatch):
     for link in ("tie_rod", "upright"):
         exact = sens.link_acceleration_rate(link, "travel")
         assert np.abs(exact - expected[link]).max() <= RELATIVE * np.abs(expected[link]).max() + FLOOR, link
-    monkeypatch.setattr(sensitivity, "_hooke_terms", lambda *args: 0.0)
+    monkeypatch.setattr(directions, "hooke_terms", lambda *args: 0.0)
     wrong = sens.link_acceleration_rate("tie_rod", "travel")
     assert np.abs(wrong - expected["tie_rod"]).max() > 1e-3 * np.abs(expected["tie_rod"]).max()
 
@@ -378,7 +378,7 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
     (its rates zero) the roll's camber and wheel travels come out wrong."""
     coords = roll_sensitivities.coordinates
     system = roll_sensitivities.result.system
-    point, rates = sensitivity._roll_axis(front_axle, sensitivity._moves(system, coords, "vary"), "vary")
+    point, rates = roll_sensitivity.roll_axis(front_axle, motion.moves(system, coords, "vary"), "vary")
     np.testing.assert_allclose(point, static_roll_centre(front_axle), rtol=0, atol=1e-15)
     for j in range(len(coords)):
         offsets = np.zeros(len(coords))
@@ -387,8 +387,8 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
         expected = (centres[0] - centres[1]) / (2 * H)
         assert np.abs(rates[j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, coords[j].name
     assert np.abs(rates[0]).max() > 1.0  # the lower ball joint moves the roll centre ~12 m per m
-    held = sensitivity._roll_axis
-    monkeypatch.setattr(sensitivity, "_roll_axis", lambda *args: (held(*args)[0], np.zeros_like(rates)))
+    held = roll_sensitivity.roll_axis
+    monkeypatch.setattr(roll_sensitivity, "roll_axis", lambda *args: (held(*args)[0], np.zeros_like(rates)))
     without = sensitivities_of(roll_sensitivities.result, ROLL_COORDINATES)
     for name in ("camber_left", "wheel_travel_right", "track_change_left"):
         reference = roll_differences[name][:, 0]
@@ -409,7 +409,7 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
     assert_matches(sens, reference, wheel_rates)
     scale = np.abs(reference["wheel_rate_left"]).max()
     assert scale > 1e5  # N/m per m: the wheel rate does move with these
-    lie_bracket = sensitivity.lie_bracket
+    lie_bracket = directions.lie_bracket
     for term in range(4):
         calls = iter(range(100))
 
@@ -418,12 +418,12 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
             # wheel's first
             return 0.0 * lie_bracket(a, b) if next(calls) == term else lie_bracket(a, b)
 
-        monkeypatch.setattr(sensitivity._Directions, "acceleration_rate",
-                            _with_bracket(sensitivity._Directions.acceleration_rate, without))
+        monkeypatch.setattr(directions.Directions, "acceleration_rate",
+                            _with_bracket(directions.Directions.acceleration_rate, without))
         wrong = sensitivities(front_axle, names, TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
         monkeypatch.undo()
         assert np.abs(wrong - reference["wheel_rate_left"]).max() > 1e-3 * scale, term
-    monkeypatch.setattr(sensitivity, "_point_rates", _without_own_move(sensitivity._point_rates))
+    monkeypatch.setattr(wheel_rate, "point_rates", _without_own_move(wheel_rate.point_rates))
     wrong = sensitivities(front_axle, names[:1], TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
     assert np.abs(wrong - reference["wheel_rate_left"][:, :3]).max() > 1e-3 * scale
 
@@ -431,11 +431,11 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
 def _with_bracket(method, bracket):
     """``method`` with the module's ``lie_bracket`` replaced by ``bracket`` while it runs."""
     def run(self, *args):
-        saved, sensitivity.lie_bracket = sensitivity.lie_bracket, bracket
+        saved, directions.lie_bracket = directions.lie_bracket, bracket
         try:
             return method(self, *args)
         finally:
-            sensitivity.lie_bracket = saved
+            directions.lie_bracket = saved
     return run
 
 
@@ -509,7 +509,7 @@ def test_driver_accelerations_couple_travel_and_steering(steered):
     module docstring)."""
     result = steering(steered, RACK, travel=0.02, tolerance=CLOSED)
     drivers = [result.drivers.index("travel"), result.drivers.index("rack_travel")]
-    D = sensitivity._driver_accelerations(result, drivers)
+    D = driver_rates.driver_accelerations(result, drivers)
     upright = result.system.link_index["upright"]
     runs = {"rack_travel": [steering(steered, RACK + s * H, travel=0.02, tolerance=CLOSED) for s in (1, -1)],
             "travel": [steering(steered, RACK, travel=0.02 + s * H, tolerance=CLOSED) for s in (1, -1)]}
