@@ -332,3 +332,18 @@ def test_a_nominal_design_that_stops_is_refused(wishbone):
     with pytest.raises(ModelError, match="the nominal design does not complete") as error:
         run_study(wishbone, ["lower_ball.z"], [[0.0]], travel=np.linspace(0.0, 0.6, 7))
     assert error.value.where == "model"
+
+
+def test_complex_study_and_fit_inputs_are_refused():
+    """A study's plan and an optimisation refuse complex inputs with one line naming them
+    (issue 24), as the analyses do."""
+    from loops.study.optimise import optimise
+    from loops.suspension import load_suspension
+
+    with pytest.raises(ValueError, match="complex") as info:
+        Plan("parallel", travel=[0.0, 0.01j]).check()
+    assert info.value.where == "travel"
+    corner = load_suspension(EXAMPLES / "double_wishbone.toml")
+    with pytest.raises(ValueError, match="complex") as info:
+        optimise(corner, ["lower_ball.z"], {"camber": np.zeros(2)}, bounds=0.01, travel=[0.0, 0.01j])
+    assert info.value.where == "travel"

@@ -652,3 +652,32 @@ def test_optimisation_mistakes_are_located(corner, kwargs, where):
     with pytest.raises(ModelError) as info:
         optimise(corner, ["lower_ball.z"], targets, **arguments)
     assert info.value.where == where
+
+
+def test_the_readme_fit_writes_its_axle_back_into_the_mirrored_file(front_axle, tmp_path):
+    """The README's optimisation on the README's axle (issue 24): the fitted ``_left``/``_right``
+    rack ends go back to the mirrored file's one corner, and the written model reproduces the
+    fit's curves; the fit's hardpoint table applied to the same file gives the same bytes; a
+    fit of one side only is refused naming the other side, and no message names a temporary
+    file."""
+    from loops.suspension.hardpoints import apply_hardpoints
+
+    travel = np.linspace(-0.08, 0.08, 5)
+    level = {f"bump_steer_{side}": np.zeros(5) for side in ("left", "right")}
+    fit = optimise(front_axle, ["rack_end_left.z", "rack_end_right.z"], level, bounds=0.01, travel=travel)
+    assert abs(fit.offsets[0] - fit.offsets[1]) < 1e-12  # a symmetric fit
+    moved = fit.write_model(EXAMPLES / "front_axle.toml", tmp_path / "fitted.toml")
+    assert set(moved) == {"rack_end", "rack_travel"}  # rack_travel: rack_end's alias, one location
+    again = parallel_travel(load_suspension(tmp_path / "fitted.toml"), travel)
+    for i, side in enumerate(("left", "right")):
+        np.testing.assert_allclose(again.metric(f"bump_steer_{side}"), fit.after[i], rtol=0, atol=1e-9)
+    fit.write_hardpoints(tmp_path / "fit.csv")
+    apply_hardpoints(EXAMPLES / "front_axle.toml", tmp_path / "fit.csv", tmp_path / "applied.toml")
+    assert (tmp_path / "applied.toml").read_bytes() == (tmp_path / "fitted.toml").read_bytes()
+    one_side = optimise(front_axle, ["rack_end_left.z"], {"bump_steer_left": np.zeros(5)}, bounds=0.01,
+                        travel=travel)
+    with pytest.raises(ModelError, match="but not rack_end_right") as info:
+        one_side.write_model(EXAMPLES / "front_axle.toml", tmp_path / "one.toml")
+    assert info.value.where == "fitted rack_end_left" and "hardpoints.csv" not in str(info.value)
+    assert not (tmp_path / "one.toml").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "applied.toml", "fit.csv", "fitted.toml"]

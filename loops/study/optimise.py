@@ -24,9 +24,11 @@ spring's metric without a spring) is refused before any sweep.
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
 hardpoints as a table (``name,x,y,z`` in the model file's length unit, the format of
-:mod:`loops.suspension.hardpoints`), as a new model file (only the moved hardpoints'
-numbers rewritten, :func:`~loops.suspension.hardpoints.apply_hardpoints`) and as a sheet of
-target, before and after curves.
+:mod:`loops.suspension.hardpoints`, which ``kinematrix suspension --apply-hardpoints`` takes;
+an axle's names ``lower_ball_left`` go back to a mirrored axle file), as a new model file
+(only the moved hardpoints' numbers rewritten,
+:func:`~loops.suspension.hardpoints.apply_hardpoint_values`) and as a sheet of target, before
+and after curves.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SweepStopped
 
 from ..suspension.analyses import Suspension, parallel_travel, roll, steering
-from ..suspension.hardpoints import apply_hardpoints
+from ..suspension.hardpoints import apply_hardpoint_values, axle_hardpoint_names
+from ..suspension.travel import input_values
 from ..suspension.metrics import AXLE_METRICS, METRICS, PART_METRICS, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import FIELD_METRICS, RATE_METRICS, sensitivities_of
@@ -289,13 +292,13 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
     if targets:
         if travel is None:
             raise ModelError("travel", "the parallel-travel targets need the wheel travel values")
-        travel = np.asarray(travel, dtype=float)
+        travel = input_values(travel, "travel")
         plans["parallel"] = (travel, None)
         wanted += _targets(targets, "parallel", len(travel), "targets", suspension)
     if steering_targets:
         if rack is None:
             raise ModelError("rack", "the steering targets need the values of the steering variable")
-        rack = np.asarray(rack, dtype=float)
+        rack = input_values(rack, "rack")
         plans["steering"] = (rack, float(steering_travel))
         wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension)
     if roll_targets:
@@ -304,7 +307,7 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         if not suspension.is_axle:
             raise ModelError("roll_targets", "roll targets need an axle (a corner rolls as its mirror image, whose "
                              "hardpoints are the axle's, per side): give the axle model")
-        roll_angle = np.asarray(roll_angle, dtype=float)
+        roll_angle = input_values(roll_angle, "roll_angle")
         plans["roll"] = (roll_angle, None)
         wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
     if not wanted:
@@ -358,13 +361,18 @@ class Optimised:
         buffer.write(f"# units: length={units.length}\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["name", "x", "y", "z"])
-        for name, value in self.hardpoints.items():
-            if name.endswith(".axis"):
-                value = np.asarray(value) / np.linalg.norm(value)
-            else:
-                value = units.from_si(np.asarray(value, dtype=float), "length")
+        for name, value in self._table_values(units):
             writer.writerow([name] + [repr(float(v)) for v in value])
         return buffer.getvalue()
+
+    def _table_values(self, units):
+        """``(name, (3,))`` of each moved hardpoint in ``units``' length unit (an axis as its
+        unit vector)."""
+        for name, value in self.hardpoints.items():
+            if name.endswith(".axis"):
+                yield name, np.asarray(value) / np.linalg.norm(value)
+            else:
+                yield name, units.from_si(np.asarray(value, dtype=float), "length")
 
     def write_hardpoints(self, path, units=None):
         """Write :meth:`table` to ``path`` (CSV, atomically)."""
@@ -373,17 +381,24 @@ class Optimised:
     def write_model(self, model_path, out_path):
         """A new model file ``out_path``: ``model_path`` (the model file the suspension was read
         from) with the moved hardpoints' numbers rewritten
-        (:func:`~loops.suspension.hardpoints.apply_hardpoints`). Returns the hardpoints moved."""
+        (:func:`~loops.suspension.hardpoints.apply_hardpoint_values`: an axle's ``_left`` and
+        ``_right`` names go back to a mirrored axle file's one corner, which both sides must
+        then move alike, and a moved hardpoint moves its aliases). Returns the file's
+        hardpoints moved."""
         from mechanism.model_file import read_model  # noqa: PLC0415
 
         units = read_model(model_path).units
-        directory = os.path.dirname(os.path.abspath(os.fspath(out_path)))
-        table = os.path.join(directory, f".{os.path.basename(os.fspath(out_path))}.hardpoints.csv")
-        write_text_atomically(table, self.table(units))
-        try:
-            return apply_hardpoints(model_path, table, out_path)
-        finally:
-            os.unlink(table)
+        values = {name: (f"fitted {name}", xyz) for name, xyz in self._table_values(units)}
+        axle_names = axle_hardpoint_names(model_path)
+        for name in values:
+            mirrors = [other for other, (file_name, _) in axle_names.items()
+                       if name in axle_names and file_name == axle_names[name][0] and other != name]
+            for other in mirrors:
+                if other not in values:
+                    raise ModelError(f"fitted {name}", f"{os.path.basename(os.fspath(model_path))} is a mirrored axle "
+                                     f"file, one corner for both sides, and the fit moved {name} but not {other}: "
+                                     f"fit both alike ({name}, {other}), or write an axle of two corner files")
+        return apply_hardpoint_values(model_path, values, out_path)
 
     def plot(self, path=None, *, units=None, title=None):
         """The before/after sheet: one panel per target, its target, starting and optimised

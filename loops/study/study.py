@@ -25,6 +25,7 @@ from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
 from ..sweep import _progress
 from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from ..suspension.travel import input_values
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
@@ -65,10 +66,7 @@ class Plan:
             values = getattr(self, what)
             if values is None:
                 raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
-            values = np.atleast_1d(np.asarray(values, dtype=float))
-            if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
-                raise ModelError(what, "expected a finite 1-D sequence of values")
-            out[what] = values
+            out[what] = input_values(values, what)
         return out
 
 

@@ -305,12 +305,27 @@ def suspension_metrics(result, corner: Corner, *, travel_at="wheel-centre", vehi
     return out
 
 
-def rates(result, corner: Corner, driver, *, travel_at="wheel-centre", vehicle=None) -> dict:
+def rates(result, corner, driver, *, travel_at="wheel-centre", vehicle=None) -> dict:
     """Rates of the position metrics with respect to any driver of ``result``, at fixed other
     drivers (for example d toe / d rack): ``{name: d metric / d driver}`` (N,) each, for the
     angles and lengths of :data:`METRICS` (rad or m per unit of the driver), from the
     velocity solution (:meth:`~loops.results.Trajectory.along`, which names a driver the
-    sweep does not have)."""
+    sweep does not have).
+
+    ``corner`` is a :class:`~loops.suspension.corner.Corner` of ``result``'s model, or the
+    :class:`~loops.suspension.model.Suspension` analysed (a corner or an axle: every wheel's
+    rates, an axle's named ``toe_left``, ``toe_right``, ...; its vehicle unless ``vehicle``
+    is given). Example: ``rates(steering(front, rack), front, "rack_travel")["toe_left"]``,
+    d toe / d rack of the left wheel, rad/m.
+    """
+    if hasattr(corner, "corners"):  # a Suspension: each wheel, an axle's with its side
+        vehicle = corner.vehicle if vehicle is None else vehicle
+        out = {}
+        for side, one in corner.corners.items():
+            suffix = f"_{side}" if len(corner.corners) == 2 else ""
+            for name, value in rates(result, one, driver, travel_at=travel_at, vehicle=vehicle).items():
+                out[name + suffix] = value
+        return out
     resolved = resolve(result.model, corner)
     design = DesignValues(resolved, corner, reference_poses(result))
     motion = Motion.of(result.along(driver))

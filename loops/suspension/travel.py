@@ -38,7 +38,10 @@ def check_travel_at(travel_at):
 
 
 def input_values(values, where):
-    """An analysis's input values as a finite 1-D array (N,), or ModelError at ``where``."""
+    """An analysis's input values as a finite 1-D array (N,) of reals, or ModelError (a
+    ValueError) at ``where``: a complex value is refused, not cut to its real part."""
+    if np.iscomplexobj(values):
+        raise ModelError(where, "complex values: expected real numbers")
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     if arr.ndim != 1 or not len(arr) or not np.all(np.isfinite(arr)):
         raise ModelError(where, "expected a finite 1-D sequence of values")
