@@ -347,3 +347,21 @@ def test_complex_study_and_fit_inputs_are_refused():
     with pytest.raises(ValueError, match="complex") as info:
         optimise(corner, ["lower_ball.z"], {"camber": np.zeros(2)}, bounds=0.01, travel=[0.0, 0.01j])
     assert info.value.where == "travel"
+
+
+def test_a_variant_that_is_no_design_stops_alone_named():
+    """A variant whose kingpin lies flat (upper ball moved 400 mm out and 330 mm down) is a
+    variant that stops before its first position, its reason naming what is wrong; the
+    study goes on and the other variants' rows are theirs alone (issue 24: it aborted the
+    whole study naming neither the variant nor the key)."""
+    susp = load_suspension(EXAMPLES / "double_wishbone.toml")
+    coords = coordinates(susp.model, ["upper_ball.y", "upper_ball.z"])
+    offsets = np.array([[0.0, 0.0], [0.4, -0.33], [0.001, 0.0]])
+    travel = np.linspace(-0.02, 0.02, 3)
+    result = run_study(susp, coords, offsets, travel=travel)
+    assert list(result.reasons) == [1]
+    assert "corner.kingpin" in result.reasons[1] and "leans 88.4 deg" in result.reasons[1]
+    alone = run_study(susp, coords, offsets[[0, 2]], travel=travel)
+    for name in result.metrics:
+        assert np.all(np.isnan(result.values(name)[1])), name
+        np.testing.assert_array_equal(result.values(name)[[0, 2]], alone.values(name), err_msg=name)
