@@ -248,7 +248,9 @@ def test_band_sheet_checks_its_percentiles_and_metrics(tmp_path, corner):
         plot_bands(result, None, metrics=["tow"])
     figure = plot_bands(result, tmp_path / "b.svg", metrics=["camber", "toe", "castor", "track_change"])
     assert len(figure.axes) == 4
-    assert figure.axes[0].get_xlabel() == "wheel_travel [mm]" and figure.axes[0].get_ylabel() == "camber [deg]"
+    assert figure.axes[0].get_xlabel() == "wheel travel [mm]" and figure.axes[0].get_ylabel() == "camber [deg]"
+    # four panels two by two: none left empty (issue 24: three columns left two empty)
+    assert {ax.get_subplotspec().get_geometry()[:2] for ax in figure.axes} == {(2, 2)}
     assert (tmp_path / "b.svg").read_text().startswith("<?xml")
 
 

@@ -574,6 +574,9 @@ def test_optimisation_recovers_the_design(corner, tmp_path):
     sheet = tmp_path / "fit.png"
     figure = fit.plot(sheet)
     assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figure.axes) == 2
+    # readable axes with units, as the workbench's sheets (issue 24: raw column names)
+    assert [ax.get_xlabel() for ax in figure.axes] == ["wheel travel [mm]"] * 2
+    assert all("_" not in ax.get_ylabel() and ax.get_ylabel().endswith("]") for ax in figure.axes)
 
 
 def test_optimisation_against_the_roll_centre_and_the_swing_arm_recovers_the_design(corner):

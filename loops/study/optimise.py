@@ -407,6 +407,8 @@ class Optimised:
         from mechanism.units import Units  # noqa: PLC0415
 
         from ..plotting import new_figure, save_figure  # noqa: PLC0415
+        from ..suspension.metrics import readable  # noqa: PLC0415
+        from ..suspension.sheets import TEXT_SIZE, axis_label  # noqa: PLC0415
 
         units = self._original.units if units is None else Units.of(units)
         count = len(self.targets)
@@ -422,11 +424,12 @@ class Optimised:
             ax.plot(x, before * factor, color="tab:gray", linewidth=1.2, label="before")
             ax.plot(x, after * factor, color="tab:blue", linewidth=2.4, alpha=0.7, label="after")
             ax.plot(x, target.values * factor, color="black", linestyle="--", linewidth=1.2, label="target")
-            ax.set_xlabel(f"{x_column.name} [{units.label(x_column.dimension) or '-'}]")
-            ax.set_ylabel(f"{target.metric} [{units.label(dimension) or '-'}]")
-            ax.set_title(target.label.replace("_", " "), fontsize="medium")
+            ax.set_xlabel(axis_label(x_column.name, x_column.dimension, units))
+            ax.set_ylabel(axis_label(target.metric, dimension, units))
+            ax.set_title(readable(target.metric) + ("" if target.analysis == "parallel" else f" ({target.analysis})"),
+                         fontsize="medium")
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="x-small")
+            ax.legend(fontsize=TEXT_SIZE)
         fig.suptitle(title or f"{self._original.name}: {len(self.coordinates)} hardpoint coordinates fitted, cost "
                      f"{self.start_cost:.3g} -> {self.cost:.3g}")
         save_figure(fig, path)
