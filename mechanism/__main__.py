@@ -1,7 +1,5 @@
-"""``python -m mechanism``: the ``kinematrix`` command line (see :mod:`dynamics.cli`)."""
-
+"""``python -m mechanism`` is not the command line: the model layer imports nothing above it."""
 import sys
 
-from dynamics.cli import main
-
-sys.exit(main())
+print("kinematrix: run the command line as `kinematrix ...` or `python -m dynamics ...`", file=sys.stderr)
+sys.exit(2)

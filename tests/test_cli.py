@@ -1,4 +1,5 @@
-"""The command line (dynamics/cli.py), driven as ``python -m mechanism`` on files in tmp_path:
+"""The command line (dynamics/cli/ and its subcommand modules), driven as the installed ``kinematrix``
+command on files in tmp_path:
 values in the file's units both ways, exit status 0/1/2, one-line errors, CSV and PNG output."""
 
 import csv
@@ -14,8 +15,13 @@ import numpy as np
 from numpy.testing import assert_allclose
 import pytest
 
-from dynamics.cli import main, parse_range
+from dynamics.cli import main
+from loops.cli.arguments import parse_range
 
+try:
+    from tests.command_line import run_kinematrix
+except ImportError:  # tests/ itself on sys.path
+    from command_line import run_kinematrix
 try:
     from tests.reference.closed_forms import four_bar_angles, four_bar_coupler_point, four_bar_velocities, wrap
 except ImportError:  # tests/ itself on sys.path
@@ -80,11 +86,8 @@ at = [{POINT[0]!r}, {POINT[1]!r}, 0]
 
 
 def run(*args, cwd):
-    """``python -m mechanism ARGS`` -> CompletedProcess (headless, repository importable)."""
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
-    return subprocess.run([sys.executable, "-m", "mechanism", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """``kinematrix ARGS`` (the installed entry point) -> CompletedProcess (headless)."""
+    return run_kinematrix(*args, cwd=cwd)
 
 
 def read_table(path, units="length=mm angle=deg time=s"):
@@ -688,3 +691,50 @@ def test_plot_reads_a_metric_csv(tmp_path, capsys):
                  "-40:40:20", "--out", str(out)]) == 0
     assert main(["plot", str(out), "--x", "wheel_travel", "--y", "camber,toe", "--out", str(tmp_path / "c.png")]) == 0
     assert (tmp_path / "c.png").stat().st_size > 5000
+
+
+# ------------------------------------------------------------------ the dispatcher
+def test_every_subcommand_module_has_the_small_interface():
+    """``dynamics.cli.COMMANDS``: one module per subcommand, each with NAME, HELP (one line),
+    add_arguments and run; the parser lists them in that order."""
+    from dynamics.cli import COMMANDS, build_parser
+
+    names = [command.NAME for command in COMMANDS]
+    assert names == ["check", "sweep", "simulate", "plot", "suspension", "study"]
+    for command in COMMANDS:
+        assert isinstance(command.HELP, str) and "\n" not in command.HELP
+        assert callable(command.add_arguments) and callable(command.run)
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(subparsers.choices) == names
+
+
+def test_the_command_line_names_the_analyses_of_the_registry():
+    from loops.suspension.analyses import ANALYSES
+    from loops.suspension.cli import ANALYSIS_CHOICES
+
+    assert ANALYSIS_CHOICES == tuple(ANALYSES)
+
+
+def test_help_imports_neither_numpy_nor_the_engine():
+    """``kinematrix --help`` builds the parser of every subcommand without numpy, matplotlib or
+    the engine (the packages import their names on first use)."""
+    code = ("import sys; from dynamics.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.analyses') "
+            "if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "[]\n"
+
+
+def test_python_m_dynamics_is_the_command_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "dynamics", "--version"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
+
+
+def test_python_m_mechanism_says_where_the_command_line_is(tmp_path):
+    """The model layer imports nothing above it: ``python -m mechanism`` only points the way."""
+    proc = subprocess.run([sys.executable, "-m", "mechanism", "check", "x.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == "kinematrix: run the command line as `kinematrix ...` or `python -m dynamics ...`\n"

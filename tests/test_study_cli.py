@@ -1,13 +1,10 @@
 """Design studies from files and the command line: the designs of loops/study/designs.py, the
 vary file that states them, the band sheet (loops/study/sheets.py) and ``kinematrix study``
-(dynamics/cli.py) on the shipped double wishbone: values in the file's units, exit status 0
+(loops/study/cli.py) on the shipped double wishbone: values in the file's units, exit status 0
 with stopped variants listed, 1 when the nominal design stops, 2 for user errors."""
 
 import csv
 import itertools
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +12,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 import pytest
 
 from dynamics.cli import main
+try:
+    from tests.command_line import run_kinematrix
+except ImportError:  # tests/ itself on sys.path
+    from command_line import run_kinematrix
 from loops.study.designs import MAX_VARIANTS, full_factorial, latin_hypercube, monte_carlo, offsets, read_vary
 from loops.study.sheets import plot_bands
 from loops.study.study import run_study
@@ -260,12 +261,9 @@ def test_study_command_end_to_end(tmp_path, corner):
     mm and deg), the summary per position and the band sheet; the variants' numbers are the
     Python API's and the nominal's are a single analysis of the model file."""
     vary = write(tmp_path, SMALL_VARY)
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
-    proc = subprocess.run([sys.executable, "-m", "mechanism", "study", str(WISHBONE), "--vary", str(vary),
-                           "--analysis", "parallel", "--travel", TRAVEL, "--out", "study.csv", "--summary",
-                           "summary.csv", "--plot", "bands.png", "--metrics", "camber,toe"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = run_kinematrix("study", WISHBONE, "--vary", vary, "--analysis", "parallel", "--travel", TRAVEL,
+                          "--out", "study.csv", "--summary", "summary.csv", "--plot", "bands.png", "--metrics",
+                          "camber,toe", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "variants stopped" not in proc.stderr and "Traceback" not in proc.stderr
     comment, header, table = read_csv(tmp_path / "study.csv")

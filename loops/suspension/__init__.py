@@ -28,14 +28,30 @@ Examples
 -2.149
 """
 
-from .analyses import (ANALYSES, Suspension, SuspensionResult, combined, opposite_travel, parallel_travel, roll,
-                       steering)
-from .axle import Axle, axle_from_corners, mirror_corner
-from .corner import Corner, corner_from_table
-from .files import load_suspension
-from .measure import contact_patch, metrics_at, rates, suspension_metrics
-from .metrics import AXLE_METRICS, METRICS, ROLL_METRICS
-from .vehicle import Vehicle, vehicle_from_table
+import importlib
+
+#: Where each public name lives. The submodules are imported on first use (PEP 562), so that
+#: importing the command line's modules (``loops.suspension.cli``) costs nothing for ``kinematrix --help``.
+_EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".model", "SuspensionResult": ".model",
+            "combined": ".analyses", "opposite_travel": ".analyses", "parallel_travel": ".analyses",
+            "roll": ".body_motion", "steering": ".analyses", "Axle": ".axle", "axle_from_corners": ".axle",
+            "mirror_corner": ".axle", "Corner": ".corner", "corner_from_table": ".corner",
+            "load_suspension": ".files", "AXLE_METRICS": ".metrics", "METRICS": ".metrics",
+            "ROLL_METRICS": ".metrics", "contact_patch": ".measure", "metrics_at": ".measure", "rates": ".measure",
+            "suspension_metrics": ".measure", "Vehicle": ".vehicle", "vehicle_from_table": ".vehicle"}
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 __all__ = ["Corner", "Vehicle", "Axle", "Suspension", "SuspensionResult", "suspension_metrics", "metrics_at",
            "rates", "contact_patch", "METRICS", "AXLE_METRICS", "ROLL_METRICS", "ANALYSES", "parallel_travel",

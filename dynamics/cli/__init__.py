@@ -1,0 +1,122 @@
+"""The ``kinematrix`` command (also ``python -m dynamics``): one dispatcher over the subcommands.
+
+Subcommands (DESIGN.md, "Model files and command line"), each in a module beside what it runs::
+
+    kinematrix check    MODEL.toml                                       loops/cli/check.py
+    kinematrix sweep    MODEL.toml --drive A=0:360:1 [--drive ...] [--speed A=1] [--acceleration A=0]
+                        [--out res.csv] [--plot traj.png --points P,Q] [--animate sweep.gif]
+                                                                         loops/cli/sweep.py
+    kinematrix simulate MODEL.toml --t-end 2 [--q0 A=10] [--qd0 A=0] [--samples 201]
+                        [--out sim.csv] [--plot sim.png]                 dynamics/cli/simulate.py
+    kinematrix plot     res.csv --x A --y C,D [--out curves.png]         loops/cli/plot.py
+    kinematrix suspension MODEL.toml [MORE.toml ...] --analysis parallel --travel -80:80:5
+                        [--out metrics.csv] [--plot sheet.png]           loops/suspension/cli.py
+    kinematrix study    MODEL.toml --vary VARY.toml --analysis parallel --travel -80:80:4
+                        [--out study.csv] [--summary summary.csv] [--plot bands.png --metrics camber,toe]
+                        [--scheduler ADDRESS] [--chunk-size N]           loops/study/cli.py
+
+Every value on the command line and in the CSV files is in the model file's units (its
+``[units]``: lengths in m or mm, angles in rad or deg; rates per second). ``START:STOP:STEP``
+begins on START and ends exactly on STOP (see :func:`loops.cli.arguments.parse_range`:
+``0:10:3`` gives 0, 3, 6, 10).
+
+Exit status: 0 on success, 1 when a sweep or simulation stopped early (the positions or
+samples it reached are still written; none reached: nothing is written; a study exits 0 when
+variants stop, listing them, and 1 when its nominal design stops), 2 for user errors
+(bad model file, bad option, unknown driver or point, a file that cannot be written), 130
+after Ctrl-C (the positions or samples reached so far are written), each reported as one
+line on stderr.
+
+CSV files are written by :meth:`loops.results.Trajectory.to_csv`, the one CSV writer (the
+columns of :meth:`~loops.results.Trajectory.columns`, a first line naming the units), in
+the model file's units; the Python API writes the same bytes for the same units.
+
+Adding a subcommand: write one module beside what it runs with ``NAME`` (the word on the
+command line), ``HELP`` (one line for ``kinematrix --help``), ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit status; raise :class:`loops.cli.arguments.UserError` for a
+user's mistake), import it below and add it to :data:`COMMANDS`: one new module plus one
+line here. Keep numpy, matplotlib and the engine inside ``run``, so that ``kinematrix --help``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from dynamics.cli import simulate
+from loops.cli import check, plot, sweep
+from loops.cli.arguments import INTERRUPTED, PROG, STOPPED, USER_ERROR, ArgumentParser, UserError
+from loops.study import cli as study
+from loops.suspension import cli as suspension
+
+__all__ = ["main", "build_parser", "version", "COMMANDS"]
+
+#: The subcommands, in the order ``kinematrix --help`` lists them.
+COMMANDS = (check, sweep, simulate, plot, suspension, study)
+
+
+def version() -> str:
+    """The version of kinematrix: pyproject.toml's, as installed (or read from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("kinematrix")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        import tomllib
+
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        try:
+            with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+                return tomllib.load(handle)["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
+
+
+def build_parser():
+    """The command line's parser: one subparser per module of :data:`COMMANDS`, whose ``run``
+    is the parsed arguments' ``handler``."""
+    parser = ArgumentParser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
+                            "(Pavlov's matrix method). Values are in the model file's units.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub.required = True
+    for command in COMMANDS:
+        subparser = sub.add_parser(command.NAME, help=command.HELP)
+        command.add_arguments(subparser)
+        subparser.set_defaults(handler=command.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error, 130 Ctrl-C)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except UserError as exc:
+        return _user_error(exc)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as exc:
+        # The model's errors are imported only when one is raised, so that --help needs no numpy.
+        from mechanism.errors import KinematrixError, ModelError
+
+        if isinstance(exc, ModelError):
+            return _user_error(exc)
+        if not isinstance(exc, KinematrixError):
+            raise
+        # a solve failed in a way the command does not cover
+        print(f"{PROG}: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        return STOPPED
+
+
+def _user_error(exc) -> int:
+    """One line on stderr for a user's mistake; the exit status 2."""
+    message = " ".join(str(exc).split("\n"))
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return USER_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""``kinematrix simulate MODEL.toml --t-end 2 [--q0 A=10] [--qd0 A=0] [--samples 201] [--out sim.csv]
+[--plot sim.png]``: the dynamic response (:func:`dynamics.simulate`) in the model file's units.
+
+A simulation that stops writes the samples it reached and exits 1; Ctrl-C writes them and
+exits 130 (:func:`loops.cli.outputs.finish`).
+"""
+
+import math
+
+from loops.cli.arguments import INTERRUPTED, STOPPED, UserError, assignment, number, quantity_of, \
+    variable_quantities
+from loops.cli.outputs import check_image, finish, plot_call
+
+NAME = "simulate"
+HELP = "dynamic response"
+
+
+def add_arguments(parser):
+    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument("--t-end", type=float, required=True, metavar="T", help="end time, s")
+    parser.add_argument("--q0", action="append", default=[], metavar="NAME=V",
+                        help="initial value of an independent coordinate, file units")
+    parser.add_argument("--qd0", action="append", default=[], metavar="NAME=V",
+                        help="initial rate of an independent coordinate, file units per second")
+    parser.add_argument("--samples", type=int, metavar="N", help="number of stored times (default: the solver's)")
+    parser.add_argument("--out", metavar="FILE.csv")
+    parser.add_argument("--plot", metavar="FILE.png")
+
+
+def initial_state(args, units, quantities):
+    """``{"--q0": {name: value}, "--qd0": {name: rate}}`` in SI from the options."""
+    initial = {}
+    for option, given in (("--q0", args.q0), ("--qd0", args.qd0)):
+        initial[option] = {}
+        for text in given:
+            name, value = assignment(text, option)
+            quantity = quantity_of(quantities, name, option)
+            initial[option][name] = units.to_si(number(value, f"{option} {name}"), quantity)
+    return initial
+
+
+def sample_times(args, mechanism):
+    """``{"t_eval": times}`` for ``--samples N`` (N times from 0 to ``--t-end``), else ``{}``."""
+    if args.samples is None:
+        return {}
+    if args.samples < 2:
+        raise UserError(f"--samples: need at least 2, got {args.samples}")
+    import numpy as np
+
+    from loops.compiled import compile_model
+    from dynamics.simulate import check_sample_count
+
+    check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
+    return {"t_eval": np.linspace(0.0, args.t_end, args.samples)}
+
+
+def run(args) -> int:
+    try:
+        from dynamics import simulate
+    except ImportError:
+        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
+                        "installation)") from None
+    from mechanism.errors import SimulationInterrupted, SimulationStopped
+    from mechanism.model_file import read_model
+
+    mechanism = read_model(args.model).mechanism
+    units = mechanism.units
+    quantities = variable_quantities(mechanism.snapshot())
+    if not (math.isfinite(args.t_end) and args.t_end > 0):
+        raise UserError(f"--t-end: must be positive, got {args.t_end!r}")
+    initial = initial_state(args, units, quantities)
+    check_image(args.plot, "--plot")
+    options = sample_times(args, mechanism)
+
+    status, note = 0, None
+    try:
+        result = simulate(mechanism, t_end=args.t_end, q0=initial["--q0"], qd0=initial["--qd0"], **options)
+    except SimulationInterrupted as stop:
+        result, status, note = stop.partial, INTERRUPTED, stop.reason
+    except SimulationStopped as stop:
+        result, status, note = stop.partial, STOPPED, f"simulation stopped: {stop.reason}"
+
+    def pictures():
+        if not args.plot:
+            return
+        from loops import plotting
+
+        wanted = list(initial["--q0"]) or result.variable_names
+        curves = {name: units.from_si(result.q(name), quantities[name]) for name in wanted}
+        plot_call(plotting.plot_curves, result.t, curves, path=args.plot, x_label="t [s]",
+                  y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
+
+    return finish(args, result, "samples", status, note, units, pictures)

@@ -1,0 +1,98 @@
+"""Writing the command line's files: CSV tables, images, and the report of a stopped or
+interrupted run.
+
+Every CSV goes through the one CSV writer (:meth:`loops.results.Trajectory.to_csv`, or a
+result's own ``to_csv``), atomically (:mod:`mechanism.atomic`): a file is written whole or not
+at all. A file that cannot be written is a :class:`~loops.cli.arguments.UserError`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .arguments import INTERRUPTED, PROG, UserError
+
+
+def write_result_csv(result, out, units):
+    """Write ``result`` as CSV in ``units`` to ``out`` (None: standard output), by the one
+    CSV writer, :meth:`loops.results.Trajectory.to_csv`."""
+    if out is None:
+        sys.stdout.write(result.to_csv(None, units=units))
+        return
+    try:
+        result.to_csv(out, units=units)
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def write_table(writer, path):
+    """Call ``writer(path)`` (a result's ``to_csv``-like method: path None returns the text),
+    and write its text to standard output when ``path`` is None."""
+    try:
+        text = writer(path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if path is None:
+        sys.stdout.write(text)
+
+
+def check_image(path, option):
+    """A user error, before any work, for an image file whose format matplotlib cannot write."""
+    if path is None:
+        return
+    suffix = os.path.splitext(path)[1][1:].lower()
+    if not suffix:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise UserError(f"{option} {path}: cannot write a {suffix!r} image (formats: {', '.join(sorted(formats))})")
+
+
+def check_directory(path, option):
+    """A user error, before a long run, for an output file whose directory does not exist."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"{option} {path}: no directory {folder}")
+
+
+def plot_call(function, *args, path, **kwargs):
+    """Draw and save a plot to ``path``; a failed write or an unknown image format is a user error."""
+    try:
+        return function(*args, path=path, **kwargs)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # matplotlib: "Format 'xyz' is not supported (supported formats: ...)"
+        if "format" not in str(exc).lower():
+            raise
+        raise UserError(f"{path}: {' '.join(str(exc).split())}") from None
+
+
+def finish(args, result, what, status, note, units, pictures):
+    """Write the CSV (unless nothing was reached), draw the pictures, report a stop on stderr.
+
+    ``args.out`` is the CSV file (None: standard output); ``what`` names the rows ("positions",
+    "samples"); ``note`` says why the run stopped (None: it did not); ``pictures()`` draws the
+    images. Returns the exit status. Ctrl-C here ends the command with status 130 and says what
+    was written: a CSV file is written whole or not at all (mechanism/atomic.py holds the signal
+    until it is in place).
+    """
+    wrote = False
+    try:
+        if len(result) or note is None:
+            write_result_csv(result, args.out, units)
+            wrote = bool(len(result))
+        if len(result):
+            pictures()
+    except KeyboardInterrupt:
+        note = (note + "; then " if note else "") + "interrupted (Ctrl-C)"
+        status = INTERRUPTED
+    if note is not None:
+        written = "nothing written" if not wrote else (
+            f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
+        print(f"{PROG}: {note}; {written}", file=sys.stderr)
+    return status

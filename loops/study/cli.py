@@ -1,0 +1,167 @@
+"""``kinematrix study MODEL.toml --vary VARY.toml --analysis parallel --travel -80:80:4
+[--out study.csv] [--summary summary.csv] [--plot bands.png --metrics camber,toe]
+[--scheduler ADDRESS] [--chunk-size N]``: a design study of a corner or axle file: the nominal
+design and every variant of a vary file through one analysis; the tidy table (one row per
+variant and position), a summary per position and a band sheet.
+
+Variants that stop are kept (their rows past the stop are NaN), listed on stderr with their
+reasons, and the status is 0; a nominal design that does not complete the analysis is status
+1 and nothing is written.
+"""
+
+import os
+import sys
+
+from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
+from loops.cli.outputs import check_directory, check_image, plot_call, write_table
+from loops.suspension.cli import ANALYSIS_CHOICES, steering_quantity
+
+NAME = "study"
+HELP = "design study: a corner or axle file's analysis for many hardpoint variants"
+DESCRIPTION = (
+    "Run one analysis of a corner or axle file for its nominal design and for every variant of a vary file (TOML: "
+    "design = factorial, latin-hypercube, monte-carlo or offsets; [[vary]] hardpoint and range or spread, in the "
+    "model file's units; see loops/study/designs.py and examples/double_wishbone_vary.toml). Writes the tidy "
+    "table, one row per variant and position: variant, position, the varied coordinates, the input, then every "
+    "metric, in the model file's units.")
+EPILOG = (
+    "Variants that stop (a dead point, a closure failure) keep the positions they reached: their later rows are "
+    "empty (NaN), stderr lists how many stopped and the first reasons, and the status is 0. A nominal design that "
+    "does not complete the analysis is status 1 and nothing is written; a mistake in a file or an option is "
+    "status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
+#: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
+LISTED = 5
+
+
+def add_arguments(parser):
+    parser.description, parser.epilog = DESCRIPTION, EPILOG
+    parser._negative_number_matcher = RANGE_ARGUMENT
+    parser.add_argument("model", metavar="MODEL", help="model file with a [corner] table (or [axle])")
+    parser.add_argument("--vary", required=True, metavar="VARY.toml",
+                        help="the variants: design and varied hardpoints")
+    parser.add_argument("--analysis", choices=ANALYSIS_CHOICES, default="parallel",
+                        help="parallel (default) or opposite wheel travel, body roll (opposite and roll: an axle "
+                        "file), steering, or steering at several travels (combined)")
+    parser.add_argument("--travel", metavar="START:STOP:STEP",
+                        help="wheel travel in the file's length unit (+ bump); for steering one value (default 0), "
+                        "for combined the levels")
+    parser.add_argument("--roll", metavar="START:STOP:STEP",
+                        help="roll angle in the file's angle unit (+ right side down)")
+    parser.add_argument("--rack", metavar="START:STOP:STEP", help="steering variable (rack travel) in the file's units")
+    parser.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
+                        help="where wheel travel is measured (default wheel-centre)")
+    parser.add_argument("--out", metavar="FILE.csv",
+                        help="the tidy table (default: standard output, unless --summary or --plot is given)")
+    parser.add_argument("--summary", metavar="FILE.csv", help="per position: each metric's nominal, mean, std, min, "
+                        "p5, p50, p95 and max over the variants")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="band sheet: nominal, p5-p95 band, min and max per metric")
+    parser.add_argument("--metrics", metavar="M,N", help="metrics of the band sheet (default: the analysis's first six)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) to run the chunks on")
+    parser.add_argument("--chunk-size", type=int, metavar="N", help="variants per chunk (default 500)")
+
+
+def study_plan(args, suspension):
+    """The :class:`~loops.study.study.Plan` of ``--analysis`` and its ranges (file units -> SI)."""
+    from loops.study.study import Plan
+
+    units, kind = suspension.units, args.analysis
+    if args.rack is not None and kind not in ("steering", "combined"):
+        raise UserError(f"--rack: only with --analysis steering or combined, not {kind}")
+    if args.roll is not None and kind != "roll":
+        raise UserError(f"--roll: only with --analysis roll, not {kind}")
+    if kind == "roll" and args.travel is not None:
+        raise UserError("--travel: not with --analysis roll (the wheel travels follow the roll angle, --roll)")
+    if kind in ("opposite", "roll") and not suspension.is_axle:
+        raise UserError(f"--analysis {kind}: {os.path.basename(args.model)} is a corner; study an axle file "
+                        "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
+                        "(lower_ball_left, ...)")
+    if kind == "steering":
+        rack = range_values(units, args.rack, "--rack", steering_quantity(suspension), kind)
+        travel = range_values(units, args.travel, "--travel", "length", kind, required=False)
+        if travel is not None and len(travel) != 1:
+            raise UserError("--travel: a steering study takes one wheel travel (--analysis combined takes several)")
+        return Plan("steering", rack=rack, steer_travel=0.0 if travel is None else float(travel[0]),
+                    travel_at=args.travel_at)
+    if kind == "roll":
+        return Plan("roll", roll=range_values(units, args.roll, "--roll", "angle", kind), travel_at=args.travel_at)
+    if kind == "combined":
+        return Plan("combined", travel=range_values(units, args.travel, "--travel", "length", kind),
+                    rack=range_values(units, args.rack, "--rack", steering_quantity(suspension), kind),
+                    travel_at=args.travel_at)
+    return Plan(kind, travel=range_values(units, args.travel, "--travel", "length", kind), travel_at=args.travel_at)
+
+
+def output_options(args):
+    """``(chunk size, metrics of the band sheet or None)``, the output options checked before the run."""
+    from loops.study.study import DEFAULT_CHUNK
+
+    chunk = DEFAULT_CHUNK if args.chunk_size is None else args.chunk_size
+    if chunk < 1:
+        raise UserError(f"--chunk-size: expected a positive number of variants, got {chunk}")
+    if args.metrics is not None and not args.plot:
+        raise UserError("--metrics: the panels of --plot; name the sheet with --plot FILE.png")
+    wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if wanted == []:
+        raise UserError("--metrics: name at least one metric")
+    check_image(args.plot, "--plot")
+    for path, option in ((args.out, "--out"), (args.summary, "--summary"), (args.plot, "--plot")):
+        check_directory(path, option)
+    return chunk, wanted
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from loops.study.coordinates import coordinates
+    from loops.study.designs import read_vary
+    from loops.study.study import run_chunk, run_study
+    from loops.suspension import load_suspension
+
+    suspension = load_suspension(args.model)
+    names, offsets = read_vary(args.vary, suspension)
+    coords = coordinates(suspension.model, names)
+    plan = study_plan(args, suspension)
+    chunk, wanted = output_options(args)
+
+    # The nominal design first (milliseconds): a stop there is the analysis's, not a variant's.
+    _, nominal, stopped = run_chunk(suspension, coords, np.zeros((1, len(coords))), plan)
+    if stopped:
+        print(f"{PROG}: the nominal design of {os.path.basename(args.model)} does not complete the {args.analysis} "
+              f"analysis: {stopped[0]}; nothing written", file=sys.stderr)
+        return STOPPED
+    for name in wanted or []:
+        if name not in nominal:
+            raise UserError(f"--metrics: {name!r} is not a metric of the {args.analysis} analysis (metrics: "
+                            f"{', '.join(nominal)})")
+    try:
+        result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
+                           progress=sys.stderr.isatty())
+    except ImportError as exc:  # --scheduler without dask.distributed (or without the cluster module)
+        if args.scheduler is None:
+            raise
+        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
+                        f"(pip install 'kinematrix[dask]'): {exc}") from None
+
+    if args.out is not None or not (args.summary or args.plot):
+        write_table(result.to_csv, args.out)
+    if args.summary:
+        write_table(result.summary_to_csv, args.summary)
+    if args.plot:
+        from loops.study.sheets import plot_bands
+
+        plot_call(plot_bands, result, path=args.plot, metrics=wanted)
+    report_stopped_variants(result)
+    return 0
+
+
+def report_stopped_variants(result):
+    """On stderr: how many variants stopped, and the reasons of the first :data:`LISTED`."""
+    if not result.reasons:
+        return
+    lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants stopped; their rows past the stop "
+             "are empty (NaN):"]
+    lines += [f"  variant {v}: {reason}" for v, reason in list(result.reasons.items())[:LISTED]]
+    if len(result.reasons) > LISTED:
+        lines.append(f"  and {len(result.reasons) - LISTED} more")
+    print("\n".join(lines), file=sys.stderr)
