@@ -719,8 +719,8 @@ def test_help_imports_neither_numpy_nor_the_engine():
     """``kinematrix --help`` builds the parser of every subcommand without numpy, matplotlib or
     the engine (the packages import their names on first use)."""
     code = ("import sys; from dynamics.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.analyses') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.standard', "
+            "'loops.suspension.model') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "[]\n"

@@ -20,7 +20,8 @@ from loops.study.coordinates import coordinates, moved_hardpoints
 from loops.study.geometry import VariantGeometry
 from loops.study.study import Plan, run_study
 from loops.study.suspension import VariantSuspension
-from loops.suspension.analyses import Suspension, combined, parallel_travel, roll, static_roll_centre, steering
+from loops.suspension import Suspension, combined, parallel_travel, roll, steering
+from loops.suspension.body_motion import static_roll_centre
 from loops.suspension.files import load_suspension
 from mechanism.errors import ModelError, SweepStopped
 from mechanism.hardpoints import hardpoints_of

@@ -44,17 +44,19 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SweepStopped
 
-from ..suspension.analyses import Suspension, parallel_travel, roll, steering
+from ..suspension.analyses import ANALYSES as REGISTRY
+from ..suspension.model import Suspension
 from ..suspension.hardpoints import apply_hardpoint_values, axle_hardpoint_names
 from ..suspension.travel import input_values
-from ..suspension.metrics import AXLE_METRICS, METRICS, PART_METRICS, ROLL_METRICS
+from ..suspension.metrics import AXLE_METRICS, CATALOGUE, METRICS, PART_METRICS, POSITION, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
-from .sensitivity import FIELD_METRICS, RATE_METRICS, sensitivities_of
+from .sensitivity import sensitivities_of
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
-#: The analyses a target can belong to, by name, and the input each is plotted against.
-ANALYSES = ("parallel", "steering", "roll")
+#: The analyses a target can belong to (the registry's that say so), by name; their targets
+#: are ``targets`` (parallel), ``steering_targets`` and ``roll_targets``.
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.optimise)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def _targets(table, analysis, count, where, suspension):
         reason = None if axle_metric or not isinstance(base, str) else _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
-        known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
+        known = {**METRICS, **{name: ROLL_METRICS[name] for name in REGISTRY[analysis].own_metrics}}
         if axle_metric:
             known = AXLE_METRICS
         elif not isinstance(metric, str) or base not in known or (axle and base == metric):
@@ -149,9 +151,10 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS, *AXLE_METRICS}
-        #: analysis -> whether one of its targets is a rate, a velocity-field metric or an
-        #: axle's (its second-order solve is then needed)
+        rates = {m.name for m in CATALOGUE if m.kind != POSITION}
+        #: analysis -> whether one of its targets is not a position metric of the catalogue (a
+        #: rate, a velocity-field metric, the wheel rate, an axle's: its second-order solve is
+        #: then needed)
         self.rates = {}
         for t in targets:
             is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates
@@ -173,13 +176,8 @@ class _Problem:
         susp = self.variant(x)
         results = {}
         try:
-            for analysis, (inputs, height) in self.plans.items():
-                if analysis == "parallel":
-                    results[analysis] = parallel_travel(susp, inputs, tolerance=self.tolerance)
-                elif analysis == "roll":
-                    results[analysis] = roll(susp, inputs, tolerance=self.tolerance)
-                else:
-                    results[analysis] = steering(susp, inputs, travel=height, tolerance=self.tolerance)
+            for analysis, inputs in self.plans.items():
+                results[analysis] = REGISTRY[analysis].run(susp, tolerance=self.tolerance, **inputs)
         except SweepStopped as stop:
             raise ModelError("optimise", f"the design with offsets {_describe(self.coords, x)} cannot be swept: "
                              f"{stop.reason} (narrow the bounds)") from None
@@ -293,13 +291,13 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         if travel is None:
             raise ModelError("travel", "the parallel-travel targets need the wheel travel values")
         travel = input_values(travel, "travel")
-        plans["parallel"] = (travel, None)
+        plans["parallel"] = {"travel": travel}
         wanted += _targets(targets, "parallel", len(travel), "targets", suspension)
     if steering_targets:
         if rack is None:
             raise ModelError("rack", "the steering targets need the values of the steering variable")
         rack = input_values(rack, "rack")
-        plans["steering"] = (rack, float(steering_travel))
+        plans["steering"] = {"rack": rack, "travel": float(steering_travel)}
         wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension)
     if roll_targets:
         if roll_angle is None:
@@ -308,7 +306,7 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
             raise ModelError("roll_targets", "roll targets need an axle (a corner rolls as its mirror image, whose "
                              "hardpoints are the axle's, per side): give the axle model")
         roll_angle = input_values(roll_angle, "roll_angle")
-        plans["roll"] = (roll_angle, None)
+        plans["roll"] = {"roll_angle": roll_angle}
         wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
     if not wanted:
         raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "

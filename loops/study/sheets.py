@@ -19,12 +19,11 @@ from mechanism.errors import ModelError
 from mechanism.units import Units
 
 from ..suspension.metrics import readable
-from ..suspension.sheets import PANELS, TEXT_SIZE, axis_label
+from ..suspension.analyses import ANALYSES
+from ..suspension.sheets import TEXT_SIZE, axis_label
 
 __all__ = ["plot_bands", "default_metrics", "panel_grid"]
 
-#: The workbench sheet whose panels a study's analysis shows by default.
-_SHEET = {"parallel": "parallel travel", "opposite": "opposite travel", "steering": "steering"}
 #: Panels drawn when none are named.
 DEFAULT_PANELS = 6
 
@@ -33,7 +32,8 @@ def default_metrics(result, count=DEFAULT_PANELS) -> list:
     """The first ``count`` metrics of the workbench's sheet for the study's analysis that the
     result holds (an axle's left wheel, ``camber_left``, where the metric is per wheel)."""
     out = []
-    for metric in PANELS.get(_SHEET.get(result.analysis, ""), []):
+    entry = ANALYSES.get(result.analysis)
+    for metric in entry.panels if entry is not None else ():
         for name in (metric, f"{metric}_left"):
             if name in result.metrics and name not in out:
                 out.append(name)

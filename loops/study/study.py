@@ -24,30 +24,25 @@ from mechanism.errors import ModelError
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
 from ..sweep import _progress
-from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from ..suspension.analyses import ANALYSES as REGISTRY
 from ..suspension.travel import input_values
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
+__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK", "plan_inputs"]
 
-#: The analyses a study runs: name -> the workbench function.
-ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "roll": roll, "steering": steering,
-            "combined": combined}
-#: The inputs each analysis takes from the plan, in the order they vary across positions
-#: (combined: each travel level through every rack value).
-INPUTS = {"parallel": ("travel",), "opposite": ("travel",), "roll": ("roll",), "steering": ("rack",),
-          "combined": ("travel", "rack")}
+#: The analyses a study runs (the registry's, :mod:`loops.suspension.analyses`, that say so).
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.study)
 #: Variants per chunk: large enough that a chunk runs for a good fraction of a second.
 DEFAULT_CHUNK = 500
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What every variant runs: the ``analysis`` (a key of :data:`ANALYSES`), its input
-    values per position, SI (:data:`INPUTS`: ``travel`` m for travel analyses and the levels
-    of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the wheel travel
-    of a steering analysis, where travel is measured and the closure tolerance."""
+    """What every variant runs: the ``analysis`` (one of :data:`ANALYSES`), its input values
+    per position, SI (:func:`plan_inputs`, the registry's: ``travel`` m for travel analyses and
+    the levels of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the
+    wheel travel of a steering analysis, where travel is measured and the closure tolerance."""
 
     analysis: str = "parallel"
     travel: np.ndarray | None = None
@@ -58,30 +53,39 @@ class Plan:
     roll: np.ndarray | None = None
 
     def check(self) -> dict:
-        """The analysis's inputs checked: ``{name: (n,) values}`` in :data:`INPUTS` order."""
+        """The analysis's inputs checked: ``{plan field: (n,) values}`` of the inputs that vary
+        across positions, in the registry's order."""
         if self.analysis not in ANALYSES:
             raise ModelError("analysis", f"a study runs one of {', '.join(ANALYSES)}, got {self.analysis!r}")
         out = {}
-        for what in INPUTS[self.analysis]:
-            values = getattr(self, what)
+        for entry in plan_inputs(self.analysis):
+            if entry.single:
+                continue
+            values = getattr(self, entry.plan)
             if values is None:
-                raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
-            out[what] = input_values(values, what)
+                raise ModelError(entry.plan, f"the {self.analysis} analysis needs its {entry.plan} values")
+            out[entry.plan] = input_values(values, entry.plan)
         return out
+
+
+def plan_inputs(analysis) -> list:
+    """The registry's inputs (:class:`~loops.suspension.analyses.Input`) a study of ``analysis``
+    takes from its :class:`Plan` (``Input.plan``): the ones given per position, in the order
+    they vary (combined: each travel level through every rack value), and single values."""
+    return [entry for entry in REGISTRY[analysis].inputs if entry.plan is not None]
 
 
 def _run(rows, plan, values, count):
     """``plan``'s analysis on the variant suspension ``rows``: the inputs of one variant's
-    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants."""
-    options = {"travel_at": plan.travel_at, "tolerance": plan.tolerance}
-    if plan.analysis == "steering":
-        steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
-    elif plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
-        combined(rows, np.tile(values["travel"], count), values["rack"], **options)
-    elif plan.analysis == "roll":
-        roll(rows, np.tile(values["roll"], count), **options)
-    else:
-        ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
+    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants
+    (those the analysis itself repeats, once)."""
+    inputs = {}
+    for entry in plan_inputs(plan.analysis):
+        if entry.single:
+            inputs[entry.name] = getattr(plan, entry.plan)
+        else:
+            inputs[entry.name] = np.tile(values[entry.plan], count) if entry.tiled else values[entry.plan]
+    REGISTRY[plan.analysis].run(rows, travel_at=plan.travel_at, tolerance=plan.tolerance, **inputs)
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):

@@ -18,7 +18,7 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from ..compiled import compile_model
-from ..suspension.analyses import Suspension
+from ..suspension.model import Suspension
 from ..suspension.corner import Located
 from ..suspension.wheel import DesignValues
 from .batch import _Setup, sweep_variants

@@ -12,7 +12,8 @@
   by :mod:`~loops.suspension.measure` along the motions of :mod:`~loops.suspension.motion`.
 * :mod:`~loops.suspension.model`: :class:`Suspension`, what is analysed, and
   :class:`SuspensionResult`, what an analysis returns.
-* :mod:`~loops.suspension.analyses`: parallel and opposite travel, steering, combined; roll
+* :mod:`~loops.suspension.analyses`: the registry of the analyses: parallel and opposite
+  travel, steering, combined (:mod:`~loops.suspension.standard`), roll
   (:mod:`~loops.suspension.body_motion`); the wheels placed by :mod:`~loops.suspension.travel`.
 * :mod:`~loops.suspension.files`: :func:`load_suspension` reads a corner or axle file.
 * :mod:`~loops.suspension.hardpoints`: hardpoint tables out to CSV and back into a model file.
@@ -33,8 +34,8 @@ import importlib
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: importing the command line's modules (``loops.suspension.cli``) costs nothing for ``kinematrix --help``.
 _EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".model", "SuspensionResult": ".model",
-            "combined": ".analyses", "opposite_travel": ".analyses", "parallel_travel": ".analyses",
-            "roll": ".body_motion", "steering": ".analyses", "Axle": ".axle", "axle_from_corners": ".axle",
+            "combined": ".standard", "opposite_travel": ".standard", "parallel_travel": ".standard",
+            "roll": ".body_motion", "steering": ".standard", "Axle": ".axle", "axle_from_corners": ".axle",
             "mirror_corner": ".axle", "Corner": ".corner", "corner_from_table": ".corner",
             "load_suspension": ".files", "AXLE_METRICS": ".metrics", "METRICS": ".metrics",
             "ROLL_METRICS": ".metrics", "contact_patch": ".measure", "metrics_at": ".measure", "rates": ".measure",

@@ -1,143 +1,182 @@
-"""Standard suspension analyses of a corner or an axle: parallel and opposite wheel travel,
-steering and combined steering at several heights, and roll (:mod:`.body_motion`).
+"""The one registry of the workbench's analyses: what each is called, what it takes, what
+runs it, what its sheet shows, and what of the rest of the house it supports.
 
-Each analysis sweeps the mechanism (:func:`loops.sweep.sweep`) and returns the trajectory
-record as a :class:`~loops.suspension.model.SuspensionResult`: every pair variable, point
-and pose of the sweep, plus ``metrics``, the analysis's inputs (``wheel_travel``,
-``roll_angle``, the steering input) followed by the metrics of :mod:`loops.suspension.metrics`
-(``camber``, ``toe``, ...; ``camber_left``, ``camber_right``, ... and the axle's
-``roll_centre_height``, ``track``, ... for an axle). ``SuspensionResult.to_csv`` writes
-those columns in the model file's units with a first line naming them;
-``SuspensionResult.to_dataframe`` gives the same table as a ``pandas.DataFrame``.
+:data:`ANALYSES` maps each analysis's command-line name to an :class:`Analysis`: its title
+(``SuspensionResult.analysis``), its function (in :mod:`.standard` or :mod:`.body_motion`,
+imported on first call, so that the command line's parser reads this module without numpy),
+its inputs (:class:`Input`: the function's keyword, the command-line option, the quantity
+and how a study gives it), the panels of its sheet, and whether design studies, design
+sensitivities and the optimiser run it. The command line (``kinematrix suspension`` and
+``study``), :mod:`loops.study.study`, :mod:`loops.study.sensitivity`,
+:mod:`loops.study.optimise`, :mod:`loops.suspension.sheets` and :mod:`loops.study.sheets`
+read it; nothing else lists analyses.
 
-Wheel travel is the vertical motion of the wheel centre (the corner's point driver,
-``Corner.travel``; the analyses add one when the model has none) or, with
-``travel_at="contact-patch"`` (SHARK's convention), of the contact patch: the wheel-centre
-travel that puts the patch at the requested height is found by Newton's method on the
-sweep (:mod:`.travel`), each step's derivative from the velocity solution, to 1e-12 m.
-Freedoms no input fixes (a steering rack in a travel analysis, a wheel's spin) are held at
-their design values; the steering variable, when the corner has one, is a driver of every
-analysis (at its design value unless steered), so that rates with respect to it are
-available.
+Adding an analysis
+------------------
+Two files. (1) Its function, in the module of its kind (:mod:`.standard` for sweeps of wheel
+travel and steering, :mod:`.body_motion` for motions of the body): ``name(suspension,
+<inputs as keywords>, *, travel_at="wheel-centre", tolerance=1e-10)``, returning
+``suspension.finish(record, title, travel_at, input_columns, metric_columns, stop)`` (a
+:class:`~loops.suspension.model.SuspensionResult`; the input columns first, the analysis's
+inputs). (2) Its :class:`Analysis` entry below: name, title, ``"module:function"``, a
+description for ``--analysis``'s help, its :class:`Input` entries (a new option is added to
+both commands from here; a range of values ``START:STOP:STEP`` in the model file's units of
+its quantity, or a second model file, quantity ``"model"``), the sheet's panels (column
+names, or per-wheel metrics drawn left and right), and ``study``, ``sensitivities``,
+``optimise`` False where those do not take it (the registry says so, and they refuse it by
+name). The command line's ``--analysis`` and its options, a study's plan, the sheets follow.
+
+Adding a metric
+---------------
+Two files: its function and its entry in the catalogue, :mod:`loops.suspension.metrics`
+(see "Adding a metric" there): its CSV column, its sheet axis and its sensitivities follow.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import importlib
+from dataclasses import dataclass, field, replace
 
-from mechanism.errors import ModelError
+__all__ = ["Analysis", "Input", "ANALYSES", "analysis", "titled", "STEERING", "ROAD"]
 
-from ..results import Column
-from .body_motion import roll, static_roll_centre
-from .measure import suspension_columns
-from .model import Suspension, SuspensionResult
-from .travel import NEWTON_TOLERANCE, TravelPlan, check_travel_at, input_values, solve_travel, steering_plan
-
-__all__ = ["Suspension", "SuspensionResult", "parallel_travel", "opposite_travel", "roll", "steering",
-           "combined", "static_roll_centre", "ANALYSES", "NEWTON_TOLERANCE"]
-
-#: The analyses by their command-line names.
-ANALYSES = ("parallel", "opposite", "roll", "steering", "combined")
+#: ``Analysis.sensitivities`` of an analysis whose metrics are taken on the moving road (the
+#: roll): its sensitivities follow the road, the axis and the travels (METHOD.md (R1)-(R8)).
+ROAD = "road"
+#: The ``one_of`` group of the two steering inputs: the rack's travel or the steering wheel's
+#: angle, exactly one of them.
+STEERING = "steering"
 
 
-def parallel_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
-    """Both wheels (or the one corner) through the same wheel travel.
+@dataclass(frozen=True)
+class Input:
+    """One input of an analysis.
 
-    Parameters
+    Attributes
     ----------
-    susp : Suspension
-    travel : (N,) wheel travel, m (+ bump), at the wheel centre or the contact patch
-    travel_at : {"wheel-centre", "contact-patch"}
-    tolerance : closure tolerance of the sweeps (dimensionless)
-
-    Returns
-    -------
-    SuspensionResult
-        Columns ``wheel_travel`` and the metrics.
-
-    Raises
-    ------
-    SweepStopped
-        When the sweep cannot go on: ``.partial`` is the :class:`SuspensionResult` of the
-        positions reached.
+    name : the analysis function's keyword (``travel``, ``rack``, ``roll_angle``)
+    option : its command-line option (``--travel``)
+    quantity : ``"length"``, ``"angle"``, ``"steering"`` (the steering variable's, a length
+        for a rack) or ``"model"`` (a second model file: its Suspension)
+    what : what it is, for messages (``"the wheel travel values"``)
+    help : the option's help text (the first analysis that declares an option gives it)
+    required : the analysis needs it (else ``default``)
+    single : one value, not one per position (a steering analysis's fixed wheel travel)
+    default : the value when not given (a single input's)
+    several : with ``single``, the analysis that takes several (``"combined"``)
+    one_of : a group of inputs of which exactly one is given (:data:`STEERING`)
+    tiled : a study repeats its values for every variant (False: the analysis itself
+        repeats them, as combined repeats the rack input for every travel level)
+    plan : the :class:`~loops.study.study.Plan` field a study takes it from (None: studies
+        do not take it)
     """
-    check_travel_at(travel_at)
-    travel = input_values(travel, "travel")
-    plan = TravelPlan({side: travel for side in susp.corners}, steering_plan(susp, len(travel)))
-    record, stop = solve_travel(susp, plan, travel_at, tolerance)
-    inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
-    return susp.finish(record, "parallel travel", travel_at, inputs, suspension_columns(susp, record, travel_at), stop)
+
+    name: str
+    option: str
+    quantity: str
+    what: str
+    help: str = ""
+    required: bool = True
+    single: bool = False
+    default: float | None = None
+    several: str | None = None
+    one_of: str | None = None
+    tiled: bool = True
+    plan: str | None = None
 
 
-def opposite_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
-    """The left wheel through ``travel``, the right one through ``-travel`` (an axle; a
-    corner is mirrored into one). Columns ``wheel_travel`` (the left wheel's) and the
-    metrics with ``_left``/``_right``, then the axle's."""
-    check_travel_at(travel_at)
-    susp = susp.axle()
-    travel = input_values(travel, "travel")
-    plan = TravelPlan({"left": travel, "right": -travel}, steering_plan(susp, len(travel)))
-    record, stop = solve_travel(susp, plan, travel_at, tolerance)
-    inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
-    return susp.finish(record, "opposite travel", travel_at, inputs, suspension_columns(susp, record, travel_at), stop)
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis of the registry (see the module docstring).
+
+    Attributes
+    ----------
+    name : the command-line name (``--analysis parallel``)
+    title : ``SuspensionResult.analysis`` (``"parallel travel"``)
+    function : ``"module:function"`` in :mod:`loops.suspension` (:meth:`run` calls it)
+    description : for ``--analysis``'s help
+    inputs : tuple of :class:`Input`
+    panels : the sheet's metric panels in order (those a result lacks are skipped)
+    axle : it runs on an axle (a corner is mirrored into one; a study needs an axle file)
+    study, sensitivities, optimise : whether design studies, design sensitivities and the
+        optimiser take it (``sensitivities``: True for an analysis in the body frame, whose
+        chain rules are the metrics' own; :data:`ROAD` for one on the moving road)
+    levels : the input column whose values are levels drawn as separate curves on the sheet
+        (combined: ``wheel_travel``), or None
+    own_metrics : the per-wheel metrics only it has, besides the catalogue's
+        :data:`~loops.suspension.metrics.METRICS` (roll: ``roll_camber``, ``roll_steer``)
+    notes : ``{option: why}`` said when an option of another analysis is given to this one
+    """
+
+    name: str
+    title: str
+    function: str
+    description: str
+    inputs: tuple
+    panels: tuple
+    axle: bool = False
+    study: bool = True
+    sensitivities: bool | str = True
+    optimise: bool = False
+    levels: str | None = None
+    own_metrics: tuple = ()
+    notes: dict = field(default_factory=dict)
+
+    def run(self, suspension, **inputs):
+        """The analysis of ``suspension`` with ``inputs`` (SI; ``travel_at``, ``tolerance``)."""
+        module, _, name = self.function.partition(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(suspension, **inputs)
+
+    def input(self, name) -> Input | None:
+        return next((i for i in self.inputs if i.name == name), None)
 
 
-def _steering_input(susp, rack, steering_wheel):
-    names = susp.steering
-    if not names:
-        raise ModelError("corner.steering", "the corner has no steering variable (give [corner] steering = "
-                         "the rack's pair)")
-    if len(names) != 1:
-        raise ModelError("corner.steering", f"the two corners steer by different variables ({', '.join(names)}): "
-                         "steer them with parallel_travel and explicit drivers instead")
-    (name,) = names
-    if (rack is None) == (steering_wheel is None):
-        raise ModelError("steering", "give either the rack travel or the steering-wheel angle")
-    quantities = {}
-    for pair in susp.model.pairs:
-        for variable, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
-            quantities[variable] = "angle" if rotational else "length"
-    if rack is not None:
-        values = input_values(rack, "rack")
-        return name, values, [Column(name, values, quantities[name], 0)]
-    ratio = None if susp.vehicle is None else susp.vehicle.rack_travel_per_turn
-    if ratio is None:
-        raise ModelError("vehicle.rack_travel_per_turn", "steering by the steering-wheel angle needs the rack "
-                         "travel per turn of the steering wheel ([vehicle] rack_travel_per_turn)")
-    angle = input_values(steering_wheel, "steering_wheel")
-    values = angle * ratio / (2.0 * np.pi)
-    return name, values, [Column("steering_wheel_angle", angle, "angle", 0),
-                          Column(name, values, quantities[name], 0)]
+_TRAVEL = Input("travel", "--travel", "length", "the wheel travel values", plan="travel",
+                help="wheel travel in the file's length unit (+ bump); for steering one value, for combined the levels")
+_RACK = Input("rack", "--rack", "steering", "the values of the steering variable", one_of=STEERING, plan="rack",
+              help="steering variable (rack travel) in the file's units")
+_STEERING_WHEEL = Input("steering_wheel", "--steering-wheel", "angle", "the steering-wheel angles", one_of=STEERING,
+                        help="steering-wheel angle in the file's angle unit ([vehicle] rack_travel_per_turn)")
+
+#: Every analysis, by its command-line name, in the order the command line lists them.
+ANALYSES = {a.name: a for a in (
+    Analysis("parallel", "parallel travel", "standard:parallel_travel", "parallel wheel travel", (_TRAVEL,),
+             ("camber", "toe", "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
+              "track_change", "roll_centre_height", "motion_ratio", "wheel_rate", "anti_dive", "anti_squat",
+              "castor_trail", "wheel_recession", "fvsa_length"), optimise=True),
+    Analysis("opposite", "opposite travel", "standard:opposite_travel", "opposite wheel travel (left +, right -)",
+             (_TRAVEL,), ("camber", "toe", "roll_centre_height", "roll_centre_lateral", "track", "track_change",
+                          "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
+                          "motion_ratio"), axle=True),
+    Analysis("roll", "roll", "body_motion:roll", "body roll about the static roll centre",
+             (Input("roll_angle", "--roll", "angle", "the roll angles", plan="roll",
+                    help="roll angle in the file's angle unit (+ right side down)"),),
+             ("camber", "steer_angle", "roll_camber", "roll_steer", "roll_centre_height", "roll_centre_lateral",
+              "wheel_travel", "track", "toe", "camber_front_view", "half_track", "motion_ratio"), axle=True,
+             sensitivities=ROAD, optimise=True, own_metrics=("roll_camber", "roll_steer"), notes={"--travel": "the wheel travels follow the roll angle, --roll"}),
+    Analysis("steering", "steering", "standard:steering", "steering",
+             (_RACK, _STEERING_WHEEL,
+              Input("travel", "--travel", "length", "the wheel travel", required=False, single=True, default=0.0,
+                    several="combined", plan="steer_travel")),
+             ("steer_angle", "ackermann_percent", "ackermann_error", "steering_ratio", "steer_rate", "camber",
+              "camber_front_view", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "toe"),
+             optimise=True),
+    Analysis("combined", "combined travel and steering", "standard:combined", "steering at several travels",
+             (_TRAVEL, replace(_RACK, tiled=False), _STEERING_WHEEL),
+             ("steer_angle", "toe", "camber", "camber_front_view", "ackermann_percent", "steering_ratio", "castor",
+              "kingpin_inclination", "scrub_radius", "castor_trail", "steer_rate", "bump_steer"),
+             levels="wheel_travel"),
+)}
 
 
-def steering(susp: Suspension, rack=None, *, steering_wheel=None, travel=0.0, travel_at="wheel-centre",
-             tolerance=1e-10) -> SuspensionResult:
-    """Steer at a fixed wheel travel: the steering variable through ``rack`` (its values, m
-    for a rack), or the steering wheel through ``steering_wheel`` (rad), the rack moving
-    ``Vehicle.rack_travel_per_turn`` per turn. Columns: the input(s), then the metrics (an
-    axle adds Ackermann and, with the rack ratio, the steering ratio)."""
-    check_travel_at(travel_at)
-    name, values, inputs = _steering_input(susp, rack, steering_wheel)
-    height = np.full(len(values), float(travel))
-    plan = TravelPlan({side: height for side in susp.corners}, {name: values})
-    record, stop = solve_travel(susp, plan, travel_at, tolerance)
-    inputs = [Column(c.name, c.values[:len(record)], c.dimension, 0) for c in inputs]
-    return susp.finish(record, "steering", travel_at, inputs, suspension_columns(susp, record, travel_at, True), stop)
+def analysis(name, where="analysis") -> Analysis:
+    """The registry's :class:`Analysis` ``name``; ModelError at ``where`` for any other."""
+    if name not in ANALYSES:
+        from mechanism.errors import ModelError  # noqa: PLC0415 (this module imports nothing heavy)
+
+        raise ModelError(where, f"expected one of {', '.join(ANALYSES)}, got {name!r}")
+    return ANALYSES[name]
 
 
-def combined(susp: Suspension, travel, rack=None, *, steering_wheel=None, travel_at="wheel-centre",
-             tolerance=1e-10) -> SuspensionResult:
-    """Steering sweeps at several wheel travels (parallel): for each value of ``travel`` the
-    whole steering input, one after the other. Columns ``wheel_travel``, the steering
-    input(s), then the metrics."""
-    check_travel_at(travel_at)
-    name, values, inputs = _steering_input(susp, rack, steering_wheel)
-    levels = input_values(travel, "travel")
-    heights = np.repeat(levels, len(values))
-    plan = TravelPlan({side: heights for side in susp.corners}, {name: np.tile(values, len(levels))})
-    record, stop = solve_travel(susp, plan, travel_at, tolerance)
-    count = len(record)
-    inputs = [Column("wheel_travel", heights[:count], "length", 0)] + [
-        Column(c.name, np.tile(c.values, len(levels))[:count], c.dimension, 0) for c in inputs]
-    return susp.finish(record, "combined travel and steering", travel_at, inputs,
-                       suspension_columns(susp, record, travel_at, True), stop)
+def titled(title) -> Analysis | None:
+    """The :class:`Analysis` whose results carry ``title`` (``SuspensionResult.analysis``)."""
+    return next((a for a in ANALYSES.values() if a.title == title), None)

@@ -20,7 +20,7 @@ import os
 from mechanism.errors import ModelError
 from mechanism.model_file import read_model, read_toml
 
-from .analyses import Suspension
+from .model import Suspension
 from .axle import axle_from_corners, mirror_corner
 from .corner import corner_from_table
 from .vehicle import vehicle_from_table

@@ -24,8 +24,13 @@ needs no function: ``Metric(name, dimension, label, RATE, rate_of=..., along=...
 of the upright's velocity field (a function of a
 :class:`~loops.suspension.velocity_field.VelocityField`) or of the axle (of an
 :class:`~loops.suspension.axle_geometry.AxleGeometry`) likewise, with kind FIELD or AXLE.
-A metric whose function gives values only (kind ``WHEEL_RATE``) has sensitivities only where
-the entry says so (``sensitivities=False`` otherwise).
+A metric whose function gives values only (kind ``WHEEL_RATE``, second rates taken apart)
+has sensitivities only by its own third rates: the wheel rate's (METHOD.md (T1)-(T4),
+:mod:`loops.study.sensitivity.wheel_rate`); a new one says ``sensitivities=False``, and the
+design sensitivities and the optimiser refuse it by name. Any metric can be drawn on a sheet
+(``plot_sheet(..., metrics=[...])``, ``kinematrix study --metrics``), its axis labelled with
+``label`` and its unit; the standard sheets' panels are the analyses' (the registry,
+:mod:`loops.suspension.analyses`).
 
 Axes, frames and signs
 ----------------------

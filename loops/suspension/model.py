@@ -112,6 +112,7 @@ class Suspension:
         """What an analysis returns: its record with the ``inputs`` and ``metrics`` columns as
         a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped."""
         result = SuspensionResult.of(record, analysis, travel_at, self.units, inputs + metrics)
+        result.input_names = [c.name for c in inputs]
         result.suspension = self
         if stop is not None:
             raise SweepStopped(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
@@ -137,7 +138,8 @@ class SuspensionResult(SweepResult):
 
     Besides everything a :class:`~loops.results.SweepResult` holds, ``metrics`` maps each
     column name to a :class:`~loops.results.Column` (SI values; ``dimension`` says how to
-    scale it): the inputs first, then the metrics. ``analysis`` names the analysis,
+    scale it): the inputs first, then the metrics. ``analysis`` names the analysis (its
+    registry title, :mod:`loops.suspension.analyses`), ``input_names`` its input columns,
     ``travel_at`` where wheel travel is measured, ``units`` the units its files are written
     in by default (the model file's), ``suspension`` the :class:`Suspension` analysed.
     """
@@ -145,6 +147,7 @@ class SuspensionResult(SweepResult):
     analysis: str
     travel_at: str
     units: Units
+    input_names: list
 
     @classmethod
     def of(cls, record, analysis, travel_at, units, columns):

@@ -25,26 +25,13 @@ from mechanism.units import Units
 from mechanism.specs import GROUND
 
 from .measure import contact_patch
+from .analyses import ANALYSES, titled
 from .metrics import AXLE_METRICS, PART_METRICS, readable
 
 __all__ = ["plot_sheet", "PANELS", "axis_label", "TEXT_SIZE"]
 
-#: Metric panels of each analysis, in order (those a result lacks are skipped; at most 12).
-PANELS = {
-    "parallel travel": ["camber", "toe", "camber_gain", "bump_steer", "castor", "kingpin_inclination",
-                        "scrub_radius", "track_change", "roll_centre_height", "motion_ratio", "wheel_rate",
-                        "anti_dive", "anti_squat", "castor_trail", "wheel_recession", "fvsa_length"],
-    "opposite travel": ["camber", "toe", "roll_centre_height", "roll_centre_lateral", "track", "track_change",
-                        "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
-                        "motion_ratio"],
-    "roll": ["camber", "steer_angle", "roll_camber", "roll_steer", "roll_centre_height", "roll_centre_lateral",
-             "wheel_travel", "track", "toe", "camber_front_view", "half_track", "motion_ratio"],
-    "steering": ["steer_angle", "ackermann_percent", "ackermann_error", "steering_ratio", "steer_rate", "camber",
-                 "camber_front_view", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "toe"],
-    "combined travel and steering": ["steer_angle", "toe", "camber", "camber_front_view", "ackermann_percent",
-                                     "steering_ratio", "castor", "kingpin_inclination", "scrub_radius",
-                                     "castor_trail", "steer_rate", "bump_steer"],
-}
+#: Metric panels of each analysis's sheet by its title (the registry's, at most 12 drawn).
+PANELS = {a.title: list(a.panels) for a in ANALYSES.values()}
 _STYLES = ("-", "--", ":", "-.")
 #: Legends and notes in points: readable on a sheet printed on A4 landscape.
 TEXT_SIZE = 8.5
@@ -67,15 +54,16 @@ def _columns(result, metric):
     return [(f"{metric}_{side}", side) for side in ("left", "right") if f"{metric}_{side}" in result.metrics]
 
 
-def _inputs(result):
-    names = list(result.metrics)
-    count = 2 if result.analysis.startswith("combined") else 1
-    if result.analysis in ("steering", "combined travel and steering") and "steering_wheel_angle" in names:
-        count += 1
-    return names[:count]
+def _x_and_levels(result):
+    """The sheet's x axis (the first input that is not the registry's levels) and the levels
+    column (``wheel_travel`` of combined: one curve per level), or None."""
+    entry = titled(result.analysis)
+    levels = entry.levels if entry is not None else None
+    x_name = next(name for name in result.input_names if name != levels)
+    return x_name, levels
 
 
-def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
+def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metrics=None):
     """The standard sheet of one analysis or of several designs' analyses of the same kind.
 
     Parameters
@@ -85,6 +73,9 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
     labels : list of str, optional, the designs' names (default: their models' names)
     units : Units or (length, angle), optional (default: the first result's file units)
     title : str, optional
+    metrics : list of metric names, optional: the panels (per-wheel metrics drawn left and
+        right), at most 12 (default: the registry's panels of the analysis,
+        :mod:`loops.suspension.analyses`)
 
     Returns
     -------
@@ -101,7 +92,16 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
     analysis = results[0].analysis
     labels = list(labels) if labels is not None else [_name(r) for r in results]
     units = results[0].units if units is None else Units.of(units)
-    panels = [m for m in PANELS[analysis] if any(_columns(r, m) for r in results)][:12]
+    if metrics is None:
+        entry = titled(analysis)
+        panels = [m for m in (entry.panels if entry else ()) if any(_columns(r, m) for r in results)][:12]
+    else:
+        panels = list(metrics)
+        for name in panels:
+            if not any(_columns(r, name) for r in results):
+                raise ModelError(f"metric {name!r}", f"not a metric of the {analysis} analysis of these designs")
+        if not 0 < len(panels) <= 12:
+            raise ModelError("metrics", f"expected 1 to 12 metrics, got {len(panels)}")
     fig = new_figure((19, 11.2))
     grid = fig.add_gridspec(4, 6, height_ratios=(1, 1, 1, 0.08 + 0.08 * len(results)))
     colors = _colors(len(results))
@@ -161,24 +161,24 @@ def _curves(ax, results, labels, colors, metric, units):
         if not _columns(result, metric):
             missing.append(f"{label}: {_missing(result, metric)}")
             continue
-        inputs = _inputs(result)
-        x_name = inputs[1] if result.analysis.startswith("combined") else inputs[0]  # what was typed
+        x_name, levels = _x_and_levels(result)
         x_column = result.metrics[x_name]
         x = np.asarray(x_column.values) * units.factor(x_column.dimension)
         x_label = axis_label(x_name, x_column.dimension, units)
         dimension = result.metrics[_columns(result, metric)[0][0]].dimension
         groups = [np.arange(len(result))]
-        if result.analysis.startswith("combined"):
-            levels = np.asarray(result.metrics["wheel_travel"].values)
-            groups = [np.flatnonzero(levels == level) for level in dict.fromkeys(levels.tolist())]
+        if levels is not None:
+            values = np.asarray(result.metrics[levels].values)
+            groups = [np.flatnonzero(values == level) for level in dict.fromkeys(values.tolist())]
         for side, y, style in _wheel_curves(result, metric, units):
-            if result.analysis.startswith("combined") and side == "right":
+            if levels is not None and side == "right":
                 continue  # the left wheel only: the level's line style is the distinction
             for g, rows in enumerate(groups):
                 text = label + (f" {side}" if side else "")
-                if len(groups) > 1:
-                    level = float(result.metrics["wheel_travel"].values[rows[0]]) * units.factor("length")
-                    text += f", travel {level:g} {units.length}"
+                if levels is not None:
+                    column = result.metrics[levels]
+                    level = float(column.values[rows[0]]) * units.factor(column.dimension)
+                    text += f", {readable(levels)} {level:g} {units.label(column.dimension)}"
                     style = _STYLES[g % len(_STYLES)]
                 ax.plot(x[rows], y[rows], color=color, linestyle=style, linewidth=1.4, label=text)
     ax.set_xlabel(x_label)
@@ -228,7 +228,7 @@ def _signed(value, positive, negative, unit, digits=0, zero=None):
 def _design_notes(result, units):
     """One line: the design position's instant centres and roll centre, in words."""
     suspension = getattr(result, "suspension", None)
-    if suspension is None:
+    if suspension is None or not _columns(result, "fvic_height"):
         return ""
     index = _design_index(result)
     scale = units.factor("length")
@@ -291,8 +291,7 @@ def _link_lines(result, index):
 
 
 def _design_index(result):
-    inputs = _inputs(result)
-    score = sum(np.abs(np.asarray(result.metrics[name].values, float)) for name in inputs)
+    score = sum(np.abs(np.asarray(result.metrics[name].values, float)) for name in result.input_names)
     return int(np.argmin(score))
 
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from mechanism.errors import ModelError
 
-from ...suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from ...suspension.analyses import ANALYSES as REGISTRY
+from ...suspension.analyses import ROAD, titled
 from ...suspension.metrics import AXLE_METRICS, METRICS, ROLL_METRICS
 from ..coordinates import Coordinate, coordinates
 from .closure import Closure
@@ -24,8 +25,8 @@ from .roll import roll_sensitivities, wheel_metric
 __all__ = ["ANALYSES", "sensitivities", "sensitivities_of"]
 
 
-#: The analyses whose sensitivities are available.
-ANALYSES = ("parallel", "opposite", "steering", "combined", "roll")
+#: The analyses whose sensitivities are available (the registry's that say so).
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.sensitivities)
 
 
 def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, roll_angle=None,
@@ -40,7 +41,7 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         ``"upper_inner.axis.x"``) or of :class:`~loops.study.coordinates.Coordinate`
     travel : (N,) wheel travel, m, for ``"parallel"``, ``"opposite"`` and ``"combined"``;
         the fixed wheel travel (float, default 0) for ``"steering"``
-    analysis : {"parallel", "opposite", "steering", "combined", "roll"}
+    analysis : one of :data:`ANALYSES` (the registry's, :mod:`loops.suspension.analyses`)
     rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
     roll_angle : (N,) rad (ISO 8855: positive right side down) for ``"roll"``; its
         coordinates are the axle's (a corner is mirrored into one: ``"lower_ball_left.z"``)
@@ -64,22 +65,20 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
     if analysis not in ANALYSES:
         raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}")
     _check_travel_at(travel_at)
-    if analysis in ("parallel", "opposite", "combined") and travel is None:
-        raise ModelError("travel", f"the {analysis} analysis needs the wheel travel values")
-    if analysis in ("steering", "combined") and rack is None:
-        raise ModelError("rack", f"the {analysis} analysis needs the values of the steering variable")
-    if analysis == "roll" and roll_angle is None:
-        raise ModelError("roll_angle", "the roll analysis needs the roll angles")
-    if analysis == "roll":
-        result = roll(suspension, roll_angle, tolerance=tolerance)
-    elif analysis == "parallel":
-        result = parallel_travel(suspension, travel, tolerance=tolerance)
-    elif analysis == "opposite":
-        result = opposite_travel(suspension, travel, tolerance=tolerance)
-    elif analysis == "steering":
-        result = steering(suspension, rack, travel=0.0 if travel is None else float(travel), tolerance=tolerance)
-    else:
-        result = combined(suspension, travel, rack, tolerance=tolerance)
+    entry = REGISTRY[analysis]
+    given = {"travel": travel, "rack": rack, "roll_angle": roll_angle}
+    taken = [i for i in entry.inputs if i.name in given]
+    inputs = {}
+    for item in taken:
+        value = given[item.name]
+        if item.single:
+            inputs[item.name] = item.default if value is None else float(value)
+        elif value is not None:
+            inputs[item.name] = value
+        elif item.required and not any(given[other.name] is not None for other in taken
+                                       if item.one_of is not None and other.one_of == item.one_of):
+            raise ModelError(item.name, f"the {analysis} analysis needs {item.what}")
+    result = entry.run(suspension, tolerance=tolerance, **inputs)
     return sensitivities_of(result, coords, rates=rates)
 
 
@@ -118,13 +117,14 @@ def sensitivities_of(result, coords, *, rates=True, only=None) -> Sensitivities:
     driver_columns = np.array([system.variable_index[n] for n in driver_names], dtype=np.int64)
     directions = Directions(closure, hardpoint_moves, driver_columns, where)
     values, dimensions = {}, {}
-    if result.analysis == "roll":
+    on_the_road = titled(result.analysis).sensitivities == ROAD
+    if on_the_road:
         values = roll_sensitivities(susp, result, closure, directions, driver_names, rates, where, only)
         dimensions = {name: AXLE_METRICS[name] if name in AXLE_METRICS else
                       {**METRICS, **ROLL_METRICS}[wheel_metric(name)] for name in values}
     wheels = {}
     accelerations = second_rates_along(result) if rates else None
-    for side, corner in susp.corners.items() if result.analysis != "roll" else ():
+    for side, corner in susp.corners.items() if not on_the_road else ():
         suffix = f"_{side}" if susp.is_axle else ""
         per_wheel, wheels[side] = corner_sensitivities(susp, side, corner, closure, directions, driver_names, rates,
                                                         accelerations)
@@ -133,20 +133,12 @@ def sensitivities_of(result, coords, *, rates=True, only=None) -> Sensitivities:
                 continue
             values[name + suffix] = value
             dimensions[name + suffix] = METRICS[name]
-    if susp.is_axle and result.analysis != "roll":
-        for name, value in axle_sensitivities(susp, wheels, result.analysis, count).items():
+    if susp.is_axle and not on_the_road:
+        for name, value in axle_sensitivities(susp, wheels, "ackermann_percent" in result.metrics, count).items():
             values[name] = value
             dimensions[name] = AXLE_METRICS[name]
-    inputs = [result.metrics[name] for name in _input_names(result)]
+    inputs = [result.metrics[name] for name in result.input_names]
     return Sensitivities(coords, values, dimensions, inputs, result, directions)
-
-
-def _input_names(result):
-    names = list(result.metrics)
-    count = 2 if result.analysis.startswith("combined") else 1
-    if result.analysis != "parallel travel" and "steering_wheel_angle" in names:
-        count += 1
-    return names[:count]
 
 
 def _check_kingpin_axes(susp, coords, where):

@@ -156,13 +156,13 @@ def rate_derivative(role, sign, f_a, f_p, w_a, w_p):
         return sign * (f_p * w_a - f_a * w_p) / w_a ** 2
 
 
-def axle_sensitivities(susp, wheels, analysis, count):
+def axle_sensitivities(susp, wheels, steered, count):
     """``{axle metric: (N, k)}``: :func:`~loops.suspension.measure.axle_metrics` fed with the
     two wheels' jets along every coordinate (the patches, their velocities in wheel travel
     with their rates (H4), the steer angles and their rates, and the design track and steer
     angles, which the wheel-centre and spin-axis points move). As the analyses take them:
-    Ackermann in the steering and combined analyses, the roll centre with ``rates``."""
-    steered = analysis == "steering" or analysis.startswith("combined")
+    Ackermann where the analysis has it (``steered``: it steers), the roll centre with
+    ``rates``."""
     velocities = {side: wheels[side]["patch_velocity"] for side in SIDES}
     rates = {side: wheels[side]["steer_rate"] for side in SIDES}
     design = {side: wheels[side]["design"] for side in SIDES}
