@@ -106,7 +106,8 @@ def test_the_sensitivities_follow_the_catalogue(front):
         assert (name in have) == bool(metric.sensitivities), metric.name
     assert all(m.name == "wheel_rate" for m in CATALOGUE if m.kind == WHEEL_RATE and m.sensitivities)
     assert {m.name for m in CATALOGUE if m.kind == ROLL} <= set(ANALYSES["roll"].own_metrics)
-    assert set(INPUT_LABELS) <= {"wheel_travel", "roll_angle", "steering_wheel_angle"} and "camber" in METRICS
+    assert set(INPUT_LABELS) <= {"wheel_travel", "roll_angle", "pitch_angle", "steering_wheel_angle"}
+    assert "camber" in METRICS and readable("anti_dive_front") == "anti-dive, front"
 
 
 def test_any_metric_can_be_a_panel_of_a_sheet(results):

@@ -202,7 +202,7 @@ from . import axle_geometry, velocity_field, wheel
 
 __all__ = ["Metric", "CATALOGUE", "POSITION", "RATE", "FIELD", "WHEEL_RATE", "ROLL", "AXLE", "WHEEL_METRICS",
            "METRICS", "AXLE_METRICS", "ROLL_METRICS", "PART_METRICS", "TRAVEL_AT", "INPUT_LABELS", "wheel_metric",
-           "axle_metric", "readable"]
+           "axle_metric", "readable", "WHEEL_SUFFIXES"]
 
 #: Where wheel travel is measured: the wheel centre (Adams/Car) or the contact patch (SHARK).
 TRAVEL_AT = ("wheel-centre", "contact-patch")
@@ -332,19 +332,25 @@ def axle_metric(name) -> Metric | None:
 
 
 #: Readable names of the analyses' inputs (an axis of a sheet).
-INPUT_LABELS = {"wheel_travel": "wheel travel", "roll_angle": "roll angle",
+INPUT_LABELS = {"wheel_travel": "wheel travel", "roll_angle": "roll angle", "pitch_angle": "pitch angle",
                 "steering_wheel_angle": "steering-wheel angle"}
 
 
+#: What a per-wheel metric's column may end in: the wheel's side on an axle, or the axle's
+#: place on a vehicle of two axles.
+WHEEL_SUFFIXES = ("left", "right", "front", "rear")
+
+
 def readable(column) -> str:
-    """A column's readable name (a sheet's axis): the catalogue's label, an axle's per-wheel
-    column with its side (``camber_gain_left`` -> ``"camber gain, left"``), an input's
-    (:data:`INPUT_LABELS`), else the name with spaces (a steering variable)."""
+    """A column's readable name (a sheet's axis): the catalogue's label, a per-wheel column with
+    its side or axle (``camber_gain_left`` -> ``"camber gain, left"``, ``anti_dive_front`` ->
+    ``"anti-dive, front"``), an input's (:data:`INPUT_LABELS`), else the name with spaces (a
+    steering variable)."""
     if column in _AXLE:
         return _AXLE[column].label
     if column in WHEEL_METRICS:
         return WHEEL_METRICS[column].label
     base, _, side = column.rpartition("_")
-    if side in ("left", "right") and base in WHEEL_METRICS:
+    if side in WHEEL_SUFFIXES and base in WHEEL_METRICS:
         return f"{WHEEL_METRICS[base].label}, {side}"
     return INPUT_LABELS.get(column, column.replace("_", " "))
