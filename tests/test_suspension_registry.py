@@ -21,8 +21,8 @@ from loops.study.study import ANALYSES as STUDIED
 from loops.suspension import load_suspension
 from loops.suspension.analyses import ANALYSES, ROAD
 from loops.suspension.cli import add_input_options, input_options
-from loops.suspension.metrics import (AXLE, CATALOGUE, INPUT_LABELS, METRICS, ROLL, WHEEL_RATE, readable,
-                                      wheel_metric)
+from loops.suspension.metrics import (AXLE, CATALOGUE, INPUT_LABELS, METRICS, ROLL, WHEEL_RATE, WHEEL_SUFFIXES,
+                                      readable, wheel_metric)
 from loops.suspension.sheets import plot_sheet
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -39,10 +39,18 @@ def front():
 
 @pytest.fixture(scope="module")
 def results(front):
-    inputs = {"travel": TRAVEL, "rack": np.linspace(-0.01, 0.01, 3), "roll_angle": np.radians([-1.0, 0.0, 1.0])}
+    """Every analysis of the registry on the front axle, its inputs by their quantities (one of
+    each one-of group; a second model, the shipped rear corner)."""
+    values = {"length": TRAVEL, "angle": np.radians([-1.0, 0.0, 1.0]), "steering": np.linspace(-0.01, 0.01, 3)}
     out = {}
     for name, entry in ANALYSES.items():
-        given = {i.name: inputs[i.name] for i in entry.inputs if i.name in inputs and not i.single}
+        given, groups = {}, set()
+        for item in entry.inputs:
+            if item.single or item.one_of is not None and item.one_of in groups:
+                continue
+            groups.add(item.one_of)
+            given[item.name] = load_suspension(EXAMPLES / "five_link_rear.toml") if item.quantity == "model" \
+                else values[item.quantity]
         out[name] = entry.run(front, **given)
     return out
 
@@ -87,7 +95,8 @@ def test_every_metric_of_the_catalogue_is_a_column_with_a_label(results):
         for name in result.metrics:
             if name in result.input_names:
                 continue
-            base = name.removesuffix("_left").removesuffix("_right")
+            base, _, suffix = name.rpartition("_")
+            base = base if suffix in WHEEL_SUFFIXES else name
             assert wheel_metric(base) is not None or name in {m.name for m in CATALOGUE if m.kind == AXLE}, name
 
 

@@ -165,6 +165,14 @@ ANALYSES = {a.name: a for a in (
              ("steer_angle", "toe", "camber", "camber_front_view", "ackermann_percent", "steering_ratio", "castor",
               "kingpin_inclination", "scrub_radius", "castor_trail", "steer_rate", "bump_steer"),
              levels="wheel_travel"),
+    Analysis("pitch", "pitch", "body_motion:pitch",
+             "body pitch of a two-axle vehicle about its pitch centre (--rear: the rear axle's file)",
+             (Input("pitch_angle", "--pitch", "angle", "the pitch angles",
+                    help="pitch angle in the file's angle unit (+ nose down)"),
+              Input("rear", "--rear", "model", "the rear axle",
+                    help="pitch: the rear axle's (or corner's) model file, [vehicle] wheelbase behind")),
+             ("wheel_travel_front", "wheel_travel_rear", "anti_dive_front", "anti_lift_front", "anti_lift_rear",
+              "anti_squat_rear"), study=False, sensitivities=False),
 )}
 
 

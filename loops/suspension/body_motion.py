@@ -1,4 +1,5 @@
-"""The body turning over the road: roll about the axle's roll axis.
+"""The body turning over the road: roll about the axle's roll axis, pitch about the vehicle's
+pitch centre.
 
 Roll (:func:`roll`): the body rotates by the roll angle (ISO 8855: positive right side
 down) about a fixed longitudinal axis through the axle's static kinematic roll centre, both
@@ -8,6 +9,14 @@ metrics are then taken relative to the road (camber to the ground, toe, steer an
 roll centre's height above the road), the wheel travels relative to the body.
 ``roll_camber`` and ``roll_steer`` are the derivatives of camber and steer angle with respect
 to the roll angle along that motion (implicit-function theorem on the contact conditions).
+
+Pitch (:func:`pitch`): the body of a two-axle vehicle rotates by the pitch angle (ISO 8855:
+positive nose down) about the lateral axis through its static kinematic pitch centre, where
+the two axles' side-view lines meet (each from a contact patch through the side-view instant
+centre, at the design pose; the rear axle ``Vehicle.wheelbase`` behind the front one), and
+each axle's wheels travel together so that its contact patches stay on the road: front and
+rear travel together, as the body pitches under braking and driving. The anti-geometry of
+each axle is taken along that motion.
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from .motion import Frame, Motion
 from .travel import (NEWTON_STEPS, NEWTON_TOLERANCE, check_travel_at, design_pose, input_values, largest_residual,
                      patch_height, steering_plan, sweep_drivers)
 
-__all__ = ["roll", "static_roll_centre", "roll_frame", "steer_motion_of", "BODY_TRAVELS"]
+__all__ = ["roll", "pitch", "static_roll_centre", "static_pitch_centre", "roll_frame", "steer_motion_of",
+           "BODY_TRAVELS"]
 
 #: The metrics a roll analysis takes relative to the body (the wheel travels); the others are
 #: relative to the road.
@@ -196,3 +206,125 @@ def roll(susp, roll_angle, *, travel_at="wheel-centre", tolerance=1e-10):
     if not len(rolled.phi):
         return susp.finish(record, "roll", travel_at, inputs, [], stop)
     return susp.finish(record, "roll", travel_at, inputs, _roll_columns(susp, record, rolled, travel_at), stop)
+
+
+# ------------------------------------------------------------------ pitch
+def _pitched_side(susp):
+    """The wheel whose contact patch holds an axle (or a corner) on the road: the left one of an
+    axle (both travel alike)."""
+    return "left" if "left" in susp.corners else next(iter(susp.corners))
+
+
+def _side_view_line(susp, tolerance):
+    """``(patch, instant centre)`` (3,) each, m, the axle's own frame: the side-view instant
+    centre of its wheel at the design pose and the contact patch it is seen from."""
+    side = _pitched_side(susp)
+    record = design_pose(susp.axle(), tolerance) if susp.is_axle else sweep_drivers(
+        susp, {susp.resolved[side].travel: np.zeros(1), **steering_plan(susp, 1)}, tolerance)[0]
+    corner = susp.corners[side]
+    values, _, extra = corner_metrics(susp.resolved[side], corner, susp.design[side],
+                                      Motion.of(record.along(susp.resolved[side].travel)), Frame.body(corner),
+                                      vehicle=susp.vehicle, steer_motion=steer_motion_of(record, corner))
+    forward, _, up = corner.axes
+    patch = extra["patch"][0]
+    return patch, patch + values["svsa_length"][0] * forward + values["svic_height"][0] * up
+
+
+def static_pitch_centre(front, rear, tolerance=1e-10):
+    """The vehicle's kinematic pitch centre at the design pose, m, in the front axle's frame:
+    where the front's and the rear's side-view lines (contact patch through side-view instant
+    centre) meet, the rear ``wheelbase`` (``[vehicle]``, the front's or else the rear's) behind;
+    and that offset of the rear's frame (3,)."""
+    vehicle = front.vehicle if front.vehicle is not None and front.vehicle.wheelbase else rear.vehicle
+    if vehicle is None or vehicle.wheelbase is None:
+        raise ModelError("vehicle.wheelbase", "body pitch needs the wheelbase ([vehicle] wheelbase) to place the "
+                         "rear axle behind the front one")
+    forward, _, up = front.corners[_pitched_side(front)].axes
+    offset = -vehicle.wheelbase * forward
+    (p_f, c_f), (p_r, c_r) = _side_view_line(front, tolerance), _side_view_line(rear, tolerance)
+    p_r, c_r = p_r + offset, c_r + offset
+    plane = np.array([forward, up])  # side view: along, up
+    a = np.column_stack([plane @ (c_f - p_f), -plane @ (c_r - p_r)])
+    if abs(np.linalg.det(a)) <= 1e-12 * np.linalg.norm(a) ** 2:
+        raise ModelError("rear", "the two axles' side-view lines are parallel: the vehicle has no pitch centre")
+    along = np.linalg.solve(a, plane @ (p_r - p_f))[0]
+    return p_f + along * (c_f - p_f), offset
+
+
+def _hold_on_road(susp, theta, centre, tolerance):
+    """``(record, stop, travel)``: the wheel travels (every wheel of ``susp`` alike) that keep its
+    contact patch on the road when the body turns by ``theta`` (N,) about the lateral axis
+    through ``centre`` (3,), the axle's frame; Newton's method on the sweep."""
+    side = _pitched_side(susp)
+    corner, design = susp.corners[side], susp.design[side]
+    body = Frame.body(corner)
+    R = _rotation(corner.left, theta)
+    shift = centre - np.einsum("nij,j->ni", R, centre)
+    travel = ((design.patch - centre) @ body.forward) * np.sin(theta)
+    stop = None
+    for _ in range(NEWTON_STEPS):
+        drivers = {susp.resolved[s].travel: travel for s in susp.corners}
+        drivers.update(steering_plan(susp, len(travel)))
+        record, stopped = sweep_drivers(susp, drivers, tolerance)
+        if stopped is not None:
+            stop, count = stopped, len(record)
+            travel, R, shift = travel[:count], R[:count], shift[:count]
+        if not len(record):
+            return record, stop, travel
+        motion = Motion.of(record.along(susp.resolved[side].travel)).in_frame(R, shift)
+        height = patch_height(susp, side, motion, body.up, design.patch)
+        if largest_residual(height.value) <= NEWTON_TOLERANCE:
+            return record, stop, travel
+        travel = travel - height.value / height.d
+    raise ModelError("pitch_angle", f"the contact patches could not be held on the road in {NEWTON_STEPS} steps "
+                     f"(residual {largest_residual(height.value):.3g} m)")
+
+
+def _axle_columns_in_pitch(susp, record, travel_at, axle):
+    """The ``wheel_travel`` and anti-geometry columns of one axle along the pitch (its pitched
+    wheel's, in the body frame), named with ``axle`` (``front``, ``rear``)."""
+    side = _pitched_side(susp)
+    corner, resolved = susp.corners[side], susp.resolved[side]
+    values, _, _ = corner_metrics(resolved, corner, susp.design[side], Motion.of(record.along(resolved.travel)),
+                                  Frame.body(corner), travel_at=travel_at, vehicle=susp.vehicle,
+                                  steer_motion=steer_motion_of(record, corner))
+    return [Column(f"{name}_{axle}", values[name], METRICS[name], 0)
+            for name in ("wheel_travel", "anti_dive", "anti_lift", "anti_squat") if name in values]
+
+
+def pitch(susp, pitch_angle, *, rear, travel_at="wheel-centre", tolerance=1e-10):
+    """Body pitch of a two-axle vehicle about its static pitch centre (see the module
+    docstring).
+
+    Parameters
+    ----------
+    susp : Suspension, the front axle (or corner); its record is the result's
+    pitch_angle : (N,) rad, ISO 8855 (positive: nose down)
+    rear : Suspension, the rear axle (or corner), its frame's origin ``wheelbase`` behind the
+        front's (``[vehicle] wheelbase`` of the front, else of the rear)
+
+    Returns
+    -------
+    SuspensionResult
+        Columns ``pitch_angle``; ``wheel_travel_front``, ``wheel_travel_rear`` (relative to the
+        body); each axle's anti-geometry along the motion (``anti_dive_front``,
+        ``anti_lift_front``, ``anti_lift_rear``, ``anti_squat_rear``, as its ``[vehicle]``
+        gives them). The pitch centre: :func:`static_pitch_centre`.
+    """
+    check_travel_at(travel_at)
+    theta = input_values(pitch_angle, "pitch_angle")
+    centre, offset = static_pitch_centre(susp, rear, tolerance)
+    axles = {"front": (susp, centre), "rear": (rear, centre - offset)}
+    held = {axle: _hold_on_road(one, theta, at, tolerance) for axle, (one, at) in axles.items()}
+    count = min(len(record) for record, _, _ in held.values())
+    stops = [stop for _, stop, _ in held.values() if stop is not None and len(stop.partial) == count]
+    for axle, (one, at) in axles.items():
+        if len(held[axle][0]) > count:  # the other axle stopped first: this one to the same positions
+            held[axle] = _hold_on_road(one, theta[:count], at, tolerance)
+    inputs = [Column("pitch_angle", theta[:count], "angle", 0)]
+    stop = stops[0] if stops else None
+    if not count:
+        return susp.finish(held["front"][0], "pitch", travel_at, inputs, [], stop)
+    columns = [column for axle, (one, _) in axles.items()
+               for column in _axle_columns_in_pitch(one, held[axle][0], travel_at, axle)]
+    return susp.finish(held["front"][0], "pitch", travel_at, inputs, columns, stop)
