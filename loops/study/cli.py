@@ -137,16 +137,17 @@ def run(args) -> int:
         from loops.study.sheets import plot_bands
 
         plot_call(plot_bands, result, path=args.plot, metrics=wanted)
-    report_stopped_variants(result)
+    report_stopped_variants(result, args.vary)
     return 0
 
 
-def report_stopped_variants(result):
-    """On stderr: how many variants stopped, and the reasons of the first :data:`LISTED`."""
+def report_stopped_variants(result, vary):
+    """On stderr: how many variants of the vary file ``vary`` stopped, and the reasons of the
+    first :data:`LISTED`."""
     if not result.reasons:
         return
-    lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants stopped; their rows past the stop "
-             "are empty (NaN):"]
+    lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants of {os.path.basename(vary)} stopped; "
+             "their rows past the stop are empty (NaN):"]
     lines += [f"  variant {v}: {reason}" for v, reason in list(result.reasons.items())[:LISTED]]
     if len(result.reasons) > LISTED:
         lines.append(f"  and {len(result.reasons) - LISTED} more")
