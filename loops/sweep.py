@@ -36,7 +36,7 @@ from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
-           "MAX_POSITIONS"]
+           "MAX_POSITIONS", "progress_bar"]
 
 #: Most positions one sweep may request.
 MAX_POSITIONS = 10_000_000
@@ -100,7 +100,7 @@ def driver_table(drivers):
     return list(arrays), np.column_stack([np.broadcast_to(a, (count,)) for a in arrays.values()])
 
 
-def _progress(total, enabled, unit="pos", least=200):
+def progress_bar(total, enabled, unit="pos", least=200):
     """A progress bar on stderr for ``total`` ``unit``s, or None; ``enabled`` None shows it
     on a terminal from ``least`` on (it appears after a second)."""
     if enabled is None:
@@ -300,7 +300,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
 
-    bar = _progress(count, progress)
+    bar = progress_bar(count, progress)
     index = 0
     try:
         while True:

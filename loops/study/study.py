@@ -23,7 +23,7 @@ from mechanism.errors import ModelError
 
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
-from ..sweep import _progress
+from ..sweep import progress_bar
 from ..suspension.analyses import ANALYSES as REGISTRY
 from ..suspension.travel import input_values
 from .coordinates import Coordinate, coordinates
@@ -292,7 +292,7 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
         outputs = run_on_cluster(scheduler, suspension, coords, chunks, plan)
     else:
         outputs = []
-        bar = _progress(len(offsets), progress, unit="variant", least=2000)
+        bar = progress_bar(len(offsets), progress, unit="variant", least=2000)
         try:
             for chunk in chunks:
                 outputs.append(run_chunk(suspension, coords, chunk, plan, workers))
