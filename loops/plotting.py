@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import numpy as np
@@ -230,12 +231,15 @@ def read_csv(path):
     """``(header list, (N, C) float array)`` of a kinematrix CSV file (lines starting with
     ``#`` are comments).
 
-    Lines starting with ``#`` (the first line naming the file's units) are skipped.
+    Lines starting with ``#`` (the first line naming the file's units) are skipped. The text
+    is UTF-8 (a byte-order mark is dropped) or Latin-1 (:func:`mechanism.tables.read_table_text`).
     Raises ValueError (one line) for a file that is not a numeric table with a header.
     """
-    with open(path, newline="", encoding="utf-8") as handle:
-        numbered = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
-                    if not (row and row[0].lstrip().startswith("#"))]
+    from mechanism.tables import read_table_text
+
+    text = io.StringIO(read_table_text(path), newline="")
+    numbered = [(number, row) for number, row in enumerate(csv.reader(text), start=1)
+                if not (row and row[0].lstrip().startswith("#"))]
     if not numbered:
         raise ValueError("empty file, expected a header line of column names")
     header = [name.strip() for name in numbered[0][1]]
@@ -250,6 +254,21 @@ def read_csv(path):
         except ValueError:
             raise ValueError(f"line {number}: not a number in {str(row)[:80]}") from None
     return header, np.array(data, dtype=float).reshape(len(data), len(header))
+
+
+def column_units(path) -> dict:
+    """``{column: unit}`` from a kinematrix CSV file's ``# columns: name=unit, ...`` comment line
+    (:func:`loops.results.write_columns`); empty when the file has none."""
+    from mechanism.tables import read_table_text
+    from mechanism.units import COLUMNS_COMMENT
+
+    for line in read_table_text(path).splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith(COLUMNS_COMMENT):
+            pairs = (item.partition("=") for item in line[len(COLUMNS_COMMENT):].split(", "))
+            return {name: unit for name, sep, unit in pairs if sep}
+    return {}
 
 
 def plot_csv(csv_path, x, y, *, path=None, title=None):

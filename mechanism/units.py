@@ -51,7 +51,8 @@ import numpy as np
 
 from .errors import ModelError
 
-__all__ = ["Units", "QUANTITIES", "LENGTH_UNITS", "ANGLE_UNITS", "BASE_DIMENSIONS", "dimension_powers", "SI"]
+__all__ = ["Units", "QUANTITIES", "LENGTH_UNITS", "ANGLE_UNITS", "BASE_DIMENSIONS", "dimension_powers", "SI",
+           "COLUMNS_COMMENT"]
 
 #: Length units of a file and their size in metres.
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3}
@@ -80,6 +81,9 @@ QUANTITIES = {
     "none": "dimensionless",
     "percent": "dimensionless",  # a ratio in percent (anti-dive), labelled %
 }
+#: The start of a CSV file's second comment line, which names each column's unit
+#: (:meth:`Units.columns_comment`; ``kinematrix plot`` reads it back).
+COLUMNS_COMMENT = "# columns: "
 _LABEL_OVERRIDES = {"pitch": "{length}/rev", "percent": "%", "angle/angle": "{angle}/{angle}"}
 _DIMENSIONLESS = ("", "1", "none", "dimensionless")
 _FACTOR = re.compile(r"^([A-Za-z_]+)(?:\^(-?\d+))?$")
@@ -289,14 +293,21 @@ class Units:
     def comment(self, dimensions=(), note=None) -> str:
         """The first line of a CSV file in these units: ``# units: length=mm angle=deg time=s``,
         with ``force=N`` and ``mass=kg`` added when one of the columns' ``dimensions`` holds a
-        force or a mass, and ``; note`` after them (what else the file must say, in the same
-        line: a CSV has one comment line)."""
+        force or a mass, and ``; note`` after them (what else the file must say); the second
+        line is :meth:`columns_comment`."""
         line = f"# units: length={self.length} angle={self.angle} time=s"
         powers = [dimension_powers(d) for d in dimensions]
         for base, unit in (("force", "N"), ("mass", "kg")):
             if any(p[BASE_DIMENSIONS.index(base)] for p in powers):
                 line += f" {base}={unit}"
         return line + (f"; {note}" if note else "")
+
+    def columns_comment(self, columns) -> str:
+        """The second line of a CSV file in these units: each column's unit, ``# columns:
+        wheel_travel=mm, camber=deg, camber_gain=deg/mm`` (``1`` for a dimensionless column).
+        ``columns`` are ``(name, dimension, order)``: the unit is :meth:`label`'s."""
+        units = (f"{name}={self.label(dimension, order) or '1'}" for name, dimension, order in columns)
+        return COLUMNS_COMMENT + ", ".join(units)
 
     def __str__(self):
         return f"{self.length}, {self.angle}"

@@ -91,10 +91,13 @@ def run(*args, cwd):
 
 
 def read_table(path, units="length=mm angle=deg time=s"):
-    """Columns by name and the header of a CSV file whose first line names ``units``."""
+    """Columns by name and the header of a CSV file whose first line names ``units`` (its
+    second each column's unit)."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == [f"# units: {units}"]
+    assert rows[1][0].startswith("# columns: ")
+    del rows[1]
     header = rows[1]
     data = np.array([[float(v) for v in row] for row in rows[2:]]).reshape(len(rows) - 2, len(header))
     return {name: data[:, i] for i, name in enumerate(header)}, header
@@ -212,6 +215,7 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "# units: length=mm angle=deg time=s"
+    assert lines.pop(1).startswith("# columns: A=deg, B=deg, C=deg, D=deg, P.x=mm, P.y=mm, P.z=mm, A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
     assert len(lines) == 5 and lines[4].startswith("20.0,")
 
@@ -328,8 +332,9 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
     proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
                "--plot", "sim.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
     assert units == "# units: length=mm angle=deg time=s"
+    assert column_units.startswith("# columns: t=s, A=deg,")
     columns = header.split(",")
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
     mechanism = load_model(model)
@@ -344,6 +349,7 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
 
 def test_main_returns_the_status_in_process(model, tmp_path, capsys):
     assert main(["sweep", str(model), "--drive", "A=0:20:10", "--out", str(tmp_path / "r.csv")]) == 0
+    capsys.readouterr()  # the note that, without --speed, the rate columns are zero
     assert main(["sweep", str(model), "--drive", "Z=0:20:10"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--drive Z" in err
@@ -402,7 +408,7 @@ def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
-    assert target.read_text().startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert target.read_text().startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg, C=deg, D=deg")
     assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
 
@@ -486,7 +492,8 @@ def test_ctrl_c_on_a_sweep_writes_the_positions_reached_and_exits_130(model, tmp
     assert 10 < reached < 3601
     np.testing.assert_array_equal(table["A"], np.arange(reached, dtype=float))  # deg, each one closed and written
     assert proc.stderr == (f"kinematrix: interrupted (Ctrl-C) after {reached} of 3601 positions; last position reached: "
-                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n")
+                           f"A = {reached - 1} deg; {reached} positions written to part.csv\n"
+                           "kinematrix: no --speed: the velocity and acceleration columns are zero\n")
     assert (tmp_path / "part.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["four_bar.toml", "part.csv", "part.png"]
 
@@ -496,8 +503,9 @@ def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_pat
     proc = run_interrupted(INTERRUPT_SIMULATION, ["simulate", model, "--t-end", "100", "--q0", "A=0", "--out", "sim.csv"],
                            tmp_path)
     assert proc.returncode == 130, proc.stderr
-    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
     assert units == "# units: length=mm angle=deg time=s" and header.startswith("t,")
+    assert column_units.startswith("# columns: t=s, ")
     last = float(rows[-1].split(",")[0])
     assert 0 < last < 100 and len(rows) > 100
     assert re.fullmatch(rf"kinematrix: interrupted \(Ctrl-C\) at t = {last:.6g} s after \d+ steps; {len(rows)} samples "
@@ -558,7 +566,7 @@ def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
     reader.join(timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert received and received[0].startswith("# units: length=mm angle=deg time=s\nA,B,C,D")
+    assert received and received[0].startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg")
     assert fifo.is_fifo()
 
 
@@ -578,9 +586,11 @@ EXAMPLES = REPO / "examples"
 
 
 def metric_table(path):
-    """(comment line, {column: values}) of a metric CSV: one comment line, then the header."""
+    """(comment line, {column: values}) of a metric CSV: the units line, the columns' units, then
+    the header."""
     lines = Path(path).read_text().splitlines()
-    rows = list(csv.reader(lines[1:]))
+    assert lines[1].startswith("# columns: ")
+    rows = list(csv.reader(lines[2:]))
     data = np.array([[float(v) for v in row] for row in rows[1:]])
     return lines[0], {name: data[:, i] for i, name in enumerate(rows[0])}
 
@@ -619,6 +629,7 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     assert table["wheel_travel"].tolist() == [-20.0, 0.0, 20.0] and "wheel_centre_travel" in table
     assert main(["suspension", str(EXAMPLES / "macpherson.toml"), "--analysis", "roll", "--roll", "-2:2:2"]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out.pop(1).startswith("# columns: roll_angle=deg, camber_left=deg,")
     assert out[0].startswith("# units: length=mm") and out[1].startswith("roll_angle,camber_left,")
     assert len(out) == 5
 

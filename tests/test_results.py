@@ -40,7 +40,8 @@ def read_csv(path):
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["# units: length=m angle=rad time=s"]  # a model built in Python: SI
-    return rows[1], np.array(rows[2:], dtype=float)
+    assert rows[1][0].startswith("# columns: ")  # each column's unit
+    return rows[2], np.array(rows[3:], dtype=float)
 
 
 def test_csv_columns_and_order(spatial_result, tmp_path):
@@ -100,7 +101,8 @@ def test_csv_write_is_atomic(spatial_result, tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.csv"]
     spatial_result.to_csv(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.csv"]
-    assert path.read_text().startswith("# units: length=m angle=rad time=s\nP,A,S.0")
+    assert path.read_text().startswith("# units: length=m angle=rad time=s\n# columns: P=")
+    assert "\nP,A,S.0" in path.read_text()
 
 
 def test_pose_is_the_identity_at_the_design_pose():

@@ -53,9 +53,11 @@ def write(tmp_path, text, name="vary.toml"):
 
 
 def read_csv(path):
-    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file."""
+    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file (its second line
+    names each column's unit)."""
     lines = Path(path).read_text().splitlines()
-    rows = list(csv.reader(lines[1:]))
+    assert lines[1].startswith("# columns: ")
+    rows = list(csv.reader(lines[2:]))
     return lines[0], rows[0], np.array([[float(v) for v in row] for row in rows[1:]])
 
 

@@ -212,3 +212,13 @@ def test_a_mirrored_axle_file_takes_the_axle_names(tmp_path):
     with pytest.raises(ModelError, match="mirror images in this mirrored axle file") as info:
         apply_hardpoints(model, table, tmp_path / "out.toml")
     assert info.value.where == "hp.csv: line 3"
+
+
+def test_a_table_past_the_limit_is_refused_before_it_is_read_whole(tmp_path):
+    """A 'hardpoint table' larger than 16 MiB (a wrong file, /dev/zero) is one line at the
+    table, read no further than the limit."""
+    table = tmp_path / "huge.csv"
+    table.write_bytes(b"# " + b"x" * (16 * 2**20) + b"\nname,x,y,z\n")
+    with pytest.raises(ModelError, match="larger than 16777216 bytes: not a hardpoint table") as info:
+        apply_hardpoints(EXAMPLES / "front_axle.toml", table, tmp_path / "out.toml")
+    assert info.value.where == "huge.csv"

@@ -9,7 +9,7 @@ import math
 
 from loops.cli.arguments import INTERRUPTED, STOPPED, UserError, assignment, number, quantity_of, \
     variable_quantities
-from loops.cli.outputs import check_image, finish, plot_call
+from loops.cli.outputs import check_distinct, check_image, check_standard_output, finish, plot_call
 
 NAME = "simulate"
 HELP = "dynamic response"
@@ -36,6 +36,10 @@ def initial_state(args, units, quantities):
             name, value = assignment(text, option)
             quantity = quantity_of(quantities, name, option)
             initial[option][name] = units.to_si(number(value, f"{option} {name}"), quantity)
+    if initial["--qd0"] and not initial["--q0"]:  # the keys of q0 are the independent coordinates
+        name = next(iter(initial["--qd0"]))
+        raise UserError(f"--qd0 {name}: give its initial value too (--q0 {name}=VALUE): the rates are of the "
+                        "independent coordinates that --q0 names")
     return initial
 
 
@@ -63,6 +67,8 @@ def run(args) -> int:
     from mechanism.errors import SimulationInterrupted, SimulationStopped
     from mechanism.model_file import read_model
 
+    check_distinct([("MODEL", args.model)], [("--out", args.out), ("--plot", args.plot)])
+    check_standard_output(args.out)
     mechanism = read_model(args.model).mechanism
     units = mechanism.units
     quantities = variable_quantities(mechanism.snapshot())

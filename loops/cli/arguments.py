@@ -20,9 +20,12 @@ USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 130
 
-#: "--travel -80:80:5": a range that starts with a minus sign is a value, not an option (argparse
-#: reads an argument that matches this as a number; set it as a parser's ``_negative_number_matcher``).
-RANGE_ARGUMENT = re.compile(r"^-[\d.]+([eE][-+]?\d+)?(:[-+]?[\d.]+([eE][-+]?\d+)?)*$")
+#: One number of a range as a user may write it: digits, or inf and nan (refused later as not finite).
+_NUMBER = r"(?:[\d.]+(?:e[-+]?\d+)?|inf(?:inity)?|nan)"
+#: "--travel -80:80:5", "--travel -inf:inf:1": a range that starts with a minus sign is a value, not an
+#: option (argparse reads an argument that matches this as a number; set it as a parser's
+#: ``_negative_number_matcher``).
+RANGE_ARGUMENT = re.compile(rf"^-{_NUMBER}(?::[-+]?{_NUMBER})*$", re.IGNORECASE)
 
 
 class UserError(Exception):
@@ -77,7 +80,12 @@ def parse_range(text, what="--drive"):
         raise UserError(f"{what}: STEP {parts[2]} does not lead from {parts[0]} to {parts[1]}")
     from loops.sweep import MAX_POSITIONS
 
-    steps = math.floor((stop - start) / step + 0.5)
+    if not math.isfinite(stop - start):
+        raise UserError(f"{what}: {text!r}: STOP - START is beyond the largest floating-point number")
+    span = (stop - start) / step
+    if not math.isfinite(span):  # a step too small to count (0:1:1e-320)
+        raise UserError(f"{what}: {text!r} gives too many positions (at most {MAX_POSITIONS})")
+    steps = math.floor(span + 0.5)
     if steps + 1 > MAX_POSITIONS:
         raise UserError(f"{what}: {text!r} gives {steps + 1} positions (at most {MAX_POSITIONS})")
     if steps == 0:  # STOP is less than half a step away: go straight there

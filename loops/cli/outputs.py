@@ -8,7 +8,10 @@ at all. A file that cannot be written is a :class:`~loops.cli.arguments.UserErro
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 import sys
 
 from .arguments import INTERRUPTED, PROG, UserError
@@ -18,7 +21,7 @@ def write_result_csv(result, out, units):
     """Write ``result`` as CSV in ``units`` to ``out`` (None: standard output), by the one
     CSV writer, :meth:`loops.results.Trajectory.to_csv`."""
     if out is None:
-        sys.stdout.write(result.to_csv(None, units=units))
+        write_stdout(result.to_csv(None, units=units))
         return
     try:
         result.to_csv(out, units=units)
@@ -34,7 +37,7 @@ def write_table(writer, path):
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     if path is None:
-        sys.stdout.write(text)
+        write_stdout(text)
 
 
 def check_image(path, option):
@@ -96,3 +99,72 @@ def finish(args, result, what, status, note, units, pictures):
             f"{len(result)} {what} written to {args.out}" if args.out else f"{len(result)} {what} written")
         print(f"{PROG}: {note}; {written}", file=sys.stderr)
     return status
+
+
+def write_stdout(text):
+    """Write ``text`` (a CSV) to standard output, flushed; a closed or full standard output is
+    a user error (and what is left in its buffer is dropped, so that the exit says nothing more)."""
+    if sys.stdout is None:
+        raise UserError("standard output is closed: name the output file with --out")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise UserError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+def check_standard_output(path):
+    """A user error, before any work, when a CSV is to go to standard output (``path`` None)
+    and standard output is closed."""
+    if path is None and sys.stdout is None:
+        raise UserError("standard output is closed: name the output file with --out")
+
+
+def file_identity(path, option):
+    """What tells the file ``path`` names from another: ``("file", device, inode)`` for an
+    existing regular file (symbolic links followed: ``os.path.samefile``), ``("path",
+    resolved path)`` for one to be made, None for a device or a pipe (written into, never
+    replaced). A loop of symbolic links is a user error naming ``option``."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UserError(f"{option} {path}: a loop of symbolic links") from None
+        return ("path", os.path.realpath(path))
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return ("file", info.st_dev, info.st_ino)
+
+
+def check_distinct(inputs, outputs):
+    """A user error, before anything is written, when an output is an input or another output.
+
+    ``inputs`` and ``outputs`` are ``(option, path)`` pairs (``"MODEL"`` for a positional
+    argument; path None: not given). Files are the same by :func:`file_identity`: one file
+    by two names or through a symbolic link is one file.
+    """
+    seen = {}
+    for option, path in inputs:
+        if path is not None:
+            key = file_identity(path, option)
+            if key is not None:
+                seen.setdefault(key, (option, path))
+    for option, path in outputs:
+        if path is None:
+            continue
+        key = file_identity(path, option)
+        if key is None:
+            continue
+        if key in seen:
+            other, other_path = seen[key]
+            raise UserError(f"{option} {path}: the same file as {other} {other_path}; choose another name")
+        seen[key] = (option, path)
+
+
+def report_held(held, prefix=""):
+    """Say on stderr which variables a sweep held (no driver fixes their freedom), if any."""
+    if held:
+        whose = "its freedom" if len(held) == 1 else "their freedoms"
+        print(f"{PROG}: {prefix}holding {', '.join(held)} (no driver fixes {whose})", file=sys.stderr)

@@ -1,10 +1,16 @@
 """``kinematrix plot res.csv --x A --y C,D [--out curves.png]``: curves of the columns of a
-kinematrix CSV file (a sweep's, a simulation's, a suspension analysis's)."""
+kinematrix CSV file (a sweep's, a simulation's, a suspension analysis's), the axes labelled
+with the columns' units (its ``# columns:`` line).
+
+Without ``--out`` the image is ``res.png`` beside the CSV, unless that file exists: then the
+command refuses (exit 2) and asks for ``--out``, so that an image drawn before (a sweep's
+``--plot``) is never replaced unasked.
+"""
 
 import os
 
 from .arguments import UserError
-from .outputs import check_image, plot_call
+from .outputs import check_distinct, check_image, plot_call
 
 NAME = "plot"
 HELP = "curves of CSV columns"
@@ -14,7 +20,8 @@ def add_arguments(parser):
     parser.add_argument("csv", metavar="FILE.csv")
     parser.add_argument("--x", required=True, metavar="COL")
     parser.add_argument("--y", required=True, metavar="COL[,COL...]")
-    parser.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV")
+    parser.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV, unless that file "
+                        "exists (only the file --out names is replaced)")
 
 
 def run(args) -> int:
@@ -23,10 +30,16 @@ def run(args) -> int:
     columns = [c.strip() for c in args.y.split(",") if c.strip()]
     if not columns:
         raise UserError("--y: name at least one column")
-    out = args.out or os.path.splitext(args.csv)[0] + ".png"
+    out = args.out
+    if out is None:
+        out = os.path.splitext(args.csv)[0] + ".png"
+        if os.path.lexists(out):
+            raise UserError(f"{out} exists: name the image with --out (to replace it, or another)")
     check_image(out, "--out")
+    check_distinct([("FILE.csv", args.csv)], [("--out", out)])
     try:
         header, table = plotting.read_csv(args.csv)
+        units = plotting.column_units(args.csv)
     except OSError as exc:
         raise UserError(f"cannot read {args.csv}: {exc.strerror or exc}") from None
     except ValueError as exc:
@@ -34,9 +47,16 @@ def run(args) -> int:
     for name in [args.x] + columns:
         if name not in header:
             raise UserError(f"{args.csv}: no column {name!r} (columns: {', '.join(header)})")
+    if not len(table):
+        raise UserError(f"{args.csv}: no rows of values below the header (nothing to plot)")
+
+    def label(name):
+        unit = units.get(name, "")
+        return f"{name} [{unit}]" if unit and unit != "1" else name
+
     x = table[:, header.index(args.x)]
     curves = {name: table[:, header.index(name)] for name in columns}
-    plot_call(plotting.plot_curves, x, curves, path=out, x_label=args.x,
-              y_label=", ".join(columns), title=os.path.basename(args.csv))
+    plot_call(plotting.plot_curves, x, curves, path=out, x_label=label(args.x),
+              y_label=", ".join(label(name) for name in columns), title=os.path.basename(args.csv))
     print(out)
     return 0

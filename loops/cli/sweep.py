@@ -3,12 +3,15 @@ a position, velocity and acceleration sweep (:meth:`mechanism.Mechanism.sweep`),
 model file's units, point trajectories and an animation.
 
 A sweep that stops writes the positions it reached and exits 1; Ctrl-C writes them and exits
-130 (:func:`loops.cli.outputs.finish`).
+130 (:func:`loops.cli.outputs.finish`). Afterwards stderr names the variables the sweep held
+(real freedoms no driver fixes) and says, without ``--speed``, that the rate columns are zero.
 """
 
-from .arguments import INTERRUPTED, STOPPED, UserError, assignment, number, parse_range, quantity_of, \
+import sys
+
+from .arguments import INTERRUPTED, PROG, STOPPED, UserError, assignment, number, parse_range, quantity_of, \
     variable_quantities
-from .outputs import check_image, finish, plot_call
+from .outputs import check_distinct, check_image, check_standard_output, finish, plot_call, report_held
 
 NAME = "sweep"
 HELP = "position/velocity/acceleration sweep"
@@ -70,6 +73,8 @@ def run(args) -> int:
     from mechanism.errors import SweepInterrupted, SweepStopped
     from mechanism.model_file import read_model
 
+    check_distinct([("MODEL", args.model)], [("--out", args.out), ("--plot", args.plot), ("--animate", args.animate)])
+    check_standard_output(args.out)
     mechanism = read_model(args.model).mechanism
     units = mechanism.units
     model = mechanism.snapshot()
@@ -91,8 +96,11 @@ def run(args) -> int:
     if note is not None and len(result):
         last = ", ".join(f"{name} = {units.show(result.q(name)[-1], quantities[name])}" for name in drivers)
         note += f"; last position reached: {last}"
-    return finish(args, result, "positions", status, note, units,
-                  lambda: draw(args, result, plot_points, units))
+    status = finish(args, result, "positions", status, note, units, lambda: draw(args, result, plot_points, units))
+    report_held(result.held)
+    if not rates["--speed"] and len(result):
+        print(f"{PROG}: no --speed: the velocity and acceleration columns are zero", file=sys.stderr)
+    return status
 
 
 def draw(args, result, plot_points, units):

@@ -10,12 +10,14 @@ reasons, and the status is 0; a nominal design that does not complete the analys
 """
 
 import os
+import re
 import sys
 
 from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError
-from loops.cli.outputs import check_directory, check_image, plot_call, write_table
+from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, plot_call, \
+    report_held, write_table
 from loops.suspension.analyses import ANALYSES
-from loops.suspension.cli import add_input_options, command_line_inputs, input_options
+from loops.suspension.cli import add_input_options, check_inputs_apply, command_line_inputs
 
 NAME = "study"
 HELP = "design study: a corner or axle file's analysis for many hardpoint variants"
@@ -32,6 +34,8 @@ EPILOG = (
     "status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
 #: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
 LISTED = 5
+#: A Dask scheduler's address: [protocol://]host:port (a host name, an IPv4 address or a bracketed IPv6 one).
+SCHEDULER_ADDRESS = re.compile(r"^((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:.]+\]):\d{1,5}/?$")
 
 
 def add_arguments(parser):
@@ -61,13 +65,7 @@ def study_plan(args, suspension):
 
     kind = args.analysis
     entry = ANALYSES[kind]
-    for option, takers in input_options(study=True).items():
-        owners = [name for name, _ in takers]
-        if kind in owners or getattr(args, option.removeprefix("--").replace("-", "_")) is None:
-            continue
-        if option in entry.notes:
-            raise UserError(f"{option}: not with --analysis {kind} ({entry.notes[option]})")
-        raise UserError(f"{option}: only with --analysis {' or '.join(owners)}, not {kind}")
+    check_inputs_apply(args, study=True)
     if entry.axle and not suspension.is_axle:
         raise UserError(f"--analysis {kind}: {os.path.basename(args.model)} is a corner; study an axle file "
                         "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
@@ -90,8 +88,14 @@ def output_options(args):
     wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
     if wanted == []:
         raise UserError("--metrics: name at least one metric")
+    if args.scheduler is not None and not SCHEDULER_ADDRESS.match(args.scheduler):
+        raise UserError(f"--scheduler {args.scheduler!r}: expected a Dask scheduler address such as "
+                        "tcp://host:8786")
     check_image(args.plot, "--plot")
-    for path, option in ((args.out, "--out"), (args.summary, "--summary"), (args.plot, "--plot")):
+    outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
+    check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
+    check_standard_output(None if args.out is None and not (args.summary or args.plot) else "")
+    for option, path in outputs:
         check_directory(path, option)
     return chunk, wanted
 
@@ -138,6 +142,7 @@ def run(args) -> int:
 
         plot_call(plot_bands, result, path=args.plot, metrics=wanted)
     report_stopped_variants(result, args.vary)
+    report_held(held_freedoms(suspension, plan), f"{os.path.basename(args.model)}: ")
     return 0
 
 
@@ -152,3 +157,17 @@ def report_stopped_variants(result, vary):
     if len(result.reasons) > LISTED:
         lines.append(f"  and {len(result.reasons) - LISTED} more")
     print("\n".join(lines), file=sys.stderr)
+
+
+def held_freedoms(suspension, plan):
+    """The variables the study's analysis holds (real freedoms no driver fixes): those of the
+    nominal design's analysis at its first position."""
+    from loops.study.study import plan_arguments
+    from mechanism.errors import SweepStopped
+
+    first = {name: values[:1] for name, values in plan.check().items()}
+    try:
+        result = ANALYSES[plan.analysis].run(suspension, travel_at=plan.travel_at, **plan_arguments(plan, first, 1))
+    except SweepStopped as stop:
+        result = stop.partial
+    return result.held

@@ -29,7 +29,8 @@ from ..suspension.travel import input_values
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK", "plan_inputs"]
+__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK", "plan_inputs",
+           "plan_arguments"]
 
 #: The analyses a study runs (the registry's, :mod:`loops.suspension.analyses`, that say so).
 ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.study)
@@ -75,17 +76,23 @@ def plan_inputs(analysis) -> list:
     return [entry for entry in REGISTRY[analysis].inputs if entry.plan is not None]
 
 
-def _run(rows, plan, values, count):
-    """``plan``'s analysis on the variant suspension ``rows``: the inputs of one variant's
-    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants
-    (those the analysis itself repeats, once)."""
+def plan_arguments(plan, values, count):
+    """The keywords of ``plan``'s analysis (the registry's) for ``count`` variants: the inputs
+    of one variant's positions (``values``, :meth:`Plan.check`) repeated for each (those the
+    analysis itself repeats, once), and its single values."""
     inputs = {}
     for entry in plan_inputs(plan.analysis):
         if entry.single:
             inputs[entry.name] = getattr(plan, entry.plan)
         else:
             inputs[entry.name] = np.tile(values[entry.plan], count) if entry.tiled else values[entry.plan]
-    REGISTRY[plan.analysis].run(rows, travel_at=plan.travel_at, tolerance=plan.tolerance, **inputs)
+    return inputs
+
+
+def _run(rows, plan, values, count):
+    """``plan``'s analysis on the variant suspension ``rows`` (:func:`plan_arguments`)."""
+    REGISTRY[plan.analysis].run(rows, travel_at=plan.travel_at, tolerance=plan.tolerance,
+                                **plan_arguments(plan, values, count))
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):

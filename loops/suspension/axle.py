@@ -255,7 +255,7 @@ def mirror_corner(mechanism: Mechanism, corner: Corner, vehicle: Vehicle | None 
     model = mechanism.snapshot()
     _check_centre_plane(model, corner)
     other = "right" if corner.side == "left" else "left"
-    axle = Mechanism(f"{model.name} axle")
+    axle = Mechanism(f"{model.name} axle", units=model.units)  # messages in the file's units
     axle.set_gravity(model.gravity)
     copies = {corner.side: _Copy(model, f"_{corner.side}", False, corner.centre_plane_y, corner.shared),
               other: _Copy(model, f"_{other}", True, corner.centre_plane_y, corner.shared)}
@@ -296,7 +296,8 @@ def axle_from_corners(left: tuple, right: tuple, vehicle: Vehicle | None = None,
     m_left, c_left = with_travel_driver(m_left, c_left)
     m_right, c_right = with_travel_driver(m_right, c_right)
     model_left, model_right = m_left.snapshot(), m_right.snapshot()
-    axle = Mechanism(name or f"{model_left.name} + {model_right.name}")
+    same = model_left.units == model_right.units
+    axle = Mechanism(name or f"{model_left.name} + {model_right.name}", units=model_left.units if same else None)
     axle.set_gravity(model_left.gravity)
     copies = {"left": _Copy(model_left, "_left", False, c_left.centre_plane_y, c_left.shared),
               "right": _Copy(model_right, "_right", False, c_right.centre_plane_y, c_right.shared)}

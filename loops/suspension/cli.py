@@ -1,15 +1,21 @@
 """``kinematrix suspension MODEL.toml [MORE.toml ...] --analysis parallel --travel -80:80:5
 [--out metrics.csv] [--plot sheet.png]``: a standard analysis of corner or axle files (their
 ``[corner]``, ``[vehicle]``, ``[axle]`` tables), its metric CSV and sheet; hardpoint tables out
-and back in. Several model files are several designs: one CSV each (``--out m.csv`` becomes
-``m-<file>.csv``), their curves overlaid on one sheet.
+and back in. Several model files are several designs, in files of the same units: one CSV each
+(``--out m.csv`` becomes ``m-<file>.csv``, ``m-<folder>-<file>.csv`` for files of the same
+name), their curves overlaid on one sheet.
+
+Nothing is written before every option and file name is checked: no output may be an input
+or another output. A stop keeps the positions reached (none reached: nothing is written, an
+earlier file stays); Ctrl-C writes the positions reached and exits 130.
 """
 
 import os
 import sys
 
-from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
-from loops.cli.outputs import plot_call
+from loops.cli.arguments import INTERRUPTED, PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
+from loops.cli.outputs import check_directory, check_distinct, check_standard_output, file_identity, plot_call, \
+    report_held, write_stdout
 from loops.suspension.analyses import ANALYSES
 
 NAME = "suspension"
@@ -88,13 +94,20 @@ def command_line_inputs(entry, args, suspension, items=None, study=False):
 
 
 def _given(args, item):
-    return getattr(args, item.option.removeprefix("--").replace("-", "_"))
+    return _given_option(args, item.option)
+
+
+def _given_option(args, option):
+    return getattr(args, option.removeprefix("--").replace("-", "_"))
+
+
 
 
 def add_arguments(parser):
     parser._negative_number_matcher = RANGE_ARGUMENT
     parser.add_argument("model", metavar="MODEL", nargs="+",
-                        help="model file(s) with a [corner] table (or [axle]); several: compare the designs")
+                        help="model file(s) with a [corner] table (or [axle]); several: compare the designs "
+                        "(files of the same [units])")
     add_input_options(parser)
     parser.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
                         help="where wheel travel is measured (default wheel-centre; contact-patch as SHARK)")
@@ -106,60 +119,140 @@ def add_arguments(parser):
     parser.add_argument("--save", metavar="NEW.toml", help="... and write the moved model there (then analyse it)")
 
 
+def check_options(args):
+    """The options' combinations, before any file is read or written."""
+    if args.apply_hardpoints and (len(args.model) != 1 or not args.save):
+        raise UserError("--apply-hardpoints: give one model file and --save NEW.toml")
+    if args.save and not args.apply_hardpoints:
+        raise UserError("--save: only with --apply-hardpoints")
+    if args.export_hardpoints and len(args.model) != 1:
+        raise UserError("--export-hardpoints: give one model file")
+    kind = args.analysis
+    if kind is None and not (args.export_hardpoints or args.apply_hardpoints):
+        *names, last = ANALYSES
+        raise UserError(f"--analysis: required ({', '.join(names)} or {last})")
+    if len(args.model) > 1 and args.out is None and args.plot is None:
+        raise UserError("several designs: name --out (one CSV each) or --plot (one sheet)")
+    check_inputs_apply(args)
+
+
+def check_inputs_apply(args, study=False):
+    """A user error for an input option given to an analysis that does not take it (the
+    registry's inputs; ``study``: those a design study takes)."""
+    kind = args.analysis
+    for option, takers in input_options(study).items():
+        owners = [name for name, _ in takers]
+        if _given_option(args, option) is None or kind in owners:
+            continue
+        if kind is None:
+            raise UserError(f"{option}: only with --analysis")
+        if option in ANALYSES[kind].notes:
+            raise UserError(f"{option}: not with --analysis {kind} ({ANALYSES[kind].notes[option]})")
+        raise UserError(f"{option}: only with --analysis {' or '.join(owners)}, not {kind}")
+
+
+def csv_names(out, models):
+    """The CSV file of each design: ``out`` for one, ``<stem>-<file><suffix>`` for several
+    (``<stem>-<folder>-<file><suffix>`` for files of the same name in different folders)."""
+    if out is None or len(models) == 1:
+        return [out] * len(models)
+    stem, suffix = os.path.splitext(out)
+    names = [os.path.splitext(os.path.basename(path))[0] for path in models]
+    names = [f"{os.path.basename(os.path.dirname(os.path.abspath(path)))}-{name}" if names.count(name) > 1 else name
+             for name, path in zip(names, models)]
+    outs = [f"{stem}-{name}{suffix or '.csv'}" for name in names]
+    for i, name in enumerate(outs):
+        if name in outs[:i]:
+            first = models[outs.index(name)]
+            raise UserError(f"MODEL {models[i]}: its CSV would be {name}, as {first}'s; compare files of different "
+                            "names")
+    return outs
+
+
+def check_designs_once(models):
+    """A user error when one design's file is named twice (by any name)."""
+    seen = {}
+    for path in models:
+        key = file_identity(path, "MODEL")
+        if key in seen:
+            raise UserError(f"MODEL {path}: given twice (the same file as {seen[key]})")
+        seen[key] = path
+
+
+def check_files(args, outs):
+    """The files named on the command line, before any is written: no output an input or
+    another output, every output's folder there, standard output open if it takes the CSV."""
+    if args.analysis and len(outs) == 1:  # one design: its CSV goes to --out or standard output
+        check_standard_output(outs[0])
+    outputs = [("--save", args.save), ("--export-hardpoints", args.export_hardpoints), ("--plot", args.plot)]
+    outputs += [("--out", out) for out in outs if out is not None]
+    check_distinct([("MODEL", path) for path in args.model] + [("--apply-hardpoints", args.apply_hardpoints)],
+                   outputs)
+    for option, path in outputs:
+        check_directory(path, option)
+
+
 def hardpoint_tables(args):
-    """``--export-hardpoints``, ``--apply-hardpoints`` and ``--save``: the model files to analyse
-    (the saved one after ``--apply-hardpoints``)."""
+    """``--apply-hardpoints`` with ``--save``, then ``--export-hardpoints``."""
     from loops.suspension.hardpoints import apply_hardpoints, write_hardpoints
 
-    models = list(args.model)
-    if args.apply_hardpoints:
-        if len(models) != 1 or not args.save:
-            raise UserError("--apply-hardpoints: give one model file and --save NEW.toml")
-        apply_hardpoints(models[0], args.apply_hardpoints, args.save)
-        models = [args.save]
-    elif args.save:
-        raise UserError("--save: only with --apply-hardpoints")
-    if args.export_hardpoints:
-        if len(models) != 1:
-            raise UserError("--export-hardpoints: give one model file")
-        write_hardpoints(models[0], args.export_hardpoints)
-    return models
+    for option, path, write in (
+            ("--save", args.save, lambda: apply_hardpoints(args.model[0], args.apply_hardpoints, args.save)),
+            ("--export-hardpoints", args.export_hardpoints,
+             lambda: write_hardpoints(args.save or args.model[0], args.export_hardpoints))):
+        if path is None:
+            continue
+        try:
+            write()
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def load_designs(models):
+    """The designs' suspensions, refused unless their files share one set of units (the
+    command line's ranges are read in them)."""
+    from loops.suspension import load_suspension
+
+    designs = [load_suspension(path) for path in models]
+    first = designs[0].units
+    for path, design in zip(models[1:], designs[1:]):
+        if (design.units.length, design.units.angle) != (first.length, first.angle):
+            raise UserError(f"MODEL {path}: lengths in {design.units.length} and angles in {design.units.angle}, "
+                            f"but {models[0]} in {first.length} and {first.angle}: one range is read in one "
+                            "file's units; compare designs whose files have the same [units]")
+    return designs
 
 
 def run(args) -> int:
-    from loops.suspension import load_suspension
-
-    models = hardpoint_tables(args)
+    check_options(args)
+    models = [args.save] if args.apply_hardpoints else list(args.model)
+    check_designs_once(args.model)
+    outs = csv_names(args.out, models)
+    check_files(args, outs)
+    hardpoint_tables(args)
     if args.analysis is None:
-        if args.export_hardpoints or args.apply_hardpoints:
-            return 0
-        *names, last = ANALYSES
-        raise UserError(f"--analysis: required ({', '.join(names)} or {last})")
-    if len(models) > 1 and args.out is None and args.plot is None:
-        raise UserError("several designs: name --out (one CSV each) or --plot (one sheet)")
+        return 0
 
     results, status = [], 0
-    for path in models:
-        suspension = load_suspension(path)
+    for path, out, suspension in zip(models, outs, load_designs(models)):
         if args.axle or ANALYSES[args.analysis].axle:
             suspension = suspension.axle()
         result, stopped = suspension_analysis(suspension, args)
+        name = os.path.basename(path)
+        report_held(result.held, f"{name}: ")
+        results.append(result)
+        if stopped is not None and isinstance(stopped, KeyboardInterrupt):
+            return interrupted(name, result, stopped, out)
         if stopped is not None:
             status = STOPPED
-            print(f"{PROG}: {os.path.basename(path)}: analysis stopped after {len(stopped.partial)} positions: "
-                  f"{stopped.reason}", file=sys.stderr)
-        results.append(result)
-        out = args.out
-        if out is not None and len(models) > 1:
-            stem, suffix = os.path.splitext(out)
-            out = f"{stem}-{os.path.splitext(os.path.basename(path))[0]}{suffix or '.csv'}"
+            print(f"{PROG}: {name}: analysis stopped after {len(result)} positions: {stopped.reason}"
+                  + ("" if len(result) else "; nothing written"), file=sys.stderr)
+            if not len(result):
+                continue
         if out is None and len(models) == 1:
-            sys.stdout.write(result.to_csv(None))
+            write_stdout(result.to_csv(None))
         elif out is not None:
-            try:
-                result.to_csv(out)
-            except OSError as exc:
-                raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+            write_csv(result, out)
     if args.plot:
         drawn = [r for r in results if len(r)]
         if drawn:
@@ -167,6 +260,27 @@ def run(args) -> int:
 
             plot_call(plot_sheet, drawn, path=args.plot)
     return status
+
+
+def write_csv(result, out):
+    try:
+        result.to_csv(out)
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def interrupted(name, result, stop, out):
+    """Ctrl-C during a design's analysis: its positions reached written (atomically), the
+    stop said on stderr; status 130."""
+    written = "nothing written"
+    if len(result):
+        if out is None:
+            write_stdout(result.to_csv(None))
+        else:
+            write_csv(result, out)
+        written = f"{len(result)} positions written" + (f" to {out}" if out else "")
+    print(f"{PROG}: {name}: {stop.reason}; {written}", file=sys.stderr)
+    return INTERRUPTED
 
 
 def steering_quantity(suspension):

@@ -24,8 +24,9 @@ other's mirror image.
 
 Applying a table rewrites only the numbers of the listed hardpoints in the model file's
 text (comments, order and every other number stay as they are), then reads the file back
-to check that it still loads. Tables are read as spreadsheet programs write them: UTF-8
-with or without a byte-order mark, UTF-16 with one, or Latin-1; cells separated by commas.
+to check that it still loads. Tables are read as spreadsheet programs write them
+(:func:`mechanism.tables.read_table_text`: UTF-8 with or without a byte-order mark, UTF-16
+with one, or Latin-1); cells separated by commas.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from mechanism.errors import ModelError
 from mechanism.hardpoints import hardpoints_of, point_hardpoint
 from mechanism.limits import MAX_LENGTH
 from mechanism.model_file import Units, read_model, read_toml
+from mechanism.tables import read_table_text
 
 __all__ = ["hardpoints", "hardpoint_locations", "write_hardpoints", "read_hardpoints", "apply_hardpoints",
            "apply_hardpoint_values", "axle_hardpoint_names"]
@@ -140,20 +142,6 @@ def write_hardpoints(model_path, table_path):
     return [name for name, _ in rows]
 
 
-def _decoded(raw, file):
-    """The text of a table's bytes: UTF-8 (a byte-order mark dropped), UTF-16 with its mark, or
-    Latin-1 (a spreadsheet's "ANSI" text; names are ASCII either way)."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return raw.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise ModelError(file, f"not UTF-16 text after its byte-order mark (byte {exc.start})") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
-
-
 def _cells(line, number, file, columns):
     """A row's cells, stripped; a row in a spreadsheet's other list separator is said so."""
     cells = [c.strip() for c in next(csv.reader([line]))]
@@ -180,14 +168,13 @@ def read_hardpoints(table_path, units: Units):
     """
     file = os.path.basename(os.fspath(table_path))
     try:
-        with open(table_path, "rb") as handle:
-            raw = handle.read(_MAX_TABLE_BYTES + 1)
+        text = read_table_text(table_path, limit=_MAX_TABLE_BYTES)
     except OSError as exc:
         raise ModelError(file, f"cannot read the hardpoint table ({exc.strerror or exc})") from None
-    if len(raw) > _MAX_TABLE_BYTES:
-        raise ModelError(file, f"larger than {_MAX_TABLE_BYTES // 2**20} MiB: not a hardpoint table")
+    except ValueError as exc:
+        raise ModelError(file, f"{exc}: not a hardpoint table") from None
     table_units, rows, header = units, [], None
-    for number, line in enumerate(_decoded(raw, file).splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("#"):
             found = re.search(r"length=(\w+)", line)
             if found:

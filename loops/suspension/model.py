@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.errors import ModelError, SweepStopped
+from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 from mechanism.units import Units
 
 from ..results import SweepResult
@@ -110,13 +110,15 @@ class Suspension:
 
     def finish(self, record, analysis, travel_at, inputs, metrics, stop):
         """What an analysis returns: its record with the ``inputs`` and ``metrics`` columns as
-        a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped."""
+        a :class:`SuspensionResult`; raises SweepStopped with it when the sweep ``stop``-ped
+        (SweepInterrupted when Ctrl-C stopped it: the positions reached keep their metrics)."""
         result = SuspensionResult.of(record, analysis, travel_at, self.units, inputs + metrics)
         result.input_names = [c.name for c in inputs]
         result.suspension = self
         if stop is not None:
-            raise SweepStopped(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
-                               iterations=stop.iterations)
+            kind = SweepInterrupted if isinstance(stop, KeyboardInterrupt) else SweepStopped
+            raise kind(stop.reason, result, driver_values=stop.driver_values, residual=stop.residual,
+                       iterations=stop.iterations)
         return result
 
     def __repr__(self):

@@ -59,12 +59,11 @@ class TravelPlan:
 
 def sweep_drivers(susp, drivers, tolerance):
     """``(record, stop)``: the suspension's mechanism swept through ``drivers`` (name -> (N,)
-    values), and the SweepStopped (its ``partial`` the record) or None."""
+    values), and the SweepStopped (its ``partial`` the record) or None; also when Ctrl-C
+    interrupted it (:meth:`Suspension.finish` raises it again, with the metrics)."""
     try:
         return susp.mechanism.sweep(drivers, tolerance=tolerance), None
     except SweepStopped as stop:
-        if isinstance(stop, KeyboardInterrupt):
-            raise
         return stop.partial, stop
 
 

@@ -60,7 +60,7 @@ class Vehicle:
             raise ModelError("vehicle.axle", f"expected 'front' or 'rear', got {self.axle!r}")
         if self.brakes not in ("outboard", "inboard"):
             raise ModelError("vehicle.brakes", f"expected 'outboard' or 'inboard', got {self.brakes!r}")
-        for key in ("wheelbase", "cg_height", "track"):
+        for key in _POSITIVE:
             value = getattr(self, key)
             if value is not None:
                 object.__setattr__(self, key, _number(value, f"vehicle.{key}", positive=True))
@@ -114,6 +114,7 @@ def _number(value, where, positive=False):
 
 _KEYS = tuple(f.name for f in fields(Vehicle))
 _LENGTHS = ("wheelbase", "cg_height", "track", "rack_travel_per_turn")
+_POSITIVE = ("wheelbase", "cg_height", "track")
 
 
 def vehicle_from_table(table, units, where="vehicle") -> Vehicle:
@@ -132,7 +133,10 @@ def vehicle_from_table(table, units, where="vehicle") -> Vehicle:
         if key not in _KEYS:
             raise ModelError(f"{where}.{key}", f"unknown key (expected {', '.join(_KEYS)})")
         if key in _LENGTHS:
-            values[key] = units.to_si(_number(raw, f"{where}.{key}"), "length")
+            value = _number(raw, f"{where}.{key}")
+            if key in _POSITIVE and value <= 0:  # said here, in the file's unit, not after conversion
+                raise ModelError(f"{where}.{key}", f"must be positive, got {raw!r} {units.length}")
+            values[key] = units.to_si(value, "length")
         else:
             values[key] = raw
     try:
