@@ -28,7 +28,6 @@ from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONI
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
                             VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
 from .linear import new_factor, square_block
-from .rates import motion_at_positions  # noqa: F401 (where the design studies' sensitivities import it)
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",

@@ -29,7 +29,7 @@ import scipy.sparse.csgraph
 from .kernels.state import FACTOR_INFO_SIZE, LEAST_SQUARES, RANK_TOLERANCE, SQUARE, Factor, SquareBlock
 
 __all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "SquareBlock", "square_block", "least_squares_block", "rank",
-           "null_space", "singular_values", "Factor", "new_factor"]
+           "null_space", "singular_values", "Factor", "new_factor", "solve_at_positions"]
 
 
 def new_factor(block) -> Factor:
@@ -181,3 +181,36 @@ def least_squares_block(system, driven):
     for a in arrays:
         a.setflags(write=False)
     return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays)
+
+
+def solve_at_positions(system, block, q, rotations, rhs, singular_rcond):
+    """Solve ``B_free x = rhs`` at recorded closed positions, by the kernels' factorization of
+    ``block`` (:func:`loops.kernels.at_positions.solve_at_positions`: the walk's own solve).
+
+    Parameters
+    ----------
+    system : the compiled system
+    block : SquareBlock, the rows and driven columns to solve with (a square block, or
+        :func:`least_squares_block`)
+    q : (N, n) pair variables; rotations : (N, m, 3, 3) the spherical pairs' states
+    rhs : (N, k, rows) right-hand sides per position, physical units (rad, m)
+    singular_rcond : positions whose block has a smaller reciprocal condition are not solved
+
+    Returns
+    -------
+    x : (N, k, n) the solutions, physical units; driven columns zero (and everything at a
+        position that was not solved)
+    solved : (N,) bool, False where the block is singular
+    """
+    from .configuration import new_work  # noqa: PLC0415
+    from .kernels.at_positions import solve_at_positions as solve  # noqa: PLC0415 (kernels on first use)
+
+    q = np.ascontiguousarray(q, dtype=float)
+    x = np.zeros(rhs.shape[:2] + (system.n,))
+    solved = np.zeros(len(q), dtype=np.int64)
+    if not len(q):
+        return x, solved.astype(bool)
+    solve(system.topology, system.geometry, block, new_work(system, q[0], rotations[0]), new_factor(block), q,
+          np.ascontiguousarray(rotations, dtype=float), np.ascontiguousarray(rhs, dtype=float), float(singular_rcond),
+          x, solved)
+    return x, solved.astype(bool)

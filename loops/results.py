@@ -248,6 +248,32 @@ class Trajectory:
         system = self.system
         return np.array([system.variable_index[name] for name in self.drivers + self.held], dtype=np.int64)
 
+    def closed_positions(self):
+        """The recorded positions as the solvers hold them: ``(q, rotations, driven)``, the pair
+        variables (N, n), the spherical pairs' rotation matrices (N, m, 3, 3) and the driven
+        columns (d,) (the drivers, then the held variables), read-only: what the linearised
+        closure at these positions is taken with (a design sensitivity)."""
+        driven = self._driven_columns()
+        driven.setflags(write=False)
+        return self._q, self._rotations, driven
+
+    def rates_along(self, speeds):
+        """``(q_dot (N, n), q_ddot (N, n), V (N, L, 6), A (N, L, 6))``: the variables' rates and the
+        links' velocities and accelerations (global, origin-referenced) at every position for
+        the driven columns' ``speeds`` (N, d) (drivers, then held variables; their
+        accelerations zero), from the recorded tangents (eq. 4 and its derivative): what
+        :meth:`along` holds for a unit rate of one driver, for any combination of them."""
+        if self._tangents is None:
+            raise ModelError("speeds", "this record keeps no tangents")
+        count = len(self.drivers) + len(self.held)
+        speeds = np.asarray(speeds, dtype=float)
+        if speeds.shape != (len(self), count):
+            raise ValueError(f"speeds: expected shape ({len(self)}, {count}), got {speeds.shape}")
+        from .rates import motion_at_positions  # noqa: PLC0415
+
+        return motion_at_positions(self.system, self._driven_columns(), self._q, self._rotations, self._tangents,
+                                   speeds, np.zeros_like(speeds))
+
     # ---------------------------------------------------------------- CSV
     def columns(self, points=None) -> list[Column]:
         """CSV columns in order: variables (drivers first), points ``P.x P.y P.z``, then the same

@@ -638,7 +638,7 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     (["--analysis", "parallel"], "--travel: required by --analysis parallel"),
     (["--analysis", "steering"], "--analysis steering: give --rack or --steering-wheel"),
     (["--analysis", "banana"], None),
-    ([], "--analysis: required (parallel, opposite, roll, steering or combined)"),
+    ([], "--analysis: required (parallel, opposite, roll, steering, combined or pitch)"),
     (["--analysis", "parallel", "--travel", "0", "--save", "x.toml"], "--save: only with --apply-hardpoints"),
     (["--analysis", "steering", "--rack", "-10:10:10", "--travel", "-10:10:10"],
      "--travel: a steering analysis takes one wheel travel (use --analysis combined for several)"),
@@ -730,8 +730,8 @@ def test_help_imports_neither_numpy_nor_the_engine():
     """``kinematrix --help`` builds the parser of every subcommand without numpy, matplotlib or
     the engine (the packages import their names on first use)."""
     code = ("import sys; from dynamics.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.analyses') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.standard', "
+            "'loops.suspension.model') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "[]\n"

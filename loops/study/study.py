@@ -5,7 +5,7 @@ opposite travel, roll, steering, steering at several travels) for the nominal de
 every variant (``offsets`` of hardpoint coordinates, :mod:`.coordinates`; designs of them in
 :mod:`.designs`). Variants go in chunks (bounded memory, a progress bar, and the unit of work
 a Dask cluster runs: :mod:`.cluster`); within a chunk they walk at once on every core
-(:mod:`loops.study.batch`) and their metrics are the workbench's own, computed over all rows
+(:mod:`loops.variants`) and their metrics are the workbench's own, computed over all rows
 (:class:`loops.study.suspension.VariantSuspension`). Every variant is closed to the
 tolerance of a single sweep: each equals a separate sweep of ``Mechanism.moved`` to round-off
 (the tests compare). A variant that stops is reported with its reason, its rows past the
@@ -24,31 +24,28 @@ from mechanism.errors import ModelError
 
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
-from ..sweep import progress_bar as _progress
-from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from ..sweep import progress_bar
+from ..suspension.analyses import ANALYSES as REGISTRY
+from ..suspension.travel import input_values
 from .cluster import run_on_cluster
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK"]
+__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK", "plan_inputs",
+           "plan_arguments"]
 
-#: The analyses a study runs: name -> the workbench function.
-ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "roll": roll, "steering": steering,
-            "combined": combined}
-#: The inputs each analysis takes from the plan, in the order they vary across positions
-#: (combined: each travel level through every rack value).
-INPUTS = {"parallel": ("travel",), "opposite": ("travel",), "roll": ("roll",), "steering": ("rack",),
-          "combined": ("travel", "rack")}
+#: The analyses a study runs (the registry's, :mod:`loops.suspension.analyses`, that say so).
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.study)
 #: Variants per chunk: large enough that a chunk runs for a good fraction of a second.
 DEFAULT_CHUNK = 500
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What every variant runs: the ``analysis`` (a key of :data:`ANALYSES`), its input
-    values per position, SI (:data:`INPUTS`: ``travel`` m for travel analyses and the levels
-    of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the wheel travel
-    of a steering analysis, where travel is measured and the closure tolerance."""
+    """What every variant runs: the ``analysis`` (one of :data:`ANALYSES`), its input values
+    per position, SI (:func:`plan_inputs`, the registry's: ``travel`` m for travel analyses and
+    the levels of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the
+    wheel travel of a steering analysis, where travel is measured and the closure tolerance."""
 
     analysis: str = "parallel"
     travel: np.ndarray | None = None
@@ -59,35 +56,50 @@ class Plan:
     roll: np.ndarray | None = None
 
     def check(self) -> dict:
-        """The analysis's inputs checked: ``{name: (n,) values}`` in :data:`INPUTS` order."""
+        """The analysis's inputs checked: ``{plan field: (n,) values}`` of the inputs that vary
+        across positions, in the registry's order."""
         if self.analysis not in ANALYSES:
             raise ModelError("analysis", f"a study runs one of {', '.join(ANALYSES)}, got {self.analysis!r}")
         out = {}
-        for what in INPUTS[self.analysis]:
-            values = getattr(self, what)
+        for entry in plan_inputs(self.analysis):
+            if entry.single:
+                continue
+            values = getattr(self, entry.plan)
             if values is None:
-                raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
-            values = np.atleast_1d(np.asarray(values, dtype=float))
-            if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
-                raise ModelError(what, "expected a finite 1-D sequence of values")
-            out[what] = values
+                raise ModelError(entry.plan, f"the {self.analysis} analysis needs its {entry.plan} values")
+            out[entry.plan] = input_values(values, entry.plan)
         return out
 
 
+def plan_inputs(analysis) -> list:
+    """The registry's inputs (:class:`~loops.suspension.analyses.Input`) a study of ``analysis``
+    takes from its :class:`Plan` (``Input.plan``): the ones given per position, in the order
+    they vary (combined: each travel level through every rack value), and single values."""
+    return [entry for entry in REGISTRY[analysis].inputs if entry.plan is not None]
+
+
+def plan_arguments(plan, values, count):
+    """The keywords of ``plan``'s analysis (the registry's) for ``count`` variants: the inputs
+    of one variant's positions (``values``, :meth:`Plan.check`) repeated for each (those the
+    analysis itself repeats, once), and its single values."""
+    inputs = {}
+    for entry in plan_inputs(plan.analysis):
+        if entry.single:
+            inputs[entry.name] = getattr(plan, entry.plan)
+        else:
+            inputs[entry.name] = np.tile(values[entry.plan], count) if entry.tiled else values[entry.plan]
+    return inputs
+
+
 def run_plan(rows, plan, values=None, count=1):
-    """``plan``'s analysis on ``rows``: a design study's variant suspension, or one suspension
-    (the nominal design); the inputs of one variant's positions (``values``, default
-    :meth:`Plan.check`) repeated for each of the ``count`` variants. Returns the analysis's
-    result (for one suspension, its :class:`~loops.suspension.SuspensionResult`)."""
+    """``plan``'s analysis (the registry's) on ``rows``: a design study's variant suspension, or
+    one suspension (the nominal design); the inputs of one variant's positions (``values``,
+    default :meth:`Plan.check`) repeated for each of the ``count`` variants
+    (:func:`plan_arguments`). Returns the analysis's result (for one suspension, its
+    :class:`~loops.suspension.SuspensionResult`)."""
     values = plan.check() if values is None else values
-    options = {"travel_at": plan.travel_at, "tolerance": plan.tolerance}
-    if plan.analysis == "steering":
-        return steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
-    if plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
-        return combined(rows, np.tile(values["travel"], count), values["rack"], **options)
-    if plan.analysis == "roll":
-        return roll(rows, np.tile(values["roll"], count), **options)
-    return ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
+    return REGISTRY[plan.analysis].run(rows, travel_at=plan.travel_at, tolerance=plan.tolerance,
+                                       **plan_arguments(plan, values, count))
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
@@ -297,7 +309,7 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     bounds = list(range(0, len(offsets), chunk_size)) + [len(offsets)]
     chunks = [offsets[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     outputs = []
-    bar = _progress(len(offsets), progress, unit="variant", least=2000)
+    bar = progress_bar(len(offsets), progress, unit="variant", least=2000)
     try:
         if scheduler is not None:  # one task per chunk, on one worker thread each
             shared = {"suspension": suspension, "coords": list(coords), "plan": plan}
