@@ -72,11 +72,11 @@ def _cells(column, units):
 def write_columns(path, columns, units, note=None, count=0):
     """The one CSV writer of kinematrix: ``columns`` (list of :class:`Column`) in ``units``
     (see :meth:`Trajectory.to_csv`), to ``path`` atomically, or returned as text for None.
-    ``note`` joins the units on the first line; the second names each column's unit
-    (:meth:`mechanism.units.Units.columns_comment`); ``count`` rows when there are no columns."""
+    The file begins with one comment line (:meth:`mechanism.units.Units.comment`: the units,
+    ``note``, each column's unit), then the header row; ``count`` rows when there are no columns."""
     buffer = io.StringIO()
-    buffer.write(units.comment([c.dimension for c in columns], note) + "\n")
-    buffer.write(units.columns_comment([(c.name, c.dimension, c.order) for c in columns]) + "\n")
+    buffer.write(units.comment([c.dimension for c in columns], note,
+                               [(c.name, c.dimension, c.order) for c in columns]) + "\n")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([c.name for c in columns])
     cells = [_cells(c, units) for c in columns]
@@ -297,9 +297,9 @@ class Trajectory:
         """Write every column (:meth:`columns`) to a CSV file, atomically, in ``units``.
 
         This is the one CSV writer of kinematrix (the command line calls it). The file's
-        first line names its units (``# units: length=mm angle=deg time=s``), the second each
-        column's (``# columns: A=deg, P.x=mm, A_dot=deg/s``), the third is the header, then one
-        row per position; each number is the shortest decimal that
+        first line names its units and, at its end, each column's (``# units: length=mm
+        angle=deg time=s; columns: A=deg; P.x=mm; A_dot=deg/s``), the second is the header,
+        then one row per position; each number is the shortest decimal that
         reads back as exactly the value in memory, converted (:meth:`mechanism.units.Units.from_si`).
         ``pandas.read_csv(path, comment="#")`` reads it.
 

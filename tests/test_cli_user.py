@@ -297,10 +297,11 @@ def test_a_stop_is_reported_in_the_file_units(stopped_axle):
 def test_the_csv_names_every_column_unit_and_pandas_reads_it(stopped_axle):
     pandas = pytest.importorskip("pandas")
     _, folder = stopped_axle
-    first, second, header = (folder / "m.csv").read_text().splitlines()[:3]
-    assert first == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
-                     "wheel travel at the wheel centre")
-    units = dict(item.split("=", 1) for item in second.removeprefix("# columns: ").split(", "))
+    first, header = (folder / "m.csv").read_text().splitlines()[:2]
+    base, _, columns = first.partition("; columns: ")
+    assert base == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
+                    "wheel travel at the wheel centre")
+    units = dict(item.split("=", 1) for item in columns.split("; "))
     assert list(units) == header.split(",")
     assert units["wheel_travel"] == "mm" and units["camber_left"] == "deg"
     assert units["camber_gain_left"] == "deg/mm" and units["bump_steer_left"] == "deg/mm"

@@ -54,13 +54,7 @@ TEST_COMMAND = "python3 -m pytest -q"
 #: The first line of a Python block that continues the block before it.
 CONTINUES = "# continues the snippet above"
 #: Blocks (found by a piece of their text) that fail today because of a defect being fixed.
-KNOWN_DEFECTS = {
-    'rates(steer, front, "rack_travel")': "issue 24: loops.suspension.rates on an axle raises AttributeError "
-                                          "('Suspension' object has no attribute 'upright')",
-    'fit.write_model("examples/front_axle.toml", "fitted.toml")':
-        "issue 24: the optimiser's fitted _left/_right hardpoints do not map back to the mirrored axle file "
-        "(ModelError naming an internal temporary file)",
-}
+KNOWN_DEFECTS = {}
 FILE_NAME = re.compile(r"(?<![\w./-])([\w./-]+\.(?:csv|png|gif|toml|parquet))\b")
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -216,9 +216,9 @@ def test_automatic_coordinates_and_result_api(tmp_path):
     assert_allclose(total, kinetic + potential)
     path = tmp_path / "sim.csv"
     sim.to_csv(path)
-    units, column_units, header, *rows = path.read_text().splitlines()
-    assert units == "# units: length=mm angle=deg time=s"  # the example file's units
-    assert column_units.startswith("# columns: t=s, B=deg, A=deg, ")  # B: the automatic coordinate
+    units, header, *rows = path.read_text().splitlines()
+    # The example file's units, and each column's (B: the automatic coordinate).
+    assert units.startswith("# units: length=mm angle=deg time=s; columns: t=s; B=deg; A=deg; ")
     assert header.split(",")[0] == "t" and "A" in header.split(",") and "P.x" in header.split(",")
     assert len(rows) == 5
 

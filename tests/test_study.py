@@ -240,8 +240,8 @@ def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):
     assert len(table) == 2 * len(TRAVEL)
     assert list(table.columns[:4]) == ["variant", "position", "lower_ball.z", "upper_ball.x"]
     # The indices are whole numbers in the file ("1,3,..."), read back as integers.
-    assert path.read_text().splitlines()[1].startswith("# columns: variant=1, position=1, lower_ball.z=mm, ")
-    assert path.read_text().splitlines()[3 + len(TRAVEL) + 3].startswith("1,3,")
+    assert "; columns: variant=1; position=1; lower_ball.z=mm; " in path.read_text().splitlines()[0]
+    assert path.read_text().splitlines()[2 + len(TRAVEL) + 3].startswith("1,3,")
     assert table["variant"].dtype.kind == "i" and table["position"].dtype.kind == "i"
     nominal_z = coordinates(wishbone.model, ["lower_ball.z"])[0].nominal
     assert table["lower_ball.z"].iloc[0] == pytest.approx((nominal_z + 0.001) * 1e3, abs=1e-9)

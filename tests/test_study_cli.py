@@ -53,12 +53,12 @@ def write(tmp_path, text, name="vary.toml"):
 
 
 def read_csv(path):
-    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file (its second line
-    names each column's unit)."""
+    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file (its comment line
+    ends naming each column's unit, left out here)."""
     lines = Path(path).read_text().splitlines()
-    assert lines[1].startswith("# columns: ")
-    rows = list(csv.reader(lines[2:]))
-    return lines[0], rows[0], np.array([[float(v) for v in row] for row in rows[1:]])
+    assert "; columns: " in lines[0]
+    rows = list(csv.reader(lines[1:]))
+    return lines[0].partition("; columns: ")[0], rows[0], np.array([[float(v) for v in row] for row in rows[1:]])
 
 
 # -------------------------------------------------------------------------- designs

@@ -65,10 +65,10 @@ def test_csv_in_the_file_units_with_the_units_stated(front, tmp_path):
     path = tmp_path / "metrics.csv"
     result.to_csv(path)
     lines = path.read_text().splitlines()
-    assert lines[0] == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
-                        "wheel travel at the wheel centre")
-    assert lines[1].startswith("# columns: wheel_travel=mm, camber_left=deg, ")  # each column's unit
-    assert not lines[2].startswith("#")  # the two comment lines, then the header
+    assert lines[0].startswith("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of "
+                               "'front-axle', wheel travel at the wheel centre; columns: wheel_travel=mm; "
+                               "camber_left=deg; ")  # each column's unit last
+    assert not lines[1].startswith("#")  # one comment line, then the header
     table = pandas.read_csv(path, comment="#")
     assert list(table.columns) == list(result.metrics)
     assert table["wheel_travel"].tolist() == typed  # exactly as typed

@@ -27,9 +27,8 @@ involved (the file read, or the model or output file it goes with). Each case ha
 wall-clock budget (an alarm). The search is derandomized and small (``max_examples``) so the
 module runs in seconds.
 
-Defects being fixed elsewhere are kept as cases marked ``xfail(strict=True)`` below
-(:data:`KNOWN`), each with its reproducer; the generators leave those inputs out until the
-fix lands (then the strict mark fails, and the mark and the exclusion go together).
+Defects found this way are kept as cases of their own below (``known defects``, now fixed),
+each with its reproducer.
 """
 
 from __future__ import annotations
@@ -65,14 +64,6 @@ FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                                        HealthCheck.function_scoped_fixture])
 TRAVEL = np.array([-0.01, 0.0, 0.01])  # m
 
-#: Defects of issue 24 being fixed elsewhere: the inputs the generators leave out meanwhile.
-KNOWN = {
-    "latin-1": "issue 24 (bench: file limits): a hardpoint table in Latin-1, as spreadsheet programs write it, "
-               "raises UnicodeDecodeError instead of one located line",
-    "deep": "issue 24 (bench: file limits): load_suspension reads the file with tomllib before the nesting limit: "
-            "an array nested 5,000 deep raises RecursionError",
-    "1e30": "issue 24 (bench): a hardpoint table moving a point to 1e30 blames the output file, not the table's line",
-}
 
 
 # ------------------------------------------------------------------------ the rule
@@ -317,7 +308,7 @@ def exported(tmp_path_factory):
     return tables
 
 
-CELL = st.sampled_from(["nan", "inf", "-inf", "1e308", "-1e308", "1e-320", "", " ", "x", "1,5", "0x10", "1e5",
+CELL = st.sampled_from(["nan", "inf", "-inf", "1e308", "-1e308", "1e30", "1e-320", "", " ", "x", "1,5", "0x10", "1e5",
                         "-0", "12345678901234567890", '"3"', "1e6", "-1e6"])
 
 
@@ -403,8 +394,7 @@ def test_an_exported_table_applies_back_unchanged(tmp_path, exported):
         assert (tmp_path / f"moved-{name}").read_text() == SOURCES[name]
 
 
-# ------------------------------------------------------------------- known defects
-@pytest.mark.xfail(strict=True, reason=KNOWN["latin-1"])
+# ------------------------------------------- known defects (issue 24), each its reproducer
 def test_a_latin_1_hardpoint_table_is_one_located_line(tmp_path, exported):
     """Reproducer: a table saved by a spreadsheet in Latin-1 (a name with an accent)."""
     table = tmp_path / "hp.csv"
@@ -412,7 +402,6 @@ def test_a_latin_1_hardpoint_table_is_one_located_line(tmp_path, exported):
     assert hardpoint_rule(EXAMPLES / "double_wishbone.toml", table, tmp_path / "moved.toml") == "refused"
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN["deep"])
 def test_a_corner_file_nested_5000_deep_is_one_located_line(tmp_path):
     """Reproducer: ``[corner]`` with ``shared = [[[...]]]`` 5,000 deep."""
     path = tmp_path / "deep.toml"
@@ -420,7 +409,6 @@ def test_a_corner_file_nested_5000_deep_is_one_located_line(tmp_path):
     assert suspension_rule(path) == "refused"
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN["1e30"])
 def test_a_hardpoint_table_moving_a_point_to_1e30_names_the_table(tmp_path, exported):
     """Reproducer: one coordinate of one row set to 1e30."""
     lines = exported["double_wishbone.toml"].splitlines()

@@ -131,8 +131,8 @@ def test_pitch_from_the_command_line(tmp_path):
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = (tmp_path / "pitch.csv").read_text().splitlines()
-    assert lines[1].startswith("# columns: pitch_angle=deg, wheel_travel_front=mm, anti_dive_front=%")
-    assert lines[2].startswith("pitch_angle,wheel_travel_front,") and len(lines) == 3 + 5
+    assert "; columns: pitch_angle=deg; wheel_travel_front=mm; anti_dive_front=%" in lines[0]
+    assert lines[1].startswith("pitch_angle,wheel_travel_front,") and len(lines) == 2 + 5
     assert (tmp_path / "pitch.png").read_bytes()[:4] == b"\x89PNG"
     missing = run_kinematrix("suspension", EXAMPLES / "front_axle.toml", "--analysis", "pitch", "--pitch", "1",
                              cwd=tmp_path)

@@ -1,6 +1,6 @@
 """``kinematrix plot res.csv --x A --y C,D [--out curves.png]``: curves of the columns of a
 kinematrix CSV file (a sweep's, a simulation's, a suspension analysis's), the axes labelled
-with the columns' units (its ``# columns:`` line).
+with the columns' units (the ``; columns:`` end of its units line).
 
 Without ``--out`` the image is ``res.png`` beside the CSV, unless that file exists: then the
 command refuses (exit 2) and asks for ``--out``, so that an image drawn before (a sweep's
