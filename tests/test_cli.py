@@ -215,7 +215,7 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     assert lines[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg; P.x=mm; "
                                "P.y=mm; P.z=mm; A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
-    assert len(lines) == 4 and lines[3].startswith("20.0,")
+    assert len(lines) == 5 and lines[4].startswith("20.0,")
 
 
 def test_sweep_plot_is_a_real_png(model, tmp_path):

@@ -210,7 +210,7 @@ def test_ranges_beyond_floating_point_are_one_line(work, command, text, fragment
 def test_a_garbage_scheduler_is_one_line_at_once(work):
     proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
                           "0", "--out", "s.csv", "--scheduler", "garbage", cwd=work, timeout=30)
-    one_line_error(proc, "--scheduler 'garbage': expected a Dask scheduler address")
+    one_line_error(proc, "scheduler: 'garbage' is not a Dask scheduler address")
     assert not (work / "s.csv").exists()
 
 

@@ -288,7 +288,7 @@ def test_view_guards(front_axle_bump):
 
 def _empty(result):
     """An analysis that reached no position (its sweep stopped at once)."""
-    from loops.suspension.analyses import SuspensionResult
+    from loops.suspension import SuspensionResult
 
     empty = type(result).empty(result.system, result.drivers, "stopped at once")
     return SuspensionResult.of(empty, result.analysis, result.travel_at, result.units, [])

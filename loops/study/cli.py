@@ -10,7 +10,6 @@ reasons, and the status is 0; a nominal design that does not complete the analys
 """
 
 import os
-import re
 import sys
 
 from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError
@@ -34,8 +33,6 @@ EPILOG = (
     "status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
 #: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
 LISTED = 5
-#: A Dask scheduler's address: [protocol://]host:port (a host name, an IPv4 address or a bracketed IPv6 one).
-SCHEDULER_ADDRESS = re.compile(r"^((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:.]+\]):\d{1,5}/?$")
 
 
 def add_arguments(parser):
@@ -89,9 +86,8 @@ def output_options(args):
     wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
     if wanted == []:
         raise UserError("--metrics: name at least one metric")
-    if args.scheduler is not None and not SCHEDULER_ADDRESS.match(args.scheduler):
-        raise UserError(f"--scheduler {args.scheduler!r}: expected a Dask scheduler address such as "
-                        "tcp://host:8786")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     check_image(args.plot, "--plot")
     outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
     check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
@@ -99,6 +95,18 @@ def output_options(args):
     for option, path in outputs:
         check_directory(path, option)
     return chunk, wanted
+
+
+def _check_scheduler(address):
+    """Refuse, before any work, a ``--scheduler`` address Dask cannot use (the cluster module's
+    one check), or a machine without Dask."""
+    from loops.study.cluster import check_address
+
+    try:
+        check_address(address)
+    except ImportError as exc:
+        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
+                        f"(pip install 'kinematrix[dask]'): {exc}") from None
 
 
 def run(args) -> int:
@@ -125,14 +133,8 @@ def run(args) -> int:
         if name not in nominal:
             raise UserError(f"--metrics: {name!r} is not a metric of the {args.analysis} analysis (metrics: "
                             f"{', '.join(nominal)})")
-    try:
-        result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
-                           progress=sys.stderr.isatty())
-    except ImportError as exc:  # --scheduler without dask.distributed (or without the cluster module)
-        if args.scheduler is None:
-            raise
-        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
-                        f"(pip install 'kinematrix[dask]'): {exc}") from None
+    result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
+                       progress=sys.stderr.isatty())
 
     if args.out is not None or not (args.summary or args.plot):
         write_table(result.to_csv, args.out)

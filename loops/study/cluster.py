@@ -60,8 +60,8 @@ from concurrent.futures import ThreadPoolExecutor
 from mechanism.errors import KinematrixError, ModelError, one_line
 from mechanism.limits import MAX_MESSAGE
 
-__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_VARIABLE", "ClusterError", "SchedulerError", "connect", "run_on_cluster",
-           "scheduler_timeout"]
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_VARIABLE", "ClusterError", "SchedulerError", "check_address", "connect",
+           "run_on_cluster", "scheduler_timeout"]
 
 #: Seconds to wait for a scheduler to answer, and for its first worker, unless told otherwise.
 DEFAULT_TIMEOUT = 10.0
@@ -117,7 +117,7 @@ def scheduler_timeout(timeout=None) -> float:
     return float(timeout)
 
 
-def _check_address(address):
+def check_address(address):
     """Refuse at once, before any connection is tried, an address Dask cannot parse (no port,
     an unknown scheme) or whose port is out of range."""
     from distributed.comm.addressing import get_address_host_port  # noqa: PLC0415 (optional dependency)
@@ -173,7 +173,7 @@ def connect(scheduler, timeout=None):
         raise SchedulerError(f"expected a scheduler address ('tcp://host:8786') or a dask.distributed.Client, "
                              f"got {scheduler!r}")
     seconds = scheduler_timeout(timeout)
-    _check_address(scheduler)
+    check_address(scheduler)
     print(f"kinematrix: connecting to the Dask scheduler at {scheduler} (waiting at most {seconds:g} s, "
           f"{TIMEOUT_VARIABLE})", file=sys.stderr, flush=True)
     try:
