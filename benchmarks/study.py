@@ -42,7 +42,7 @@ def main(argv=None):
 
     from loops.study.coordinates import coordinates, moved_hardpoints
     from loops.study.study import run_study
-    from loops.suspension.analyses import Suspension, parallel_travel
+    from loops.suspension import Suspension, parallel_travel
     from loops.suspension.files import load_suspension
     from mechanism.hardpoints import hardpoints_of
 

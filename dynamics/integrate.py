@@ -7,17 +7,13 @@ methods; only the loop around them runs compiled.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 from scipy.integrate import DOP853, RK45
 
+from .kernels.state import DOP853_KIND, RK45_KIND, IntegratorScratch, Tableau
+
 __all__ = ["Tableau", "TABLEAUS", "tableau", "IntegratorScratch", "new_scratch", "initial_step"]
 
-Tableau = namedtuple("Tableau", ["kind", "stages", "error_order", "A", "B", "C", "E3", "E5", "D", "A_EXTRA",
-                                 "C_EXTRA", "dense_rows"])
-Tableau.__doc__ = """An embedded Runge-Kutta pair: ``kind`` 0 (DOP853: two error estimates, 7th-order
-dense output from three extra stages) or 1 (RK45: one estimate ``E5``, dense output ``D`` = P)."""
 
 
 def _contiguous(*arrays):
@@ -27,13 +23,13 @@ def _contiguous(*arrays):
 def _dop853():
     A, B, C, E3, E5, D, A_EXTRA, C_EXTRA = _contiguous(DOP853.A, DOP853.B, DOP853.C, DOP853.E3, DOP853.E5, DOP853.D,
                                                         DOP853.A_EXTRA, DOP853.C_EXTRA)
-    return Tableau(0, DOP853.n_stages, DOP853.error_estimator_order, A, B, C, E3, E5, D, A_EXTRA, C_EXTRA,
+    return Tableau(DOP853_KIND, DOP853.n_stages, DOP853.error_estimator_order, A, B, C, E3, E5, D, A_EXTRA, C_EXTRA,
                    3 + D.shape[0])
 
 
 def _rk45():
     A, B, C, E, P = _contiguous(RK45.A, RK45.B, RK45.C, RK45.E, RK45.P)
-    return Tableau(1, RK45.n_stages, RK45.error_estimator_order, A, B, C, np.zeros_like(E), E, P,
+    return Tableau(RK45_KIND, RK45.n_stages, RK45.error_estimator_order, A, B, C, np.zeros_like(E), E, P,
                    np.zeros((0, len(E))), np.zeros(0), P.shape[1])
 
 
@@ -45,11 +41,6 @@ def tableau(method) -> Tableau:
     return TABLEAUS[method]()
 
 
-IntegratorScratch = namedtuple("IntegratorScratch", ["K", "KX", "F", "vectors"])
-IntegratorScratch.__doc__ = """The arrays of one step of the compiled integrator (the kernels allocate
-nothing): stage derivatives ``K`` (stages + 1, N), with the extra stages of the dense output
-``KX`` (stages + 1 + extra, N), dense-output coefficients ``F`` (rows, N), and four
-vectors (4, N) (new state and rate, stage state, a sample's rate)."""
 
 
 def new_scratch(method: Tableau, size) -> IntegratorScratch:

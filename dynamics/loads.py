@@ -16,26 +16,15 @@ from __future__ import annotations
 import itertools
 import math
 import weakref
-from collections import namedtuple
 
 import numpy as np
 
 from mechanism.errors import ModelError
 
+from .kernels.state import LoadArrays
+
 __all__ = ["LoadArrays", "compile_loads", "load_function", "call_load", "call_load_into", "constant_motion"]
 
-LoadArrays = namedtuple("LoadArrays", [
-    "spring_cols", "spring_stiffness", "spring_free", "spring_damping",
-    "force_cols", "force_keys", "force_ptr", "force_times", "force_values",
-    "point_links", "point_at", "point_keys", "point_ptr", "point_times", "point_values",
-    "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
-    "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
-    "strut_damping",
-])
-LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units): pair springs
-(columns, stiffness, free value, damping), pair forces and point forces (columns or links and
-points; per load a callback key or -1 and a table ``ptr``/``times``/``values``), prescribed
-motions (columns, keys, tables of (value, rate, second rate)) and spring-dampers."""
 
 _REGISTRY: dict = {}
 _KEYS = itertools.count()

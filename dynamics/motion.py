@@ -20,42 +20,17 @@ partition.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from loops.configuration import new_work
 from loops.continuation import walk_parameters
 from loops.linear import new_factor
 
+from .kernels.state import Compiled, DynamicScratch, Inertia, Kinematics, State
+
 __all__ = ["Inertia", "Kinematics", "State", "Compiled", "new_kinematics", "new_state", "state_from_walk",
            "start_kernel_calls", "compiled", "solver_params"]
 
-Inertia = namedtuple("Inertia", ["J", "masses", "coms", "inertias", "gravity", "massive", "method"])
-Inertia.__doc__ = """Mass properties for the kernels: pseudo-inertias ``J`` (L, 4, 4), masses (L,),
-centres of mass (L, 3) and central inertias (L, 3, 3) in link frames, gravity (3,), the links
-with mass, and the formulation (0: trace form, 1: Kane's form)."""
-
-Kinematics = namedtuple("Kinematics", [
-    "G", "jacobians", "q_dot", "q_ddot", "V", "A", "M", "h", "Q", "pair_forces", "wrenches", "powers",
-    "accelerations", "efforts", "pair_values", "point_values", "prescribed", "scratch",
-])
-DynamicScratch = namedtuple("DynamicScratch", ["m4", "m3", "v3", "partial", "products", "vG", "bias", "d", "matrix",
-                                               "result", "powers", "branch"])
-Kinematics.__doc__ = """Arrays of one evaluation of the dynamics
-(:func:`dynamics.kernels.motion.dynamics_at`): transmission ``G`` (n, d), link Jacobians
-(L, d, 6), ``q_dot``/``q_ddot`` (n,), link velocities ``V`` and accelerations ``A`` (L, 6),
-``M`` (d, d), ``h``, ``Q`` (d,), pair forces (n,), link wrenches (L, 6), powers
-``[dissipated, external, driver]`` W, independent accelerations (m,), driver efforts (d,),
-and the load values at the time: pair forces (F, 1), point forces (P, 3), prescribed
-motions (k, 3); and the kernels' temporaries (:class:`DynamicScratch`; its ``branch`` (d + 2, n)
-serves :func:`dynamics.kernels.motion.curvature_at`)."""
-
-State = namedtuple("State", ["work", "factor", "G", "kin", "anchor_q", "anchor_rotations", "anchor_G", "curvature"])
-State.__doc__ = """A closed state (see the module docstring): ``work``, ``factor`` (square block), ``G``
-(n, d), ``kin``; the anchor's ``anchor_q`` (n,), ``anchor_rotations`` (m, 3, 3), ``anchor_G``
-(n, d) and ``curvature`` (n, d, d)."""
-Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m"])
 
 
 def solver_params(tolerance):

@@ -27,8 +27,6 @@ pairs of point drivers come last. Lengths are SI.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from mechanism.errors import ModelError
@@ -38,19 +36,10 @@ from mechanism.points import road_loop
 from mechanism.specs import GROUND
 
 from .graph import mechanism_graph, spanning_tree
+from .kernels.state import Geometry, Topology
 from .loop_basis import independent_loops
 
 __all__ = ["Topology", "Geometry", "CompiledSystem", "compile_model"]
-
-Topology = namedtuple("Topology", [
-    "n", "pairs", "links", "loops", "gauges", "spheres", "ground",
-    "family", "parameters", "start", "size", "first", "second", "sphere",
-    "column_pair", "rotational",
-    "tree_order", "parent", "tree_pair", "forward",
-    "chord", "loop_ptr", "loop_cols", "loop_signs",
-    "gauge_link", "sphere_columns",
-])
-Geometry = namedtuple("Geometry", ["frame_j", "frame_k", "scale", "gauge_axis", "gauge_reference"])
 
 
 def _frozen(values, dtype=float):

@@ -9,28 +9,14 @@ of held freedoms); the solvers use its blocks directly.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
+from .kernels.state import Scratch, Work
+
 __all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work", "Scratch",
            "new_scratch"]
-
-#: The arrays of one configuration being iterated by the kernels (a Newton corrector, a
-#: walk): its variables and spherical states, and everything :func:`loops.kernels.closure.
-#: configure` and the Jacobian fill in. Scratch space, never a result.
-Work = namedtuple("Work", ["q", "rotations", "A", "T", "W", "xi", "defects", "centres", "swings",
-                           "loop_blocks", "gauge_rows", "scratch"])
-
-#: Preallocated temporaries of the kernels (allocating small arrays inside compiled loops
-#: costs more than the arithmetic): 4x4 and 3x3 matrices, 3- and 6-vectors, vectors over
-#: the variables, the equations and the links, and a spherical-state copy. Who uses which
-#: row: ``m4[0:2]``, ``m3[0]``, ``v3[0]``, ``v6[0]`` the closure (:func:`configure`);
-#: ``m3[1:3]``, ``v3[1:5]`` the Newton step and re-seating; ``v3[5:14]`` the gauges' Jacobian
-#: and rates; ``v6[1:4]`` the velocity-product terms; ``variables[0:2]``, ``rotations`` the
-#: corrector; ``equations[0]`` right-hand sides, ``equations[1:3]`` the solves.
-Scratch = namedtuple("Scratch", ["m4", "m3", "v3", "v6", "variables", "equations", "links", "rotations", "terms"])
 
 
 def new_scratch(topology) -> Scratch:

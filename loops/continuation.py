@@ -22,7 +22,12 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from .configuration import constraint_matrix, evaluate, new_work
-from .linear import RANK_TOLERANCE, new_factor, square_block
+from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONING_HERE, CORRECTOR_RESULT_SIZE, ERROR,
+                            HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
+                            NEWTON_STEP_LIMIT, RANK_TOLERANCE, REACHED, RECHOOSE_RCOND, SINGULAR_CONDITIONING,
+                            SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
+                            VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
+from .linear import new_factor, square_block
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
@@ -36,14 +41,6 @@ MAX_MOTION = 0.3
 MAX_CORRECTION_RATIO = 0.3
 #: Reciprocal condition number of the square block below which a stop is a dead point.
 DEAD_POINT_CONDITIONING = 1e-3
-#: Reciprocal condition number below which a position is singular (its own tangent unusable).
-SINGULAR_CONDITIONING = 1e-10
-#: Reciprocal condition number below which a block's solves are not trusted by the guards
-#: and the dynamics: a correction's noise is taken at this floor, the orientation of the
-#: block is not compared, and a stage of a simulation takes its tangent and accelerations
-#: from the branch (and never becomes the anchor). Solves above it lose at most
-#: ~eps / 1e-6 ~ 2e-10 of their relative accuracy.
-TRUSTED_CONDITIONING = 1e-6
 #: Reciprocal condition number of a square block with rows left out below which its rows are
 #: chosen anew (each new choice lowers the threshold tenfold below the new block's).
 RECHOOSE_CONDITIONING = 1e-2
@@ -104,8 +101,17 @@ def walk_parameters(tolerance, tangents=None, system=None, block=None) -> np.nda
     that never move; None: all)."""
     rechoose = RECHOOSE_CONDITIONING if block is not None and _leaves_rows_out(system, block) else 0.0
     tangents = np.iinfo(np.int32).max if tangents is None else tangents
-    return np.array([tolerance, MAX_MOTION, MAX_CORRECTION_RATIO, MAX_HALVINGS, NEWTON_ITERATIONS, MAX_NEWTON_STEP,
-                     SINGULAR_CONDITIONING, rechoose, tangents], dtype=float)
+    params = np.zeros(WALK_PARAMETERS)
+    params[TOLERANCE] = tolerance
+    params[MOTION_LIMIT] = MAX_MOTION
+    params[BRANCH_RATIO] = MAX_CORRECTION_RATIO
+    params[HALVING_LIMIT] = MAX_HALVINGS
+    params[ITERATION_LIMIT] = NEWTON_ITERATIONS
+    params[NEWTON_STEP_LIMIT] = MAX_NEWTON_STEP
+    params[SINGULAR_RCOND] = SINGULAR_CONDITIONING
+    params[RECHOOSE_RCOND] = rechoose
+    params[TANGENTS] = tangents
+    return params
 
 
 def _leaves_rows_out(system, block) -> bool:
@@ -151,19 +157,20 @@ class Walk:
         self.driven = np.asarray(driven, dtype=np.int64)
         self.tolerance = float(tolerance)
         self.params = walk_parameters(tolerance)
-        self.counters = np.array([0, MAX_STEPS], dtype=np.int64)
-        self.diagnostics = np.zeros(8)
+        self.counters = np.zeros(WALK_COUNTERS, dtype=np.int64)
+        self.counters[STEP_BUDGET] = MAX_STEPS
+        self.diagnostics = np.zeros(WALK_DIAGNOSTICS)
         self.here = new_work(system, q, rotations)
         start = evaluate(system, self.here.q, self.here.rotations)
         self.block = self._block_at(start)
         self._set_rechoose_threshold(RECHOOSE_CONDITIONING)
         self._allocate()
-        result = np.zeros(4)
+        result = np.zeros(CORRECTOR_RESULT_SIZE)
         status = kernels.close_here(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
                                     self.new_G, self.params, result)
         if status != 0:
-            raise WalkStopped("start", error=result[0], iterations=int(result[1]))
-        if self.factor.info[2] == 0.0:
+            raise WalkStopped("start", error=result[ERROR], iterations=int(result[ITERATIONS]))
+        if self.factor.info[VALID] == 0.0:
             self._singular_start()
 
     # ---------------------------------------------------------------- set-up
@@ -176,7 +183,7 @@ class Walk:
 
     def _set_rechoose_threshold(self, value):
         """Watch the block's conditioning only when it leaves rows out (redundant equations)."""
-        self.params[7] = value if _leaves_rows_out(self.system, self.block) else 0.0
+        self.params[RECHOOSE_RCOND] = value if _leaves_rows_out(self.system, self.block) else 0.0
 
     def _allocate(self):
         system, d = self.system, len(self.driven)
@@ -191,7 +198,7 @@ class Walk:
         self.last_step = np.zeros((2, d))
         # Curvatures along the steps' line, recorded once steps prove long (see the kernels' module).
         self.curvature = np.zeros((2, system.n))
-        self.curved = np.zeros(3)
+        self.curved = np.zeros(CURVED_FLAGS)
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the
@@ -232,7 +239,7 @@ class Walk:
             self.factor = new_factor(block)
             self.trial_factor = new_factor(block)
             self._kernels.tangent_at(self.system.topology, self.system.geometry, block, self.here, self.factor,
-                                     self.G, incoming, SINGULAR_CONDITIONING, int(self.params[8]))
+                                     self.G, incoming, SINGULAR_CONDITIONING, int(self.params[TANGENTS]))
             if self.conditioning <= before:
                 self.block, self.factor, self.trial_factor, G = old
                 self.G[:] = G
@@ -241,6 +248,12 @@ class Walk:
         return changed
 
     # ------------------------------------------------------------------ state
+    def state(self) -> WalkState:
+        """The arrays the compiled walk takes (:class:`~loops.kernels.state.WalkState`), this
+        walk's own (not copies)."""
+        return WalkState(self.here, self.factor, self.G, self.trial, self.trial_factor, self.new_G, self.last_G,
+                         self.last_step, self.curvature, self.curved)
+
     @property
     def q(self) -> np.ndarray:
         """Current variables (n,) (copy)."""
@@ -253,12 +266,12 @@ class Walk:
     @property
     def reached(self) -> int:
         """Positions recorded by the last :meth:`positions` call (the index it reached)."""
-        return int(self.diagnostics[3])
+        return int(self.diagnostics[REACHED])
 
     @property
     def conditioning(self) -> float:
         """Reciprocal condition number (1-norm) of the square block here; 0 at a singular position."""
-        return float(self.factor.info[1]) if self.factor.info[2] else 0.0
+        return float(self.factor.info[CONDITIONING]) if self.factor.info[VALID] else 0.0
 
     def configuration(self):
         """The current :class:`loops.configuration.Configuration`."""
@@ -287,18 +300,16 @@ class Walk:
         system = self.system
         retried = False
         while True:
-            self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
-            status = k.continue_to(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                   self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                   self.curvature, self.curved, target,
-                                   self.params, self.counters, self.diagnostics)
+            self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
+            status = k.continue_to(system.topology, system.geometry, self.block, self.state(), target, self.params,
+                                   self.counters, self.diagnostics)
             if status == k.OK:
                 return
             if status == k.RECHOOSE:
                 self.rechoose_rows()
                 continue
             if status == k.BUDGET:
-                if self.counters[0] >= MAX_STEPS:
+                if self.counters[STEPS_TAKEN] >= MAX_STEPS:
                     raise self._stopped("steps")
                 continue
             if not retried and self.rechoose_rows():
@@ -307,24 +318,23 @@ class Walk:
             raise self._stopped()
 
     def positions(self, targets, speeds, accelerations, first, out):
-        """Walk through ``targets[first:]`` recording into ``out`` (a dict of arrays, see
+        """Walk through ``targets[first:]`` recording into ``out`` (a dict of the arrays of a
+        :class:`~loops.kernels.state.WalkRecord` by field name, see
         :func:`loops.kernels.continuation.walk_positions`) for at most :data:`STEPS_PER_CALL`
         steps. Returns ``(index reached, done)``; raises :class:`WalkStopped` at a stop."""
         k = self._kernels
         system = self.system
-        self.counters[1] = min(self.counters[0] + STEPS_PER_CALL, MAX_STEPS)
-        index, status = k.walk_positions(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                         self.trial, self.trial_factor, self.new_G, self.last_G, self.last_step,
-                                         self.curvature, self.curved, targets, speeds, accelerations, first,
-                                         self.params, self.counters, self.diagnostics, out["q"], out["rotations"],
-                                         out["q_dot"], out["q_ddot"], out["T"], out["V"], out["A"], out["G"])
+        self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
+        record = WalkRecord(*(out[field] for field in WalkRecord._fields))
+        index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
+                                         accelerations, first, self.params, self.counters, self.diagnostics, record)
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:
             self.rechoose_rows()
             return index, False
         if status == k.BUDGET:
-            if self.counters[0] >= MAX_STEPS:
+            if self.counters[STEPS_TAKEN] >= MAX_STEPS:
                 raise self._stopped("steps")
             return index, False
         if self.rechoose_rows():
@@ -332,10 +342,11 @@ class Walk:
         raise self._stopped()
 
     def _stopped(self, kind=None):
-        conditioning = float(self.diagnostics[2])
+        conditioning = float(self.diagnostics[CONDITIONING_HERE])
         if kind is None:
             kind = "dead point" if conditioning < DEAD_POINT_CONDITIONING else "closure"
-        return WalkStopped(kind, conditioning, float(self.diagnostics[0]), int(self.diagnostics[1]))
+        return WalkStopped(kind, conditioning, float(self.diagnostics[LAST_ERROR]),
+                            int(self.diagnostics[LAST_ITERATIONS]))
 
 
 def _copied(value):
@@ -345,33 +356,3 @@ def _copied(value):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(_copied(v) for v in value))
     return value
-
-
-def motion_at_positions(system, driven, q, rotations, tangents, speeds, accelerations):
-    """Rates at closed positions along given tangents (see
-    :func:`loops.kernels.continuation.motion_at_positions`): ``(q_dot, q_ddot, V, A)``.
-
-    ``driven`` (d,) are the columns the tangents ``(N, n, d)`` are taken with respect to;
-    ``speeds`` and ``accelerations`` (N, d) their rates.
-    """
-    from .kernels import continuation as kernels  # noqa: PLC0415
-
-    count = len(q)
-    n_links = system.topology.links
-    out = (np.zeros((count, system.n)), np.zeros((count, system.n)), np.zeros((count, n_links, 6)),
-           np.zeros((count, n_links, 6)))
-    if not count:
-        return out
-    config = evaluate(system, q[0], rotations[0])
-    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
-    if block is None:
-        # Singular at the first position: any block of full size serves (each position is
-        # factorized where it is); choose it where the tangent leads.
-        block = square_block(system, constraint_matrix(system, evaluate(system, q[-1], rotations[-1]), scaled=True),
-                             driven)
-    work = new_work(system, q[0], rotations[0])
-    kernels.motion_at_positions(system.topology, system.geometry, block, work, new_factor(block),
-                                np.ascontiguousarray(q), np.ascontiguousarray(rotations),
-                                np.ascontiguousarray(tangents), np.ascontiguousarray(speeds, dtype=float),
-                                np.ascontiguousarray(accelerations, dtype=float), SINGULAR_CONDITIONING, *out)
-    return out

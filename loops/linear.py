@@ -20,43 +20,16 @@ of held freedoms and of independent coordinates.
 from __future__ import annotations
 
 import functools
-from collections import namedtuple
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.csgraph
 
-__all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "SquareBlock", "square_block", "least_squares_block", "rank", "null_space", "singular_values", "Factor",
-           "new_factor"]
+from .kernels.state import FACTOR_INFO_SIZE, LEAST_SQUARES, RANK_TOLERANCE, SQUARE, Factor, SquareBlock
 
-#: Singular values (or QR pivots) below this fraction of the largest are exact rank defects.
-RANK_TOLERANCE = 1e-9
-
-SquareBlock = namedtuple("SquareBlock", [
-    "mode",             # SQUARE (banded LU of chosen rows) or LEAST_SQUARES (SVD of all rows)
-    "size",             # N, the number of free columns (= chosen rows)
-    "kl", "ku",         # sub- and super-diagonals of the ordered block
-    "free",             # (N,) free columns, in variable order
-    "driven",           # (d,) driven columns, in the order of the drivers
-    "column_position",  # (n,) position of each free column in the band ordering, -1 if driven
-    "driven_position",  # (n,) position of each driven column among the drivers, -1 if free
-    "row_position",     # (rows,) position of each chosen row in the band ordering, -1 if left out
-    "row_scale",        # (rows,) 1 for rotations and gauges, 1/scale for gaps
-    "column_scale",     # (n,) 1 for angles, scale for lengths
-])
-SquareBlock.__doc__ = """The block of ``B`` the kernels factorize (see the module docstring): the square
-block of chosen rows (``mode == SQUARE``), or every row, solved in the least-squares,
-minimum-norm sense through an SVD (``mode == LEAST_SQUARES``: for assembling from rough
-guesses, where rows that are dependent at the closure are not dependent yet)."""
-
-SQUARE, LEAST_SQUARES = 0, 1
-
-#: A factorization of a :class:`SquareBlock` (:func:`loops.kernels.linear.factorize_block`):
-#: banded LU factors, row exchanges, the driven columns of the chosen rows (N, d), and
-#: ``info = [pivot ratio, reciprocal condition (1-norm), valid (0 or 1), band overflow,
-#: sign of the determinant (+1, -1; 0 for a least-squares block)]``.
-Factor = namedtuple("Factor", ["band", "pivots", "driven", "info"])
+__all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "SquareBlock", "square_block", "least_squares_block", "rank",
+           "null_space", "singular_values", "Factor", "new_factor", "solve_at_positions"]
 
 
 def new_factor(block) -> Factor:
@@ -68,9 +41,9 @@ def new_factor(block) -> Factor:
     if block.mode == LEAST_SQUARES:
         rows = len(block.row_position)
         return Factor(np.zeros((2 * block.size + rows, max(rows, block.size))), np.zeros(0, dtype=np.int64),
-                      np.zeros((rows, len(block.driven))), np.zeros(5))
+                      np.zeros((rows, len(block.driven))), np.zeros(FACTOR_INFO_SIZE))
     return Factor(np.zeros((block.size, 2 * block.kl + block.ku + 1)), np.zeros(block.size, dtype=np.int64),
-                  np.zeros((block.size, len(block.driven))), np.zeros(5))
+                  np.zeros((block.size, len(block.driven))), np.zeros(FACTOR_INFO_SIZE))
 
 
 def singular_values(B_scaled) -> np.ndarray:
@@ -208,3 +181,36 @@ def least_squares_block(system, driven):
     for a in arrays:
         a.setflags(write=False)
     return SquareBlock(LEAST_SQUARES, len(free), 0, 0, *arrays)
+
+
+def solve_at_positions(system, block, q, rotations, rhs, singular_rcond):
+    """Solve ``B_free x = rhs`` at recorded closed positions, by the kernels' factorization of
+    ``block`` (:func:`loops.kernels.at_positions.solve_at_positions`: the walk's own solve).
+
+    Parameters
+    ----------
+    system : the compiled system
+    block : SquareBlock, the rows and driven columns to solve with (a square block, or
+        :func:`least_squares_block`)
+    q : (N, n) pair variables; rotations : (N, m, 3, 3) the spherical pairs' states
+    rhs : (N, k, rows) right-hand sides per position, physical units (rad, m)
+    singular_rcond : positions whose block has a smaller reciprocal condition are not solved
+
+    Returns
+    -------
+    x : (N, k, n) the solutions, physical units; driven columns zero (and everything at a
+        position that was not solved)
+    solved : (N,) bool, False where the block is singular
+    """
+    from .configuration import new_work  # noqa: PLC0415
+    from .kernels.at_positions import solve_at_positions as solve  # noqa: PLC0415 (kernels on first use)
+
+    q = np.ascontiguousarray(q, dtype=float)
+    x = np.zeros(rhs.shape[:2] + (system.n,))
+    solved = np.zeros(len(q), dtype=np.int64)
+    if not len(q):
+        return x, solved.astype(bool)
+    solve(system.topology, system.geometry, block, new_work(system, q[0], rotations[0]), new_factor(block), q,
+          np.ascontiguousarray(rotations, dtype=float), np.ascontiguousarray(rhs, dtype=float), float(singular_rcond),
+          x, solved)
+    return x, solved.astype(bool)

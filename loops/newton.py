@@ -20,6 +20,7 @@ from mechanism.errors import ClosureError, ModelError
 from .compiled import compile_model
 from .configuration import evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_NEWTON_STEP, closure_tolerance, iteration_count
+from .kernels.state import CORRECTOR_RESULT_SIZE, ERROR, ITERATIONS
 from .linear import least_squares_block, new_factor
 
 __all__ = ["solve_position", "assemble", "worst_loop"]
@@ -46,7 +47,7 @@ def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAU
     block = least_squares_block(system, driven)
     work = new_work(system, q0)
     previous = work.q.copy()
-    result = np.zeros(4)
+    result = np.zeros(CORRECTOR_RESULT_SIZE)
     status = corrector(system.topology, system.geometry, block, work, new_factor(block), float(tolerance),
                        int(max_iterations), MAX_NEWTON_STEP, False, result, 1.0)
     seat_spherical(system.topology, work, previous)
@@ -56,9 +57,9 @@ def solve_position(system, q0, driven=(), driver_values=None, *, tolerance=DEFAU
         values = driver_values or {}
         at = system.describe([system.variable_index[k] for k in values], list(values.values()), list(values))
         raise ClosureError(
-            f"{loop or 'the loops'} cannot close{' at ' + at if at else ''}: defect {result[0]:.3g} "
-            f"(relative to size {system.scale:.4g} m) after {int(result[1])} iterations",
-            loop=loop or None, driver_values=values, residual=float(result[0]), iterations=int(result[1]))
+            f"{loop or 'the loops'} cannot close{' at ' + at if at else ''}: defect {result[ERROR]:.3g} "
+            f"(relative to size {system.scale:.4g} m) after {int(result[ITERATIONS])} iterations",
+            loop=loop or None, driver_values=values, residual=float(result[ERROR]), iterations=int(result[ITERATIONS]))
     return config
 
 

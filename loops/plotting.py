@@ -253,18 +253,17 @@ def read_csv(path):
 
 
 def column_units(path) -> dict:
-    """``{column: unit}`` from a kinematrix CSV file's ``# columns: name=unit, ...`` comment line
-    (:func:`loops.results.write_columns`); empty when the file has none."""
+    """``{column: unit}`` from the ``; columns: name=unit, ...`` end of a kinematrix CSV file's
+    units line (:func:`loops.results.write_columns`); empty when the file has none."""
     from mechanism.tables import read_table_text
-    from mechanism.units import COLUMNS_COMMENT
+    from mechanism.units import COLUMNS_NOTE
 
-    for line in read_table_text(path).splitlines():
-        if not line.startswith("#"):
-            break
-        if line.startswith(COLUMNS_COMMENT):
-            pairs = (item.partition("=") for item in line[len(COLUMNS_COMMENT):].split(", "))
-            return {name: unit for name, sep, unit in pairs if sep}
-    return {}
+    first = next(iter(read_table_text(path).splitlines()), "")
+    at = first.rfind(COLUMNS_NOTE) if first.startswith("# units:") else -1
+    if at < 0:
+        return {}
+    pairs = (item.partition("=") for item in first[at + len(COLUMNS_NOTE):].split("; "))
+    return {name: unit for name, sep, unit in pairs if sep}
 
 
 def plot_csv(csv_path, x, y, *, path=None, title=None):

@@ -1,15 +1,17 @@
-"""Points on links over stacks of configurations: eqs. 5 and 6 for arrays with leading axes.
+"""Points on links over stacks of configurations: eqs. 5 and 6 for arrays with leading axes,
+and link twists summed along the spanning tree.
 
 Thin wrappers of the compiled :mod:`loops.kernels.points` (the one implementation of the
 equations) for arrays of any leading shape: poses ``(..., 4, 4)``, spatial velocities and
-accelerations ``(..., 6)``, positions ``(..., 3)``.
+accelerations ``(..., 6)``, positions ``(..., 3)``; and of the tree propagation of twists
+(:func:`loops.kernels.acceleration.link_accelerations`) for stacks of positions and rates.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["point_positions", "point_velocities", "point_accelerations"]
+__all__ = ["point_positions", "point_velocities", "point_accelerations", "link_twists"]
 
 
 def _flat(a, width):
@@ -58,3 +60,29 @@ def point_accelerations(positions, velocities, link_velocities, link_acceleratio
     out = np.empty((len(P), 3))
     accelerations_of(P, Pd, V, A, out)
     return out.reshape(shape + (3,))
+
+
+def link_twists(system, twists, rates, extra=None):
+    """Every link's twist ``(omega, v_o)`` summed along the spanning tree (the one propagation of
+    the velocities and accelerations, "Velocity (4) and acceleration" in METHOD.md):
+    ``V_child = V_parent + sign sum_k (xi_k rate_k + extra_k)`` over the tree pair's variables.
+
+    Parameters
+    ----------
+    system : the compiled system
+    twists : (N, n, 6) the variables' world twists ``xi`` at N positions, origin-referenced
+    rates : (N, K, n) K sets of the variables' rates per position (rad or m per unit)
+    extra : (N, K, n, 6) twists added with each variable's (a pair's own term: give it on the
+        pair's first variable), or None
+
+    Returns
+    -------
+    (N, K, L, 6) the links' twists, global, origin-referenced; the ground's zero
+    """
+    from .kernels.at_positions import tree_twists_at_positions  # noqa: PLC0415
+
+    rates = np.ascontiguousarray(rates, dtype=float)
+    extra = np.zeros(rates.shape + (6,)) if extra is None else np.ascontiguousarray(extra, dtype=float)
+    out = np.empty(rates.shape[:2] + (system.topology.links, 6))
+    tree_twists_at_positions(system.topology, np.ascontiguousarray(twists, dtype=float), rates, extra, out)
+    return out

@@ -72,11 +72,11 @@ def _cells(column, units):
 def write_columns(path, columns, units, note=None, count=0):
     """The one CSV writer of kinematrix: ``columns`` (list of :class:`Column`) in ``units``
     (see :meth:`Trajectory.to_csv`), to ``path`` atomically, or returned as text for None.
-    ``note`` joins the units on the first line; the second names each column's unit
-    (:meth:`mechanism.units.Units.columns_comment`); ``count`` rows when there are no columns."""
+    The file begins with one comment line (:meth:`mechanism.units.Units.comment`: the units,
+    ``note``, each column's unit), then the header row; ``count`` rows when there are no columns."""
     buffer = io.StringIO()
-    buffer.write(units.comment([c.dimension for c in columns], note) + "\n")
-    buffer.write(units.columns_comment([(c.name, c.dimension, c.order) for c in columns]) + "\n")
+    buffer.write(units.comment([c.dimension for c in columns], note,
+                               [(c.name, c.dimension, c.order) for c in columns]) + "\n")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([c.name for c in columns])
     cells = [_cells(c, units) for c in columns]
@@ -140,6 +140,12 @@ class Trajectory:
         held = f", held {', '.join(self.held)}" if self.held else ""
         drivers = f"driven by {', '.join(self.drivers)}" if self.drivers else "no drivers"
         return f"{type(self).__name__}({self._describe()}, {drivers}{held}, {state})"
+
+    def _repr_html_(self):
+        """In a notebook: a summary and the interactive view of the record (:mod:`loops.views`)."""
+        from .views.notebook import record_html  # noqa: PLC0415
+
+        return record_html(self)
 
     # --------------------------------------------------------- variables
     def _columns_of(self, name):
@@ -227,7 +233,7 @@ class Trajectory:
                              f"{', '.join(self.drivers) or 'none'})")
         if self._tangents is None:
             raise ModelError(f"driver {driver!r}", "this record keeps no tangents")
-        from .continuation import motion_at_positions  # noqa: PLC0415
+        from .rates import motion_at_positions  # noqa: PLC0415
 
         k = self.drivers.index(driver)
         speeds = np.zeros((len(self), len(self.drivers) + len(self.held)))
@@ -241,6 +247,32 @@ class Trajectory:
     def _driven_columns(self):
         system = self.system
         return np.array([system.variable_index[name] for name in self.drivers + self.held], dtype=np.int64)
+
+    def closed_positions(self):
+        """The recorded positions as the solvers hold them: ``(q, rotations, driven)``, the pair
+        variables (N, n), the spherical pairs' rotation matrices (N, m, 3, 3) and the driven
+        columns (d,) (the drivers, then the held variables), read-only: what the linearised
+        closure at these positions is taken with (a design sensitivity)."""
+        driven = self._driven_columns()
+        driven.setflags(write=False)
+        return self._q, self._rotations, driven
+
+    def rates_along(self, speeds):
+        """``(q_dot (N, n), q_ddot (N, n), V (N, L, 6), A (N, L, 6))``: the variables' rates and the
+        links' velocities and accelerations (global, origin-referenced) at every position for
+        the driven columns' ``speeds`` (N, d) (drivers, then held variables; their
+        accelerations zero), from the recorded tangents (eq. 4 and its derivative): what
+        :meth:`along` holds for a unit rate of one driver, for any combination of them."""
+        if self._tangents is None:
+            raise ModelError("speeds", "this record keeps no tangents")
+        count = len(self.drivers) + len(self.held)
+        speeds = np.asarray(speeds, dtype=float)
+        if speeds.shape != (len(self), count):
+            raise ValueError(f"speeds: expected shape ({len(self)}, {count}), got {speeds.shape}")
+        from .rates import motion_at_positions  # noqa: PLC0415
+
+        return motion_at_positions(self.system, self._driven_columns(), self._q, self._rotations, self._tangents,
+                                   speeds, np.zeros_like(speeds))
 
     # ---------------------------------------------------------------- CSV
     def columns(self, points=None) -> list[Column]:
@@ -265,9 +297,9 @@ class Trajectory:
         """Write every column (:meth:`columns`) to a CSV file, atomically, in ``units``.
 
         This is the one CSV writer of kinematrix (the command line calls it). The file's
-        first line names its units (``# units: length=mm angle=deg time=s``), the second each
-        column's (``# columns: A=deg, P.x=mm, A_dot=deg/s``), the third is the header, then one
-        row per position; each number is the shortest decimal that
+        first line names its units and, at its end, each column's (``# units: length=mm
+        angle=deg time=s; columns: A=deg; P.x=mm; A_dot=deg/s``), the second is the header,
+        then one row per position; each number is the shortest decimal that
         reads back as exactly the value in memory, converted (:meth:`mechanism.units.Units.from_si`).
         ``pandas.read_csv(path, comment="#")`` reads it.
 

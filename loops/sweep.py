@@ -36,7 +36,7 @@ from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
-           "MAX_POSITIONS"]
+           "MAX_POSITIONS", "SweepOutputs", "stop_reason", "progress_bar"]
 
 #: Most positions one sweep may request.
 MAX_POSITIONS = 10_000_000
@@ -100,7 +100,7 @@ def driver_table(drivers):
     return list(arrays), np.column_stack([np.broadcast_to(a, (count,)) for a in arrays.values()])
 
 
-def _progress(total, enabled, unit="pos", least=200):
+def progress_bar(total, enabled, unit="pos", least=200):
     """A progress bar on stderr for ``total`` ``unit``s, or None; ``enabled`` None shows it
     on a terminal from ``least`` on (it appears after a second)."""
     if enabled is None:
@@ -157,7 +157,11 @@ def _check_memory(system, count, tangents):
                          f"the {MAX_RECORD_BYTES / 2**30:g} GiB a sweep may hold: sweep fewer positions")
 
 
-def _stop_reason(system, names, cols, reached, wanted, stop):
+def stop_reason(system, names, cols, reached, wanted, stop):
+    """The sentence a stopped walk's sweep gives (``SweepStopped.reason``): where it stood
+    (``reached``, the driven values of ``names`` in columns ``cols``), what it could not reach
+    (``wanted``) and why (``stop``, a :class:`~loops.continuation.WalkStopped`); driver
+    values in the model's own units."""
     at = _describe(system, names, cols, reached)
     target = _describe(system, names, cols, wanted)
     if stop.kind == "steps":
@@ -172,8 +176,9 @@ def _stop_reason(system, names, cols, reached, wanted, stop):
             f"{stop.iterations} Newton iterations)")
 
 
-class _Outputs(dict):
-    """Arrays of a sweep's positions, filled by the walk (see :meth:`loops.continuation.Walk.positions`):
+class SweepOutputs(dict):
+    """Arrays of a sweep's positions (``count`` rows, ``d`` driven columns), filled by the walk
+    (see :meth:`loops.continuation.Walk.positions`):
     every row up to the one the walk reached is written, the rest is never read."""
 
     def __init__(self, system, count, d):
@@ -270,21 +275,7 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     q0, start = _reference(system)
     _check_span(system, names, driven, q0, table)
     _check_memory(system, count, len(driven))
-    if start.closure_error() > max(tolerance, 1e-8):
-        loop = worst_loop(system, start)
-        reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
-                  "call Mechanism.assemble() first")
-        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
-                           residual=start.closure_error())
-    try:
-        held = _held(system, start, driven, hold)
-    except DependentDrivers:
-        at = _describe(system, names, driven, q0[driven])
-        reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
-                  f"its turning point, or drivers that are not independent), so "
-                  f"{_describe(system, names, driven, table[0])} cannot be reached")
-        raise SweepStopped(reason, SweepResult.empty(system, names, reason),
-                           driver_values=dict(zip(names, table[0]))) from None
+    held = _held_or_stop(system, names, driven, table, start, hold, tolerance)
     held_names = [system.variable_names[c] for c in held]
     columns = np.r_[driven, held].astype(np.int64)
     _check_memory(system, count, len(columns))
@@ -292,23 +283,53 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     zeros = np.zeros((count, len(held)))
     rates = np.ascontiguousarray(np.column_stack([speed_table, zeros]))
     second = np.ascontiguousarray(np.column_stack([accel_table, zeros]))
-    out = _Outputs(system, count, len(columns))
+    out = SweepOutputs(system, count, len(columns))
     try:
         walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
+    _walk_through(system, names, driven, table, walk, (np.ascontiguousarray(targets), rates, second), out,
+                  held_names, progress)
+    return out.result(system, names, held_names, count)
 
-    bar = _progress(count, progress)
+
+def _held_or_stop(system, names, driven, table, start, hold, tolerance):
+    """The held columns of a sweep from the reference assembly ``start``; raises SweepStopped
+    (with an empty result) when that assembly does not close or the drivers do not move it
+    independently there."""
+    if start.closure_error() > max(tolerance, 1e-8):
+        loop = worst_loop(system, start)
+        reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
+                  "call Mechanism.assemble() first")
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
+                           residual=start.closure_error())
+    try:
+        return _held(system, start, driven, hold)
+    except DependentDrivers:
+        at = _describe(system, names, driven, start.q[driven])
+        reason = (f"dead point at {at}: the drivers do not move the mechanism independently there (a driver at "
+                  f"its turning point, or drivers that are not independent), so "
+                  f"{_describe(system, names, driven, table[0])} cannot be reached")
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason),
+                           driver_values=dict(zip(names, table[0]))) from None
+
+
+def _walk_through(system, names, driven, table, walk, moves, out, held_names, progress):
+    """Walk through every position (``moves``: the driven targets, rates and second rates, one row
+    a position), recording into ``out``; raises SweepStopped at a stop and SweepInterrupted on
+    Ctrl-C, each with the positions reached."""
+    count = len(table)
+    bar = progress_bar(count, progress)
     index = 0
     try:
         while True:
             try:
-                index, done = walk.positions(np.ascontiguousarray(targets), rates, second, index, out)
+                index, done = walk.positions(*moves, index, out)
             except WalkStopped as stop:
                 index = walk.reached
-                reason = _stop_reason(system, names, driven, walk.driven_values[:len(names)], table[index], stop)
+                reason = stop_reason(system, names, driven, walk.driven_values[:len(names)], table[index], stop)
                 partial = out.result(system, names, held_names, index, reason)
                 raise SweepStopped(reason, partial, loop=None, driver_values=dict(zip(names, table[index])),
                                    residual=stop.error, iterations=stop.iterations) from None
@@ -325,4 +346,3 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     finally:
         if bar is not None:
             bar.close()
-    return out.result(system, names, held_names, count)

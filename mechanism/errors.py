@@ -22,8 +22,9 @@ __all__ = [
 ]
 
 
-def _one_line(text, length) -> str:
-    """``text`` on one line, cut to ``length`` characters (a value quoted whole may be huge)."""
+def one_line(text, length) -> str:
+    """``text`` on one line, cut to ``length`` characters (a value quoted whole may be huge): the
+    rule of every message here, for errors raised elsewhere (``loops.study.cluster``) too."""
     text = " ".join(str(text).splitlines())
     return text if len(text) <= length else text[:max(length - 4, 0)] + " ..."
 
@@ -46,8 +47,8 @@ class ModelError(KinematrixError, ValueError):
     """
 
     def __init__(self, where: str, problem: str):
-        self.where = _one_line(where, MAX_MESSAGE // 2)
-        self.problem = _one_line(problem, MAX_MESSAGE - len(self.where) - 2)
+        self.where = one_line(where, MAX_MESSAGE // 2)
+        self.problem = one_line(problem, MAX_MESSAGE - len(self.where) - 2)
         super().__init__(f"{self.where}: {self.problem}" if self.where else self.problem)
 
 

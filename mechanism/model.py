@@ -406,11 +406,21 @@ class Mechanism:
 
         return mobility_report(self.snapshot())
 
-    def sweep(self, drivers, speeds=None, accelerations=None, **options):
-        """Position (and velocity, acceleration) sweep; see :func:`loops.sweep.sweep`."""
+    def sweep(self, drivers, speeds=None, accelerations=None, *, hold=None, tolerance=None, progress=None):
+        """Position (and velocity, acceleration) sweep of this mechanism; see :func:`loops.sweep.sweep`.
+
+        ``drivers``: dict name -> (N,) values (rad, m); ``speeds``, ``accelerations``: dict
+        name -> float or (N,) driver rates (default 0); ``hold``: variables to hold for the
+        freedoms no driver fixes (default: chosen); ``tolerance``: closure tolerance,
+        dimensionless (None: :data:`loops.continuation.DEFAULT_TOLERANCE`); ``progress``: a
+        progress bar on stderr (None: for long sweeps on a terminal). Returns a
+        :class:`loops.results.SweepResult`; raises ``SweepStopped`` where the sweep cannot go on.
+        """
         from loops.sweep import sweep
 
-        return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, **options)
+        options = {} if tolerance is None else {"tolerance": tolerance}
+        return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, hold=hold,
+                     progress=progress, **options)
 
     def assemble(self, guess=None, **options):
         """Close every loop from rough pair values ``guess`` (dict name -> value or values).
@@ -494,3 +504,10 @@ class Mechanism:
     def __repr__(self):
         return (f"Mechanism({self.name!r}: {len(self._links)} links, {len(self._pairs)} pairs, "
                 f"{len(self._points)} points)")
+
+    def _repr_html_(self):
+        """In a notebook: a summary with loops and degrees of freedom (:meth:`check`) and the model in
+        3-D (:mod:`loops.views`; a convenience method's call up to the engine, as :meth:`check`)."""
+        from loops.views.notebook import mechanism_html
+
+        return mechanism_html(self)

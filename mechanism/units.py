@@ -52,7 +52,7 @@ import numpy as np
 from .errors import ModelError
 
 __all__ = ["Units", "QUANTITIES", "LENGTH_UNITS", "ANGLE_UNITS", "BASE_DIMENSIONS", "dimension_powers", "SI",
-           "COLUMNS_COMMENT"]
+           "COLUMNS_NOTE"]
 
 #: Length units of a file and their size in metres.
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3}
@@ -81,9 +81,9 @@ QUANTITIES = {
     "none": "dimensionless",
     "percent": "dimensionless",  # a ratio in percent (anti-dive), labelled %
 }
-#: The start of a CSV file's second comment line, which names each column's unit
-#: (:meth:`Units.columns_comment`; ``kinematrix plot`` reads it back).
-COLUMNS_COMMENT = "# columns: "
+#: What introduces, at the end of a CSV file's units line, each column's unit
+#: (:meth:`Units.comment`; ``kinematrix plot`` reads it back).
+COLUMNS_NOTE = "; columns: "
 _LABEL_OVERRIDES = {"pitch": "{length}/rev", "percent": "%", "angle/angle": "{angle}/{angle}"}
 _DIMENSIONLESS = ("", "1", "none", "dimensionless")
 _FACTOR = re.compile(r"^([A-Za-z_]+)(?:\^(-?\d+))?$")
@@ -290,24 +290,25 @@ class Units:
         number = f"{float(value) * self.factor(dimension):.6g}"
         return f"{number} {label}" if label else number
 
-    def comment(self, dimensions=(), note=None) -> str:
-        """The first line of a CSV file in these units: ``# units: length=mm angle=deg time=s``,
-        with ``force=N`` and ``mass=kg`` added when one of the columns' ``dimensions`` holds a
-        force or a mass, and ``; note`` after them (what else the file must say); the second
-        line is :meth:`columns_comment`."""
+    def comment(self, dimensions=(), note=None, columns=()) -> str:
+        """The one comment line a CSV file in these units begins with (then its header row):
+        ``# units: length=mm angle=deg time=s``, with ``force=N`` and ``mass=kg`` added when one
+        of the columns' ``dimensions`` holds a force or a mass, ``; note`` after them (what else
+        the file must say), and last each column's unit, ``; columns: wheel_travel=mm;
+        camber=deg; camber_gain=deg/mm`` (``1`` for a dimensionless column; no comma, so that a
+        CSV reader sees a plain sweep's units line as one cell). ``columns`` are ``(name,
+        dimension, order)``: the unit is :meth:`label`'s."""
         line = f"# units: length={self.length} angle={self.angle} time=s"
         powers = [dimension_powers(d) for d in dimensions]
         for base, unit in (("force", "N"), ("mass", "kg")):
             if any(p[BASE_DIMENSIONS.index(base)] for p in powers):
                 line += f" {base}={unit}"
-        return line + (f"; {note}" if note else "")
-
-    def columns_comment(self, columns) -> str:
-        """The second line of a CSV file in these units: each column's unit, ``# columns:
-        wheel_travel=mm, camber=deg, camber_gain=deg/mm`` (``1`` for a dimensionless column).
-        ``columns`` are ``(name, dimension, order)``: the unit is :meth:`label`'s."""
-        units = (f"{name}={self.label(dimension, order) or '1'}" for name, dimension, order in columns)
-        return COLUMNS_COMMENT + ", ".join(units)
+        if note:
+            line += f"; {note}"
+        if columns:
+            line += COLUMNS_NOTE + "; ".join(f"{name}={self.label(dimension, order) or '1'}"
+                                            for name, dimension, order in columns)
+        return line
 
     def __str__(self):
         return f"{self.length}, {self.angle}"

@@ -91,13 +91,11 @@ def run(*args, cwd):
 
 
 def read_table(path, units="length=mm angle=deg time=s"):
-    """Columns by name and the header of a CSV file whose first line names ``units`` (its
-    second each column's unit)."""
+    """Columns by name and the header of a CSV file whose first line names ``units`` (and, at
+    its end, each column's unit)."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0] == [f"# units: {units}"]
-    assert rows[1][0].startswith("# columns: ")
-    del rows[1]
+    assert len(rows[0]) == 1 and rows[0][0].startswith(f"# units: {units}; columns: ")
     header = rows[1]
     data = np.array([[float(v) for v in row] for row in rows[2:]]).reshape(len(rows) - 2, len(header))
     return {name: data[:, i] for i, name in enumerate(header)}, header
@@ -214,8 +212,8 @@ def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "# units: length=mm angle=deg time=s"
-    assert lines.pop(1).startswith("# columns: A=deg, B=deg, C=deg, D=deg, P.x=mm, P.y=mm, P.z=mm, A_dot=deg/s")
+    assert lines[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg; P.x=mm; "
+                               "P.y=mm; P.z=mm; A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
     assert len(lines) == 5 and lines[4].startswith("20.0,")
 
@@ -332,9 +330,8 @@ def test_simulate_writes_the_api_trajectory_in_file_units(tmp_path):
     proc = run("simulate", model, "--t-end", "0.5", "--q0", "A=10", "--qd0", "A=90", "--out", "sim.csv",
                "--plot", "sim.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
-    assert units == "# units: length=mm angle=deg time=s"
-    assert column_units.startswith("# columns: t=s, A=deg,")
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units.startswith("# units: length=mm angle=deg time=s; columns: t=s; A=deg;")
     columns = header.split(",")
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
     mechanism = load_model(model)
@@ -408,7 +405,7 @@ def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
-    assert target.read_text().startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg, C=deg, D=deg")
+    assert target.read_text().startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg")
     assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
 
@@ -503,9 +500,8 @@ def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_pat
     proc = run_interrupted(INTERRUPT_SIMULATION, ["simulate", model, "--t-end", "100", "--q0", "A=0", "--out", "sim.csv"],
                            tmp_path)
     assert proc.returncode == 130, proc.stderr
-    units, column_units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
-    assert units == "# units: length=mm angle=deg time=s" and header.startswith("t,")
-    assert column_units.startswith("# columns: t=s, ")
+    units, header, *rows = (tmp_path / "sim.csv").read_text().splitlines()
+    assert units.startswith("# units: length=mm angle=deg time=s; columns: t=s; ") and header.startswith("t,")
     last = float(rows[-1].split(",")[0])
     assert 0 < last < 100 and len(rows) > 100
     assert re.fullmatch(rf"kinematrix: interrupted \(Ctrl-C\) at t = {last:.6g} s after \d+ steps; {len(rows)} samples "
@@ -566,7 +562,7 @@ def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
     proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
     reader.join(timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert received and received[0].startswith("# units: length=mm angle=deg time=s\n# columns: A=deg, B=deg")
+    assert received and received[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg")
     assert fifo.is_fifo()
 
 
@@ -586,13 +582,13 @@ EXAMPLES = REPO / "examples"
 
 
 def metric_table(path):
-    """(comment line, {column: values}) of a metric CSV: the units line, the columns' units, then
-    the header."""
+    """(comment line, {column: values}) of a metric CSV: the units line (ending with the columns'
+    units), then the header."""
     lines = Path(path).read_text().splitlines()
-    assert lines[1].startswith("# columns: ")
-    rows = list(csv.reader(lines[2:]))
+    assert "; columns: " in lines[0]
+    rows = list(csv.reader(lines[1:]))
     data = np.array([[float(v) for v in row] for row in rows[1:]])
-    return lines[0], {name: data[:, i] for i, name in enumerate(rows[0])}
+    return lines[0].partition("; columns: ")[0], {name: data[:, i] for i, name in enumerate(rows[0])}
 
 
 def test_suspension_command_of_the_design_contract(tmp_path):
@@ -629,8 +625,8 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     assert table["wheel_travel"].tolist() == [-20.0, 0.0, 20.0] and "wheel_centre_travel" in table
     assert main(["suspension", str(EXAMPLES / "macpherson.toml"), "--analysis", "roll", "--roll", "-2:2:2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out.pop(1).startswith("# columns: roll_angle=deg, camber_left=deg,")
-    assert out[0].startswith("# units: length=mm") and out[1].startswith("roll_angle,camber_left,")
+    assert out[0].startswith("# units: length=mm") and "; columns: roll_angle=deg; camber_left=deg;" in out[0]
+    assert out[1].startswith("roll_angle,camber_left,")
     assert len(out) == 5
 
 
@@ -638,7 +634,7 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     (["--analysis", "parallel"], "--travel: required by --analysis parallel"),
     (["--analysis", "steering"], "--analysis steering: give --rack or --steering-wheel"),
     (["--analysis", "banana"], None),
-    ([], "--analysis: required (parallel, opposite, roll, steering or combined)"),
+    ([], "--analysis: required (parallel, opposite, roll, steering, combined or pitch)"),
     (["--analysis", "parallel", "--travel", "0", "--save", "x.toml"], "--save: only with --apply-hardpoints"),
     (["--analysis", "steering", "--rack", "-10:10:10", "--travel", "-10:10:10"],
      "--travel: a steering analysis takes one wheel travel (use --analysis combined for several)"),
@@ -711,7 +707,7 @@ def test_every_subcommand_module_has_the_small_interface():
     from dynamics.cli import COMMANDS, build_parser
 
     names = [command.NAME for command in COMMANDS]
-    assert names == ["check", "sweep", "simulate", "plot", "suspension", "study"]
+    assert names == ["check", "view", "sweep", "simulate", "plot", "suspension", "study"]
     for command in COMMANDS:
         assert isinstance(command.HELP, str) and "\n" not in command.HELP
         assert callable(command.add_arguments) and callable(command.run)
@@ -730,8 +726,8 @@ def test_help_imports_neither_numpy_nor_the_engine():
     """``kinematrix --help`` builds the parser of every subcommand without numpy, matplotlib or
     the engine (the packages import their names on first use)."""
     code = ("import sys; from dynamics.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.analyses') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'scipy', 'loops.sweep', 'loops.suspension.standard', "
+            "'loops.suspension.model') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "[]\n"

@@ -210,7 +210,28 @@ def test_ranges_beyond_floating_point_are_one_line(work, command, text, fragment
 def test_a_garbage_scheduler_is_one_line_at_once(work):
     proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
                           "0", "--out", "s.csv", "--scheduler", "garbage", cwd=work, timeout=30)
-    one_line_error(proc, "--scheduler 'garbage': expected a Dask scheduler address")
+    one_line_error(proc, "scheduler: 'garbage' is not a Dask scheduler address")
+    assert not (work / "s.csv").exists()
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "0"], "--scheduler-timeout: expected seconds"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "soon"], "--scheduler-timeout: 'soon' is not a"),
+    (["--scheduler-timeout", "3"], "--scheduler-timeout: the wait for a --scheduler"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"],
+     "scheduler: cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'"),
+])
+def test_the_scheduler_timeout_option_is_checked_and_used(work, extra, fragment):
+    """``--scheduler-timeout SECONDS``: checked before any work; the wait it sets is the one
+    the message reports (nothing answers on port 1)."""
+    proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
+                          "0", "--out", "s.csv", *extra, cwd=work, timeout=60)
+    if extra[-1] == "1":  # a line saying where it connects and how long it waits, then the error
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        waiting, error = proc.stderr.splitlines()
+        assert "waiting at most 1 s" in waiting and fragment in error and "after 1 s" in error, proc.stderr
+    else:
+        one_line_error(proc, fragment)
     assert not (work / "s.csv").exists()
 
 
@@ -297,10 +318,11 @@ def test_a_stop_is_reported_in_the_file_units(stopped_axle):
 def test_the_csv_names_every_column_unit_and_pandas_reads_it(stopped_axle):
     pandas = pytest.importorskip("pandas")
     _, folder = stopped_axle
-    first, second, header = (folder / "m.csv").read_text().splitlines()[:3]
-    assert first == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
-                     "wheel travel at the wheel centre")
-    units = dict(item.split("=", 1) for item in second.removeprefix("# columns: ").split(", "))
+    first, header = (folder / "m.csv").read_text().splitlines()[:2]
+    base, _, columns = first.partition("; columns: ")
+    assert base == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
+                    "wheel travel at the wheel centre")
+    units = dict(item.split("=", 1) for item in columns.split("; "))
     assert list(units) == header.split(",")
     assert units["wheel_travel"] == "mm" and units["camber_left"] == "deg"
     assert units["camber_gain_left"] == "deg/mm" and units["bump_steer_left"] == "deg/mm"

@@ -1,7 +1,7 @@
 """The worked examples (examples/*.py with their model files) run, draw, and get their numbers right.
 
-Each script is imported from its file and its ``main(["--out", tmp_path])`` run (one is also
-run as a command, headless, from the current directory); the dict it returns is checked
+Each script is imported from its file and its ``main(["--out", tmp_path])`` run (each also
+runs as a command, headless: tests/test_entry_points.py); the dict it returns is checked
 against references that do not come from kinematrix: closed forms (``tests/reference``,
 each with its source, or written out here), and for the two suspensions a hardpoint solve
 with ``scipy.optimize.least_squares`` on the model file's numbers (read with ``tomllib``).
@@ -176,17 +176,6 @@ def test_hooke_joint_at_30_degrees(tmp_path):
     # between the 1-degree samples: the sampled maximum is below it by at most ~1e-5 rad.
     peak = np.arctan((1 - np.cos(beta)) / (2 * np.sqrt(np.cos(beta))))
     assert peak - 2e-5 < r["angle_error_max"] <= peak + TOL
-
-
-def test_hooke_joint_script_runs_headless_as_a_command(tmp_path):
-    """``python examples/hooke_joint.py`` with no display writes its PNG to the current directory."""
-    env = dict(os.environ, MPLBACKEND="Agg")
-    env.pop("DISPLAY", None)
-    done = subprocess.run([sys.executable, str(EXAMPLES / "hooke_joint.py")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "velocity ratio from 0.866025" in done.stdout
-    assert (tmp_path / "hooke_joint.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_rssr_output_angle(tmp_path):

@@ -20,7 +20,8 @@ cross(np.ones(3), np.arange(3.0), np.zeros(3))
 solve_dense(np.eye(2), np.ones(2), np.zeros(2))
 cached = [sorted(p.name for p in d.glob('*.nbi')) for d in _compile._cache_directories()]
 assert all(cached), cached  # both kernel directories hold cached kernels where the refresh looks
-(_compile._cache_directories()[0] / _compile._STAMP).write_text('another version')
+for directory in _compile._cache_directories():
+    (directory / _compile._STAMP).write_text('another version')
 _compile._refresh_cache()
 left = [sorted(p.name for p in d.glob('*.nb[ic]')) for d in _compile._cache_directories()]
 assert not any(left), left
@@ -60,3 +61,37 @@ def test_a_kernel_only_kernel_runs_from_python_through_a_twin_cached_apart():
     assert twin.py_func.__code__ is solve_dense.py_func.__code__
     assert "no_cpython_wrapper" not in twin.targetoptions
     assert twin._cache._cache_file._index_path != solve_dense._cache._cache_file._index_path
+
+
+def _kinematrix():
+    """The installed ``kinematrix`` entry point of this interpreter's environment."""
+    path = Path(sys.executable).parent / "kinematrix"
+    if not path.exists():
+        pytest.skip("kinematrix is not installed in this environment")
+    return str(path)
+
+
+def test_a_damaged_cache_file_is_compiled_anew_not_a_traceback_every_run(tmp_path):
+    """One cache file cut short (a full disk, a process killed while writing) leaves the package's
+    digest matching, so nothing deletes it: the kernel whose index or data it is must be compiled
+    anew (and cached again) rather than fail to unpickle in every later run (issue 24)."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        pytest.skip("no cache without the JIT")
+    command = [_kinematrix(), "check", str(ROOT / "examples" / "four_bar.toml")]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-2000:]
+    data = sorted(tmp_path.rglob("*.nbc"), key=lambda p: p.stat().st_size)
+    index = sorted(tmp_path.rglob("*.nbi"), key=lambda p: p.stat().st_size)
+    assert data and index, "check cached no kernel"
+    damaged = {data[-1]: data[-1].read_bytes(), index[-1]: index[-1].read_bytes()}
+    for path, content in damaged.items():
+        path.write_bytes(content[:len(content) // 2])
+    for run in range(2):  # the damaged files are rebuilt (and said so), then loaded like any other
+        again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert "Traceback" not in again.stderr and "Unpickl" not in again.stderr, again.stderr[-2000:]
+        assert ("compiling kernels" in again.stderr) == (run == 0), again.stderr[-2000:]
+        assert again.stdout == first.stdout
+    for path, content in damaged.items():
+        assert path.exists() and path.stat().st_size > len(content) // 2, path

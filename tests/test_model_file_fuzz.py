@@ -48,7 +48,7 @@ FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None
 
 # ------------------------------------------------------------------------ writing TOML
 def toml_key(key):
-    bare = key and all(c.isalnum() or c in "_-" for c in key)
+    bare = key and all((c.isascii() and c.isalnum()) or c in "_-" for c in key)  # TOML's bare keys are ASCII
     return key if bare else toml_string(key)
 
 

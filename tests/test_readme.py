@@ -15,7 +15,9 @@ def test_python_examples_run_and_report_their_numbers(tmp_path, monkeypatch, cap
     asked), roll camber, Ackermann and steering ratio of the front axle (held against hand
     geometry in test_suspension_references.py), the wheel centre's path, and the four-bar
     drop that conserves energy and lands on the benchmark's reference crank angle."""
-    code = "\n".join(re.findall(r"```python\n(.*?)```", README, re.S))
+    # the self-contained blocks; those that continue one run in tests/test_readme_as_written.py
+    code = "\n".join(block for block in re.findall(r"```python\n(.*?)```", README, re.S)
+                     if not block.startswith("# continues the snippet above"))
     monkeypatch.chdir(ROOT)
     namespace = {}
     exec(compile(code, "README.md", "exec"), namespace)
@@ -35,7 +37,7 @@ def test_python_examples_run_and_report_their_numbers(tmp_path, monkeypatch, cap
 def test_readme_leads_with_the_suspension_workbench():
     """The set-up command runs the workbench on a shipped corner file, and the pictures it
     shows are in the repository."""
-    blocks = re.findall(r"```\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```(?:sh|text)?\n(.*?)```", README, re.S)
     assert "kinematrix suspension examples/front_axle.toml --analysis parallel --travel -80:80:5 --out " \
            "metrics.csv --plot sheet.png" in blocks[0]
     for image in re.findall(r"\]\((examples/images/[^)]+)\)", README):
@@ -44,7 +46,7 @@ def test_readme_leads_with_the_suspension_workbench():
 
 def test_ci_runs_the_readme_test_command():
     """.ci/run ends with the README's test command, character for character."""
-    blocks = re.findall(r"```\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```(?:sh|text)?\n(.*?)```", README, re.S)
     test_command = next(b.strip() for b in blocks if "pytest" in b)
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1].strip() == test_command

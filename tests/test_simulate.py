@@ -216,9 +216,9 @@ def test_automatic_coordinates_and_result_api(tmp_path):
     assert_allclose(total, kinetic + potential)
     path = tmp_path / "sim.csv"
     sim.to_csv(path)
-    units, column_units, header, *rows = path.read_text().splitlines()
-    assert units == "# units: length=mm angle=deg time=s"  # the example file's units
-    assert column_units.startswith("# columns: t=s, B=deg, A=deg, ")  # B: the automatic coordinate
+    units, header, *rows = path.read_text().splitlines()
+    # The example file's units, and each column's (B: the automatic coordinate).
+    assert units.startswith("# units: length=mm angle=deg time=s; columns: t=s; B=deg; A=deg; ")
     assert header.split(",")[0] == "t" and "A" in header.split(",") and "P.x" in header.split(",")
     assert len(rows) == 5
 
@@ -240,6 +240,16 @@ def test_bad_input_is_a_located_model_error(kwargs, where):
     assert message.startswith(where) and "\n" not in message
 
 
+def test_a_linkage_without_inertia_is_a_located_model_error_not_a_stop():
+    """The shipped RSSR linkage has no masses: it cannot be simulated at all, a mistake in the
+    model (ModelError at q0, naming the coordinate), not a simulation that stopped on its way
+    (SimulationStopped)."""
+    with pytest.raises(ModelError) as info:
+        simulate(load_model(EXAMPLES / "rssr.toml"), t_end=0.1, q0={"crank_angle": 0.0})
+    message = str(info.value)
+    assert message.startswith("q0: ") and "'crank_angle' carries no inertia" in message and "\n" not in message
+
+
 class _Terminal(io.StringIO):
     """A stderr that says it is a terminal."""
 
@@ -251,7 +261,7 @@ def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(monkeypatch):
     """A run that outlasts the delay shows simulated time on a terminal; a short one shows
     nothing, and pipes and CI logs get nothing."""
     model = load_model(Path(__file__).resolve().parent.parent / "examples" / "four_bar.toml")
-    simulate_module = importlib.import_module("dynamics.simulate")
+    simulate_module = importlib.import_module("dynamics.run")  # where the run keeps its delay
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     simulate(model, t_end=0.2, q0={"A": 0.0}, qd0={"A": 0.0})  # a few ms: under the 1 s delay
@@ -326,7 +336,7 @@ def test_a_stopped_run_keeps_only_physical_samples(monkeypatch):
     drifted (more than 100 rtol of the energies involved), and the reason says what was dropped.
     (The run ends at D's dead point, t = 0.341 s, by a closure failure or, on an engine that
     crawls there instead, by the stall bound.)"""
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "STALL_STEPS", 1000)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "STALL_STEPS", 1000)
     stop = _stopped(lambda: simulate(four_bar(), t_end=2.0, q0={"D": 0.0}, qd0={"D": 2.0}, switching=False))
     partial = stop.partial
     assert re.search(r"^(closure failure|the step size collapsed) at t = 0\.341\d* s: .*; the last \d+ sample\(s\), "
@@ -344,8 +354,8 @@ def test_a_collapsing_step_size_is_a_stop_with_a_reason(monkeypatch):
     """The slider-crank in its slide coordinate, without switching, crawls at its dead centre with
     steps of ~1e-12 s (it took 45 minutes to exhaust MAX_STEPS); the run stops once STALL_STEPS
     steps in a row advance time by less than STALL_STEPS x 1e-10 x t_end."""
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "STALL_STEPS", 500)
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "MAX_STEPS", 100_000)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "STALL_STEPS", 500)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "MAX_STEPS", 100_000)
     stop = _stopped(lambda: simulate(slider_crank(), t_end=0.5, q0={"slide": 0.0}, qd0={"slide": 0.0},
                                      switching=False))
     assert re.search(r"^the step size collapsed at t = 0\.3707\d* s: \d+ steps advanced time by only [\d.e-]+ s \(in "
@@ -355,7 +365,7 @@ def test_a_collapsing_step_size_is_a_stop_with_a_reason(monkeypatch):
 
 
 def test_a_run_stops_after_max_steps(monkeypatch):
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "MAX_STEPS", 20)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "MAX_STEPS", 20)
     stop = _stopped(lambda: simulate(four_bar(), t_end=5.0, q0={"A": 0.0}, rtol=1e-12))
     assert re.search(r"^stopped at t = [\d.]+ s after 20 steps, the most a run may take$", stop.reason), stop.reason
     assert len(stop.partial) > 1
@@ -372,7 +382,7 @@ def test_a_stiff_stepper_that_cannot_evaluate_stops_with_a_reason(method):
 
 
 def test_stored_samples_are_bounded_in_memory(monkeypatch):
-    module = sys.modules["dynamics.simulate"]
+    module = sys.modules["dynamics.run"]
     monkeypatch.setattr(module, "MAX_RECORD_BYTES", 300_000)
     with pytest.raises(ModelError) as info:
         simulate(four_bar(), t_end=1.0, q0={"A": 0.0}, t_eval=np.linspace(0, 1.0, 2000))
@@ -410,7 +420,7 @@ def test_bad_arguments_are_located(kwargs, where):
                    "dead centre at t = 0.3707 s and the integrator keeps accepting ~1e-12 s steps (Zeno-like) instead "
                    "of stopping there or passing it; only the Python-layer stall bound ends the run")
 def test_engine_slider_crank_in_its_slide_coordinate_does_not_crawl(monkeypatch):
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "STALL_STEPS", 1000)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "STALL_STEPS", 1000)
     try:
         result = simulate(slider_crank(), t_end=0.5, q0={"slide": 0.0}, qd0={"slide": 0.0}, switching=False)
     except SimulationStopped as stop:
@@ -424,7 +434,7 @@ def test_engine_slider_crank_in_its_slide_coordinate_does_not_crawl(monkeypatch)
                    "reaches D's dead point at t = 0.341 s and the integrator keeps accepting ~1e-13 s steps (Zeno-like; "
                    "before the engine changes of c8e6098..2d5b9f8 it stopped there with a closure failure)")
 def test_engine_four_bar_in_its_rocker_coordinate_does_not_crawl(monkeypatch):
-    monkeypatch.setattr(sys.modules["dynamics.simulate"], "STALL_STEPS", 1000)
+    monkeypatch.setattr(sys.modules["dynamics.run"], "STALL_STEPS", 1000)
     try:
         result = simulate(four_bar(), t_end=2.0, q0={"D": 0.0}, qd0={"D": 2.0}, switching=False)
     except SimulationStopped as stop:

@@ -17,10 +17,11 @@ import pytest
 
 from loops.compiled import compile_model
 from loops.study.coordinates import coordinates, moved_hardpoints
-from loops.study.geometry import VariantGeometry
+from loops.variants import VariantGeometry
 from loops.study.study import Plan, run_study
 from loops.study.suspension import VariantSuspension
-from loops.suspension.analyses import Suspension, combined, parallel_travel, roll, static_roll_centre, steering
+from loops.suspension import Suspension, combined, parallel_travel, roll, steering
+from loops.suspension.body_motion import static_roll_centre
 from loops.suspension.files import load_suspension
 from mechanism.errors import ModelError, SweepStopped
 from mechanism.hardpoints import hardpoints_of
@@ -239,8 +240,8 @@ def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):
     assert len(table) == 2 * len(TRAVEL)
     assert list(table.columns[:4]) == ["variant", "position", "lower_ball.z", "upper_ball.x"]
     # The indices are whole numbers in the file ("1,3,..."), read back as integers.
-    assert path.read_text().splitlines()[1].startswith("# columns: variant=1, position=1, lower_ball.z=mm, ")
-    assert path.read_text().splitlines()[3 + len(TRAVEL) + 3].startswith("1,3,")
+    assert "; columns: variant=1; position=1; lower_ball.z=mm; " in path.read_text().splitlines()[0]
+    assert path.read_text().splitlines()[2 + len(TRAVEL) + 3].startswith("1,3,")
     assert table["variant"].dtype.kind == "i" and table["position"].dtype.kind == "i"
     nominal_z = coordinates(wishbone.model, ["lower_ball.z"])[0].nominal
     assert table["lower_ball.z"].iloc[0] == pytest.approx((nominal_z + 0.001) * 1e3, abs=1e-9)
@@ -333,3 +334,36 @@ def test_a_nominal_design_that_stops_is_refused(wishbone):
     with pytest.raises(ModelError, match="the nominal design does not complete") as error:
         run_study(wishbone, ["lower_ball.z"], [[0.0]], travel=np.linspace(0.0, 0.6, 7))
     assert error.value.where == "model"
+
+
+def test_complex_study_and_fit_inputs_are_refused():
+    """A study's plan and an optimisation refuse complex inputs with one line naming them
+    (issue 24), as the analyses do."""
+    from loops.study.optimise import optimise
+    from loops.suspension import load_suspension
+
+    with pytest.raises(ValueError, match="complex") as info:
+        Plan("parallel", travel=[0.0, 0.01j]).check()
+    assert info.value.where == "travel"
+    corner = load_suspension(EXAMPLES / "double_wishbone.toml")
+    with pytest.raises(ValueError, match="complex") as info:
+        optimise(corner, ["lower_ball.z"], {"camber": np.zeros(2)}, bounds=0.01, travel=[0.0, 0.01j])
+    assert info.value.where == "travel"
+
+
+def test_a_variant_that_is_no_design_stops_alone_named():
+    """A variant whose kingpin lies flat (upper ball moved 400 mm out and 330 mm down) is a
+    variant that stops before its first position, its reason naming what is wrong; the
+    study goes on and the other variants' rows are theirs alone (issue 24: it aborted the
+    whole study naming neither the variant nor the key)."""
+    susp = load_suspension(EXAMPLES / "double_wishbone.toml")
+    coords = coordinates(susp.model, ["upper_ball.y", "upper_ball.z"])
+    offsets = np.array([[0.0, 0.0], [0.4, -0.33], [0.001, 0.0]])
+    travel = np.linspace(-0.02, 0.02, 3)
+    result = run_study(susp, coords, offsets, travel=travel)
+    assert list(result.reasons) == [1]
+    assert "corner.kingpin" in result.reasons[1] and "leans 88.4 deg" in result.reasons[1]
+    alone = run_study(susp, coords, offsets[[0, 2]], travel=travel)
+    for name in result.metrics:
+        assert np.all(np.isnan(result.values(name)[1])), name
+        np.testing.assert_array_equal(result.values(name)[[0, 2]], alone.values(name), err_msg=name)

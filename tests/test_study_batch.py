@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from loops.compiled import compile_model
-from loops.study.batch import sweep_variants
+from loops.variants import sweep_variants
 from loops.study.coordinates import coordinates, moved_hardpoints
-from loops.study.geometry import VariantGeometry
+from loops.variants import VariantGeometry
 from mechanism import load_model
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

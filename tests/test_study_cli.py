@@ -53,12 +53,12 @@ def write(tmp_path, text, name="vary.toml"):
 
 
 def read_csv(path):
-    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file (its second line
-    names each column's unit)."""
+    """(comment line, header, (rows, columns) floats) of a kinematrix CSV file (its comment line
+    ends naming each column's unit, left out here)."""
     lines = Path(path).read_text().splitlines()
-    assert lines[1].startswith("# columns: ")
-    rows = list(csv.reader(lines[2:]))
-    return lines[0], rows[0], np.array([[float(v) for v in row] for row in rows[1:]])
+    assert "; columns: " in lines[0]
+    rows = list(csv.reader(lines[1:]))
+    return lines[0].partition("; columns: ")[0], rows[0], np.array([[float(v) for v in row] for row in rows[1:]])
 
 
 # -------------------------------------------------------------------------- designs
@@ -251,7 +251,9 @@ def test_band_sheet_checks_its_percentiles_and_metrics(tmp_path, corner):
         plot_bands(result, None, metrics=["tow"])
     figure = plot_bands(result, tmp_path / "b.svg", metrics=["camber", "toe", "castor", "track_change"])
     assert len(figure.axes) == 4
-    assert figure.axes[0].get_xlabel() == "wheel_travel [mm]" and figure.axes[0].get_ylabel() == "camber [deg]"
+    assert figure.axes[0].get_xlabel() == "wheel travel [mm]" and figure.axes[0].get_ylabel() == "camber [deg]"
+    # four panels two by two: none left empty (issue 24: three columns left two empty)
+    assert {ax.get_subplotspec().get_geometry()[:2] for ax in figure.axes} == {(2, 2)}
     assert (tmp_path / "b.svg").read_text().startswith("<?xml")
 
 
@@ -335,7 +337,8 @@ def test_stopped_variants_are_listed_and_keep_their_rows(tmp_path, capsys):
     assert main(["study", str(WISHBONE), "--vary", str(vary), "--travel", "0:330:30", "--out", str(out)]) == 0
     err = capsys.readouterr().err.splitlines()
     count = int(err[0].split()[1])
-    assert err[0] == f"kinematrix: {count} of 40 variants stopped; their rows past the stop are empty (NaN):"
+    assert err[0] == f"kinematrix: {count} of 40 variants of {vary.name} stopped; their rows past the stop are " \
+        "empty (NaN):"
     assert 0 < count < 40
     listed = err[1:1 + min(count, 5)]
     assert all(line.startswith("  variant ") and "dead point at travel = " in line for line in listed)
@@ -395,3 +398,19 @@ def test_study_user_errors_exit_2_with_one_line(tmp_path, capsys, args, expected
     assert len(err) == 1 and err[0].startswith("kinematrix: error: "), err
     assert err[0][len("kinematrix: error: "):].startswith(expected.format(tmp=tmp_path)), err[0]
     assert not list(tmp_path.glob("*.csv")) and not list(tmp_path.glob("*.png"))
+
+
+def test_a_variant_that_is_no_design_is_named_with_its_vary_file(tmp_path, capsys):
+    """A variant whose kingpin lies flat stops alone: stderr names the vary file, the variant
+    and what is wrong, the others are written, the status is 0 (issue 24: the whole study
+    aborted, naming neither)."""
+    vary = write(tmp_path, 'design = "offsets"\n[[offsets]]\n"upper_ball.y" = 0\n[[offsets]]\n"upper_ball.y" = 400\n'
+                 '"upper_ball.z" = -330\n[[offsets]]\n"upper_ball.y" = 1\n')
+    out = tmp_path / "study.csv"
+    assert main(["study", str(WISHBONE), "--vary", str(vary), "--travel", "-20:20:20", "--out", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"kinematrix: 1 of 3 variants of {vary.name} stopped; their rows past the stop are empty (NaN):"
+    assert err[1].startswith("  variant 1: its hardpoints give no design to analyse: corner.kingpin: the kingpin")
+    _, header, table = read_csv(out)
+    camber = table[:, header.index("camber")].reshape(3, 3)
+    assert np.all(np.isnan(camber[1])) and np.all(np.isfinite(camber[[0, 2]]))

@@ -25,16 +25,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loops.study import sensitivity
+from loops.study.sensitivity import directions, driver_rates, motion, roll as roll_sensitivity, wheel_rate
 from loops.study.coordinates import coordinates, moved_hardpoints
 from loops.study.optimise import optimise
 from loops.study.sensitivity import HardpointMotion, sensitivities, sensitivities_of
 from loops.suspension import Suspension, load_suspension, parallel_travel, roll, steering
-from loops.suspension.analyses import static_roll_centre
-from loops.suspension.metrics import Motion
+from loops.suspension.body_motion import static_roll_centre
+from loops.suspension.motion import Motion
 from mechanism import ModelError
 from mechanism.hardpoints import hardpoints_of
-from oracles.transforms import twist_vector
+from mechanism.transforms import twist_vector
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 H = 1e-6
@@ -205,7 +205,7 @@ def test_a_hooke_pair_rates_its_own_twist(tmp_path, monkeypatch):
     for link in ("tie_rod", "upright"):
         exact = sens.link_acceleration_rate(link, "travel")
         assert np.abs(exact - expected[link]).max() <= RELATIVE * np.abs(expected[link]).max() + FLOOR, link
-    monkeypatch.setattr(sensitivity, "_hooke_terms", lambda *args: 0.0)
+    monkeypatch.setattr(directions, "hooke_terms", lambda *args: 0.0)
     wrong = sens.link_acceleration_rate("tie_rod", "travel")
     assert np.abs(wrong - expected["tie_rod"]).max() > 1e-3 * np.abs(expected["tie_rod"]).max()
 
@@ -378,7 +378,7 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
     (its rates zero) the roll's camber and wheel travels come out wrong."""
     coords = roll_sensitivities.coordinates
     system = roll_sensitivities.result.system
-    point, rates = sensitivity._roll_axis(front_axle, sensitivity._moves(system, coords, "vary"), "vary")
+    point, rates = roll_sensitivity.roll_axis(front_axle, motion.moves(system, coords, "vary"), "vary")
     np.testing.assert_allclose(point, static_roll_centre(front_axle), rtol=0, atol=1e-15)
     for j in range(len(coords)):
         offsets = np.zeros(len(coords))
@@ -387,8 +387,8 @@ def test_the_roll_axis_moves_with_the_design(front_axle, roll_sensitivities, rol
         expected = (centres[0] - centres[1]) / (2 * H)
         assert np.abs(rates[j] - expected).max() <= RELATIVE * np.abs(expected).max() + FLOOR, coords[j].name
     assert np.abs(rates[0]).max() > 1.0  # the lower ball joint moves the roll centre ~12 m per m
-    held = sensitivity._roll_axis
-    monkeypatch.setattr(sensitivity, "_roll_axis", lambda *args: (held(*args)[0], np.zeros_like(rates)))
+    held = roll_sensitivity.roll_axis
+    monkeypatch.setattr(roll_sensitivity, "roll_axis", lambda *args: (held(*args)[0], np.zeros_like(rates)))
     without = sensitivities_of(roll_sensitivities.result, ROLL_COORDINATES)
     for name in ("camber_left", "wheel_travel_right", "track_change_left"):
         reference = roll_differences[name][:, 0]
@@ -409,7 +409,7 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
     assert_matches(sens, reference, wheel_rates)
     scale = np.abs(reference["wheel_rate_left"]).max()
     assert scale > 1e5  # N/m per m: the wheel rate does move with these
-    lie_bracket = sensitivity.lie_bracket
+    lie_bracket = directions.lie_bracket
     for term in range(4):
         calls = iter(range(100))
 
@@ -418,12 +418,12 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
             # wheel's first
             return 0.0 * lie_bracket(a, b) if next(calls) == term else lie_bracket(a, b)
 
-        monkeypatch.setattr(sensitivity._Directions, "acceleration_rate",
-                            _with_bracket(sensitivity._Directions.acceleration_rate, without))
+        monkeypatch.setattr(directions.Directions, "acceleration_rate",
+                            _with_bracket(directions.Directions.acceleration_rate, without))
         wrong = sensitivities(front_axle, names, TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
         monkeypatch.undo()
         assert np.abs(wrong - reference["wheel_rate_left"]).max() > 1e-3 * scale, term
-    monkeypatch.setattr(sensitivity, "_point_rates", _without_own_move(sensitivity._point_rates))
+    monkeypatch.setattr(wheel_rate, "point_rates", _without_own_move(wheel_rate.point_rates))
     wrong = sensitivities(front_axle, names[:1], TRAVEL, analysis="opposite", tolerance=CLOSED)["wheel_rate_left"]
     assert np.abs(wrong - reference["wheel_rate_left"][:, :3]).max() > 1e-3 * scale
 
@@ -431,11 +431,11 @@ def test_the_wheel_rate_moves_with_the_third_rates(front_axle, monkeypatch):
 def _with_bracket(method, bracket):
     """``method`` with the module's ``lie_bracket`` replaced by ``bracket`` while it runs."""
     def run(self, *args):
-        saved, sensitivity.lie_bracket = sensitivity.lie_bracket, bracket
+        saved, directions.lie_bracket = directions.lie_bracket, bracket
         try:
             return method(self, *args)
         finally:
-            sensitivity.lie_bracket = saved
+            directions.lie_bracket = saved
     return run
 
 
@@ -509,7 +509,7 @@ def test_driver_accelerations_couple_travel_and_steering(steered):
     module docstring)."""
     result = steering(steered, RACK, travel=0.02, tolerance=CLOSED)
     drivers = [result.drivers.index("travel"), result.drivers.index("rack_travel")]
-    D = sensitivity._driver_accelerations(result, drivers)
+    D = driver_rates.driver_accelerations(result, drivers)
     upright = result.system.link_index["upright"]
     runs = {"rack_travel": [steering(steered, RACK + s * H, travel=0.02, tolerance=CLOSED) for s in (1, -1)],
             "travel": [steering(steered, RACK, travel=0.02 + s * H, tolerance=CLOSED) for s in (1, -1)]}
@@ -574,6 +574,9 @@ def test_optimisation_recovers_the_design(corner, tmp_path):
     sheet = tmp_path / "fit.png"
     figure = fit.plot(sheet)
     assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figure.axes) == 2
+    # readable axes with units, as the workbench's sheets (issue 24: raw column names)
+    assert [ax.get_xlabel() for ax in figure.axes] == ["wheel travel [mm]"] * 2
+    assert all("_" not in ax.get_ylabel() and ax.get_ylabel().endswith("]") for ax in figure.axes)
 
 
 def test_optimisation_against_the_roll_centre_and_the_swing_arm_recovers_the_design(corner):
@@ -652,3 +655,48 @@ def test_optimisation_mistakes_are_located(corner, kwargs, where):
     with pytest.raises(ModelError) as info:
         optimise(corner, ["lower_ball.z"], targets, **arguments)
     assert info.value.where == where
+
+
+def test_the_readme_fit_writes_its_axle_back_into_the_mirrored_file(front_axle, tmp_path):
+    """The README's optimisation on the README's axle (issue 24): the fitted ``_left``/``_right``
+    rack ends go back to the mirrored file's one corner, and the written model reproduces the
+    fit's curves; the fit's hardpoint table applied to the same file gives the same bytes; a
+    fit of one side only is refused naming the other side, and no message names a temporary
+    file."""
+    from loops.suspension.hardpoints import apply_hardpoints
+
+    travel = np.linspace(-0.08, 0.08, 5)
+    level = {f"bump_steer_{side}": np.zeros(5) for side in ("left", "right")}
+    fit = optimise(front_axle, ["rack_end_left.z", "rack_end_right.z"], level, bounds=0.01, travel=travel)
+    assert abs(fit.offsets[0] - fit.offsets[1]) < 1e-12  # a symmetric fit
+    moved = fit.write_model(EXAMPLES / "front_axle.toml", tmp_path / "fitted.toml")
+    assert set(moved) == {"rack_end", "rack_travel"}  # rack_travel: rack_end's alias, one location
+    again = parallel_travel(load_suspension(tmp_path / "fitted.toml"), travel)
+    for i, side in enumerate(("left", "right")):
+        np.testing.assert_allclose(again.metric(f"bump_steer_{side}"), fit.after[i], rtol=0, atol=1e-9)
+    fit.write_hardpoints(tmp_path / "fit.csv")
+    apply_hardpoints(EXAMPLES / "front_axle.toml", tmp_path / "fit.csv", tmp_path / "applied.toml")
+    assert (tmp_path / "applied.toml").read_bytes() == (tmp_path / "fitted.toml").read_bytes()
+    one_side = optimise(front_axle, ["rack_end_left.z"], {"bump_steer_left": np.zeros(5)}, bounds=0.01,
+                        travel=travel)
+    with pytest.raises(ModelError, match="but not rack_end_right") as info:
+        one_side.write_model(EXAMPLES / "front_axle.toml", tmp_path / "one.toml")
+    assert info.value.where == "fitted rack_end_left" and "hardpoints.csv" not in str(info.value)
+    assert not (tmp_path / "one.toml").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "applied.toml", "fit.csv", "fitted.toml"]
+
+
+def test_the_wheel_rate_is_a_target_of_the_optimiser(front_axle):
+    """The wheel rate's sensitivities take the second-order solve: the optimiser asks for it
+    for a wheel-rate target as for every metric that is not a position metric (it asked only
+    for rates, field and axle metrics, and a wheel-rate target failed: 'no sensitivities of
+    it'). Fit the left lower ball's height to the wheel rate of a design with it moved 2 mm:
+    it comes back (tolerance as the other fits: the curve met to 1e-7 N/m of 3e4)."""
+    travel = np.linspace(-0.05, 0.05, 5)
+    names = ["lower_ball_left.z"]
+    start = variant(front_axle, coordinates(front_axle.model, names), np.array([0.002]))
+    target = parallel_travel(front_axle, travel).metric("wheel_rate_left")
+    fit = optimise(start, names, {"wheel_rate_left": (target, 1e-3)}, bounds=0.01, travel=travel,
+                   f_tolerance=1e-15, g_tolerance=1e-15)
+    assert fit.success, fit.message
+    assert abs(fit.offsets[0] + 0.002) < 1e-8

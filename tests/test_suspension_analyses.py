@@ -65,10 +65,10 @@ def test_csv_in_the_file_units_with_the_units_stated(front, tmp_path):
     path = tmp_path / "metrics.csv"
     result.to_csv(path)
     lines = path.read_text().splitlines()
-    assert lines[0] == ("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of 'front-axle', "
-                        "wheel travel at the wheel centre")
-    assert lines[1].startswith("# columns: wheel_travel=mm, camber_left=deg, ")  # each column's unit
-    assert not lines[2].startswith("#")  # the two comment lines, then the header
+    assert lines[0].startswith("# units: length=mm angle=deg time=s force=N; analysis: parallel travel of "
+                               "'front-axle', wheel travel at the wheel centre; columns: wheel_travel=mm; "
+                               "camber_left=deg; ")  # each column's unit last
+    assert not lines[1].startswith("#")  # one comment line, then the header
     table = pandas.read_csv(path, comment="#")
     assert list(table.columns) == list(result.metrics)
     assert table["wheel_travel"].tolist() == typed  # exactly as typed
@@ -163,3 +163,39 @@ def test_inputs_are_checked(front):
     with pytest.raises(Exception, match="no steering variable") as info:
         steering(load_suspension(EXAMPLES / "macpherson.toml"), [0.01])
     assert info.value.where == "corner.steering"
+
+
+def test_rates_of_an_axle_take_the_suspension(front):
+    """``rates(result, suspension, driver)`` with the README's axle: every wheel's position
+    metrics with ``_left`` and ``_right`` (issue 24), each equal to the rates of that wheel's
+    corner; a corner's suspension gives the corner's names."""
+    result = steering(front, np.linspace(-0.02, 0.02, 5))
+    axle_rates = rates(result, front, "rack_travel")
+    for side in ("left", "right"):
+        one = rates(result, front.corners[side], "rack_travel", vehicle=front.vehicle)
+        for name, value in one.items():
+            np.testing.assert_array_equal(axle_rates[f"{name}_{side}"], value)
+    assert_allclose(axle_rates["toe_left"], -result.metric("steer_rate_left"), rtol=1e-14, atol=0)
+    corner = load_suspension(EXAMPLES / "double_wishbone_steer.toml")
+    corner_result = steering(corner, [0.0, 0.01])
+    assert set(rates(corner_result, corner, "rack_travel")) == set(rates(corner_result, corner.corners["left"],
+                                                                         "rack_travel"))
+
+
+@pytest.mark.parametrize("run", [
+    lambda s: parallel_travel(s, np.array([0.0, 0.01 + 0.001j])),
+    lambda s: opposite_travel(s, [0.01j]),
+    lambda s: roll(s, np.array([0.01 + 0j])),
+    lambda s: steering(s, [0.0, 0.001j]),
+    lambda s: combined(s, [0.0], [0.001j]),
+])
+def test_complex_inputs_are_refused(front, run):
+    """A complex input (even with a zero imaginary part) is one line naming the argument, a
+    ValueError, not a warning that drops the imaginary part (issue 24)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="complex") as info:
+            run(front)
+    assert info.value.where in ("travel", "roll_angle", "rack")

@@ -207,3 +207,62 @@ def test_two_corners_steering_by_different_variables(tmp_path):
     with pytest.raises(ModelError, match="steer by different variables") as info:
         steering(rear, [0.0])
     assert info.value.where == "corner.steering"
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested more than 16 deep"),
+    (b"\xff\xfe not text", "not UTF-8"),
+])
+def test_the_model_file_limits_hold_before_its_tables_are_read(tmp_path, content, problem):
+    """``load_suspension`` reads a model within a model file's limits (mechanism/limits.py)
+    before parsing its tables: nesting 5,000 deep is one located line, not a RecursionError
+    (issue 24); the size limit is the model reader's, checked before reading past it."""
+    path = tmp_path / "deep.toml"
+    path.write_bytes(content)
+    with pytest.raises(ModelError, match=problem) as info:
+        load_suspension(path)
+    assert info.value.where.startswith("deep.toml")
+
+
+def test_an_endless_model_file_is_refused_at_the_size_limit(monkeypatch):
+    """``/dev/zero`` as the model: refused after reading at most the size limit (16 MiB),
+    where it was read whole before (killed at 24 GB, issue 24). The reads are counted."""
+    import io
+    import mechanism.model_file as model_file
+    from mechanism.limits import MAX_FILE_BYTES
+
+    read = []
+    real_open = open
+
+    class Endless(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            buffer[:] = b"\0" * len(buffer)
+            read.append(len(buffer))
+            if sum(read) > 4 * MAX_FILE_BYTES:
+                raise MemoryError("read past the limit")
+            return len(buffer)
+
+    def fake_open(path, mode="r", *args, **kwargs):
+        if str(path).endswith("zero.toml"):
+            return io.BufferedReader(Endless())
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    with pytest.raises(ModelError, match="larger than") as info:
+        load_suspension("zero.toml")
+    assert info.value.where == "zero.toml" and sum(read) <= 2 * MAX_FILE_BYTES
+
+
+@pytest.mark.parametrize("value, text", [("1e30", r"beyond the 1e\+06 m"), ("1e5", "times the size of the model")])
+def test_a_centre_plane_out_of_reach_is_located_at_its_key(tmp_path, value, text):
+    """``centre_plane_y = 1e30`` (or 100 m in a mm file) is one line at ``corner.centre_plane_y``,
+    not at a mirrored link's ``com`` (issue 24)."""
+    path = tmp_path / "front.toml"
+    path.write_text((EXAMPLES / "front_axle.toml").read_text().replace('side = "left"\n',
+                                                                         f'side = "left"\ncentre_plane_y = {value}\n'))
+    with pytest.raises(ModelError, match=text) as info:
+        load_suspension(path)
+    assert info.value.where == "front.toml: corner.centre_plane_y"

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from loops.suspension import load_suspension, parallel_travel, roll, steering
+from loops.suspension.metrics import readable
 from loops.suspension.sheets import PANELS, plot_sheet
 from mechanism import ModelError
 
@@ -26,7 +27,7 @@ def front():
 
 
 def panels(fig):
-    return [ax for ax in fig.axes if ax.get_title() in {p.replace("_", " ") for ps in PANELS.values() for p in ps}]
+    return [ax for ax in fig.axes if ax.get_title() in {readable(p) for ps in PANELS.values() for p in ps}]
 
 
 def test_parallel_travel_sheet_has_units_on_every_axis_and_both_views(front, tmp_path):
@@ -36,14 +37,18 @@ def test_parallel_travel_sheet_has_units_on_every_axis_and_both_views(front, tmp
     curves = panels(fig)
     assert len(curves) == 12
     for ax in curves:
-        assert ax.get_xlabel() == "wheel_travel [mm]"
+        assert ax.get_xlabel() == "wheel travel [mm]"
         assert ax.get_ylabel().endswith("]") and "[" in ax.get_ylabel()
-        # left solid, right dashed; the axle's own roll centre one line
-        assert len(ax.lines) == (1 if ax.get_title() == "roll centre height" else 2), ax.get_title()
+        # a mirrored axle in parallel travel: left and right one curve, said so in the legend
+        # (issue 24: the dashed right hid under the left); the axle's own roll centre one line
+        assert len(ax.lines) == 1, ax.get_title()
+        if ax.get_title() != "roll centre height":
+            assert [t.get_text() for t in ax.get_legend().get_texts()] == ["front-axle left = right"]
+            assert ax.get_legend().get_texts()[0].get_fontsize() >= 8  # readable (was about 6 pt)
     labels = {ax.get_title(): ax.get_ylabel() for ax in curves}
-    assert labels["camber"] == "camber [deg]" and labels["camber gain"] == "camber_gain [deg/mm]"
-    assert labels["wheel rate"] == "wheel_rate [N/mm]" and labels["motion ratio"] == "motion_ratio [-]"
-    assert labels["anti dive"] == "anti_dive [%]"
+    assert labels["camber"] == "camber [deg]" and labels["camber gain"] == "camber gain [deg/mm]"
+    assert labels["wheel rate"] == "wheel rate [N/mm]" and labels["motion ratio"] == "motion ratio [-]"
+    assert labels["anti-dive"] == "anti-dive [%]"
     views = {ax.get_title(): ax for ax in fig.axes if "view" in ax.get_title()}
     front_view, side_view = views["front view (from ahead)"], views["side view of the left wheel"]
     assert (front_view.get_xlabel(), front_view.get_ylabel()) == ("y [mm]", "z [mm]")
@@ -61,12 +66,43 @@ def test_designs_overlay_and_roll_and_steering_sheets(front):
     camber = next(ax for ax in panels(sheet) if ax.get_title() == "steer angle")
     assert {line.get_label() for line in camber.lines} == {"front left", "front right", "flat arms left",
                                                           "flat arms right"}
-    assert camber.get_xlabel() == "rack_travel [mm]"
+    assert camber.get_xlabel() == "rack travel [mm]"
     rolled = plot_sheet(roll(front, np.radians([-2.0, 0.0, 2.0])))
     titles = {ax.get_title(): ax for ax in panels(rolled)}
-    assert titles["roll camber"].get_ylabel() == "roll_camber [deg/deg]"
-    assert titles["roll camber"].get_xlabel() == "roll_angle [deg]"
+    assert titles["roll camber"].get_ylabel() == "roll camber [deg/deg]"
+    assert titles["roll camber"].get_xlabel() == "roll angle [deg]"
     with pytest.raises(ModelError, match="nothing to draw"):
         plot_sheet([])
     with pytest.raises(ModelError, match="different analyses"):
         plot_sheet([steering(front, racks), parallel_travel(front, [0.0])])
+
+
+def test_notes_read_as_a_reader_says_them_and_sit_apart_from_the_views(front):
+    """The design position's instant centres and roll centres in words, one line per design
+    below the views (issue 24: "-5692 mm ahead of the patch", "-0.0 mm left", one design's
+    only, a box over the side view's axis): the front axle's side-view instant centre is
+    5692 mm behind its patch; no negative number, no negative zero; each design named."""
+    import re
+
+    travel = np.linspace(-0.08, 0.08, 9)
+    rear = load_suspension(EXAMPLES / "five_link_rear.toml")
+    fig = plot_sheet([parallel_travel(front, travel), parallel_travel(rear, travel)])
+    views = [ax for ax in fig.axes if "view" in ax.get_title()]
+    assert not [t for ax in views for t in ax.texts if t.get_text() not in ("FVIC", "SVIC", "RC")]
+    notes = [t.get_text() for ax in fig.axes for t in ax.texts if "design position" in t.get_text()]
+    assert len(notes) == 2 and notes[0].startswith("front-axle: ") and notes[1].startswith("five-link-rear: ")
+    assert "SVIC 556 mm above ground, 5692 mm behind the patch" in notes[0]
+    assert "axle roll centre 62.9 mm above the road, on the centre plane" in notes[0]
+    assert not re.search(r"-\d", " ".join(notes))
+    anti_dive = next(ax for ax in panels(fig) if ax.get_title() == "anti-dive")
+    shown = " ".join(t.get_text() for t in anti_dive.texts).replace("\n", " ")
+    assert "not shown: five-link-rear: a rear axle" in shown  # and why: its anti-lift and anti-squat
+
+
+def test_a_mirrored_axle_in_roll_draws_both_wheels(front):
+    """Where the two wheels differ (roll), both are drawn, the right dashed, each in the
+    legend."""
+    fig = plot_sheet(roll(front, np.radians([-2.0, 0.0, 2.0])))
+    camber = next(ax for ax in panels(fig) if ax.get_title() == "camber")
+    assert [line.get_linestyle() for line in camber.lines] == ["-", "--"]
+    assert [t.get_text() for t in camber.get_legend().get_texts()] == ["front-axle left", "front-axle right"]

@@ -565,7 +565,7 @@ def test_a_walk_records_curvatures_only_once_its_steps_prove_long():
     from loops.configuration import evaluate
     from loops.continuation import Walk
     from loops.held import held_freedoms
-    from loops.sweep import _Outputs
+    from loops.sweep import SweepOutputs
 
     model = load_model(EXAMPLES / "double_wishbone.toml")
     system = compile_model(model.snapshot())
@@ -577,7 +577,7 @@ def test_a_walk_records_curvatures_only_once_its_steps_prove_long():
         walk = Walk(system, columns)
         targets = np.ascontiguousarray(np.column_stack([values, np.broadcast_to(q0[columns[1:]], (count, 1))]))
         zeros = np.zeros((count, 2))
-        out = _Outputs(system, count, 2)
+        out = SweepOutputs(system, count, 2)
         assert walk.positions(targets, zeros, zeros, 0, out) == (count, True)
         assert (walk.curved[2] == 1.0) == records, count
         if records:
@@ -651,10 +651,8 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
         walk.counters[1] = walk.counters[0] + 1
     else:
         walk.params[3] = 0.0  # no halving
-    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.here, walk.factor, walk.G,
-                                 walk.trial, walk.trial_factor, walk.new_G, walk.last_G, walk.last_step,
-                                 walk.curvature, walk.curved, np.array([0.6]), walk.params, walk.counters,
-                                 walk.diagnostics)
+    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.state(), np.array([0.6]),
+                                 walk.params, walk.counters, walk.diagnostics)
     assert status == (kernels.BUDGET if end == "budget" else kernels.STOPPED)
     assert walk.counters[0] == 1
     for name, value in before.items():

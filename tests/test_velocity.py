@@ -39,7 +39,8 @@ from core_models import (
 from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import DEAD_POINT_CONDITIONING, Walk, WalkStopped
-from loops.linear import rank, square_block
+from loops.linear import least_squares_block, rank, solve_at_positions, square_block
+from loops.point_kinematics import link_twists
 from reference import closed_forms as cf
 
 H = 1e-3
@@ -132,6 +133,45 @@ def test_velocities_are_linear_in_the_driver_speeds():
         assert_allclose(both.q_dot(name), expected, rtol=1e-12, atol=1e-12, err_msg=name)  # round-off
         assert np.all(still.q_dot(name) == 0.0)
     assert np.all(still.point_velocity("T") == 0.0)
+
+
+def test_the_solve_and_the_tree_sums_at_recorded_positions_give_the_sweeps_rates():
+    """The engine's solve at recorded positions (``B_free x = rhs``, the walk's factorization)
+    with ``rhs = -B_driven speeds`` gives the sweep's rates, on the square block and on the
+    least-squares one, and the tree sums of the variables' twists times those rates
+    (:func:`link_twists`) the sweep's link velocities; a pair's own term moves the links past
+    it; ``rates_along`` any combination of drivers (round-off: 1e-12)."""
+    m = spatial_all_pairs()
+    result = m.sweep({"A": np.linspace(0.0, 1.0, 5), "P": np.linspace(0.0, 0.04, 5)}, speeds={"A": 2.5, "P": -0.3})
+    system = result.system
+    q, rotations, driven = result.closed_positions()
+    speeds = np.zeros((len(result), len(driven)))
+    speeds[:, :2] = (2.5, -0.3)
+    configs = [evaluate(system, q[i], rotations[i]) for i in range(len(q))]
+    B = np.stack([constraint_matrix(system, c) for c in configs])
+    rhs = -np.einsum("nrd,nd->nr", B[:, :, driven], speeds)[:, None]  # (N, 1, rows)
+    block = square_block(system, constraint_matrix(system, configs[0], scaled=True), driven)
+    q_dot, _, V, _ = result.rates_along(speeds)
+    for name in ("A", "P"):
+        assert_allclose(q_dot[:, system.variable_index[name]], result.q_dot(name), rtol=0, atol=1e-12)
+    for chosen in (block, least_squares_block(system, driven)):
+        x, solved = solve_at_positions(system, chosen, q, rotations, rhs, 1e-10)
+        assert solved.all()
+        x[:, 0, driven] = speeds
+        assert_allclose(x[:, 0], q_dot, rtol=0, atol=1e-12)
+    xi = np.stack([c.twists for c in configs])
+    V_sum = link_twists(system, xi, q_dot[:, None])[:, 0]
+    assert_allclose(V_sum, V, rtol=0, atol=1e-12)
+    for link in system.link_index:
+        if not system.links[system.link_index[link]].virtual:
+            assert_allclose(V_sum[:, system.link_index[link]], result.link_velocity(link), rtol=0, atol=1e-12)
+    p = system.topology.tree_pair[system.topology.tree_order[0]]
+    extra = np.zeros((len(q), 1, system.n, 6))
+    extra[:, 0, system.topology.start[p]] = (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    moved = link_twists(system, xi, q_dot[:, None], extra)[:, 0] - V_sum
+    child = system.topology.tree_order[0]
+    assert_allclose(moved[:, child, :3], np.tile([0.0, 0.0, system.topology.forward[child]], (len(q), 1)),
+                    rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("case", PATHS.values(), ids=PATHS.keys())

@@ -28,7 +28,7 @@ def test_the_kernels_compiled_before_the_walk_are_the_ones_the_run_calls(monkeyp
     monkeypatch.setattr(warm, "start", lambda: True)  # no second process here: the cache is warm
     monkeypatch.setattr(warm, "wait", lambda: None)
     compiled, called = {}, {}
-    real = simulate_module._Run.compile_kernels
+    real = simulate_module.SimulationRun.compile_kernels
 
     def compile_then_watch(run):
         for kernel, signature in real(run):
@@ -42,7 +42,7 @@ def test_the_kernels_compiled_before_the_walk_are_the_ones_the_run_calls(monkeyp
 
             monkeypatch.setattr(integrate_kernels, name, watched)
 
-    monkeypatch.setattr(simulate_module._Run, "compile_kernels", compile_then_watch)
+    monkeypatch.setattr(simulate_module.SimulationRun, "compile_kernels", compile_then_watch)
     simulate(load_model(FOUR_BAR), t_end=0.05, q0={"A": 0.3}, t_eval=np.linspace(0.0, 0.05, 6))
     assert set(called) == {"evaluate_at", "record", "integrate"}
     assert {"copy_factor", "curvature_at"} <= set(compiled)

@@ -3,6 +3,8 @@
 Subcommands (DESIGN.md, "Model files and command line"), each in a module beside what it runs::
 
     kinematrix check    MODEL.toml                                       loops/cli/check.py
+    kinematrix view     MODEL.toml [--drive A=0:360:5] [--out model.html]
+                                                                         loops/cli/view.py
     kinematrix sweep    MODEL.toml --drive A=0:360:1 [--drive ...] [--speed A=1] [--acceleration A=0]
                         [--out res.csv] [--plot traj.png --points P,Q] [--animate sweep.gif]
                                                                          loops/cli/sweep.py
@@ -45,7 +47,7 @@ import os
 import sys
 
 from dynamics.cli import simulate
-from loops.cli import check, plot, sweep
+from loops.cli import check, plot, sweep, view
 from loops.cli.arguments import INTERRUPTED, PROG, STOPPED, USER_ERROR, ArgumentParser, UserError
 from loops.study import cli as study
 from loops.suspension import cli as suspension
@@ -53,7 +55,7 @@ from loops.suspension import cli as suspension
 __all__ = ["main", "build_parser", "version", "COMMANDS"]
 
 #: The subcommands, in the order ``kinematrix --help`` lists them.
-COMMANDS = (check, sweep, simulate, plot, suspension, study)
+COMMANDS = (check, view, sweep, simulate, plot, suspension, study)
 
 
 def version() -> str:

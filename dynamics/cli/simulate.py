@@ -24,7 +24,8 @@ def add_arguments(parser):
                         help="initial rate of an independent coordinate, file units per second")
     parser.add_argument("--samples", type=int, metavar="N", help="number of stored times (default: the solver's)")
     parser.add_argument("--out", metavar="FILE.csv")
-    parser.add_argument("--plot", metavar="FILE.png")
+    parser.add_argument("--plot", metavar="FILE.png", help="the coordinates against time (FILE.html: an interactive "
+                        "page, the mechanism moving in 3-D beside its curves)")
 
 
 def initial_state(args, units, quantities):
@@ -89,11 +90,12 @@ def run(args) -> int:
     def pictures():
         if not args.plot:
             return
+        from dynamics.views import simulation_view
         from loops import plotting
 
         wanted = list(initial["--q0"]) or result.variable_names
         curves = {name: units.from_si(result.q(name), quantities[name]) for name in wanted}
-        plot_call(plotting.plot_curves, result.t, curves, path=args.plot, x_label="t [s]",
-                  y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
+        plot_call(plotting.plot_curves, result.t, curves, path=args.plot, page=lambda: simulation_view(result),
+                  x_label="t [s]", y_label=", ".join(f"{n} [{units.label(quantities[n])}]" for n in curves))
 
     return finish(args, result, "samples", status, note, units, pictures)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel as kernel
+from ._compile import allocating_kernel as kernel
 from loops.kernels.points import point_position
 
 from .trace import twist_hat, world_pseudo_inertia

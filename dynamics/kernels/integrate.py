@@ -28,17 +28,20 @@ import math
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, internal_kernel, kernel
+from ._compile import inline_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.newton import copy_evaluated, copy_factor
+from loops.kernels.state import VALID
 
-from .motion import CLOSURE_FAILED, NO_INERTIA, OK, SINGULAR, curvature_at, rhs
+from .motion import NO_INERTIA, OK, curvature_at, rhs
+from .state import (ATOL, CLOSURE_FAILURES, DEAD_POINT_THRESHOLD, DOP853_KIND, LONGEST_STEP, NEXT_SAMPLE, REJECTED,
+                    REJECTIONS, RHS_CALLS, RTOL, SHORTEST_STEP, STEP, STEP_BUDGET, STEPS, STORED, SWITCH_THRESHOLD,
+                    T_END)
 
 __all__ = ["DONE", "BUDGET", "FULL", "SWITCH", "STOPPED", "DEAD_POINT", "MASS_SINGULAR", "integrate",
            "evaluate_at", "renew_anchor", "copy_state", "record", "partition_health"]
 
 DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT, MASS_SINGULAR = 0, 1, 2, 3, 4, 5, 6
-DOP853_KIND, RK45_KIND = 0, 1
 
 
 @internal_kernel
@@ -58,7 +61,7 @@ def renew_anchor(topology, geometry, block, work, factor, G, anchor, rows):
     curvature ~ eps / rcond^2, two solves deep); elsewhere it keeps the anchor it had.
     ``anchor``: ``(q, rotations, G, curvature)``; ``rows``: scratch of
     :func:`dynamics.kernels.motion.curvature_at`."""
-    if factor.info[2] != 0.0:
+    if factor.info[VALID] != 0.0:
         anchor_q, anchor_rotations, anchor_G, curvature = anchor
         copy_vector(work.q, anchor_q)
         copy_stack(work.rotations, anchor_rotations)
@@ -101,7 +104,7 @@ def _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_wo
             for j in range(s):
                 acc += weights[j] * K[j, i]
             point[i] = y[i] + h * acc
-        counters[2] += 1
+        counters[RHS_CALLS] += 1
         work, factor, kin = (end_work, end_factor, end_kin) if end else (stage_work, stage_factor, stage_kin)
         status = evaluate_at(model, anchor, work, factor, kin, t + (h if end else tableau.C[s] * h), point, K[s])
         if status != OK:
@@ -154,7 +157,7 @@ def _dense_coefficients(model, tableau, anchor, work, factor, kin, t, y, y_new, 
                 for j in range(s):
                     acc += tableau.A_EXTRA[e, j] * KX[j, i]
                 ys[i] = y[i] + h * acc
-            counters[2] += 1
+            counters[RHS_CALLS] += 1
             status = evaluate_at(model, anchor, work, factor, kin, t + tableau.C_EXTRA[e] * h, ys, KX[s])
             if status != OK:
                 return status
@@ -245,19 +248,16 @@ def partition_health(block, G, m, switch_ratio, dead_ratio):
 
 @kernel
 def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, control, counters, scratch):
-    """Accepted steps from ``(t_state[0], y, f)`` towards ``control[0] = t_end``.
+    """Accepted steps from ``(t_state[0], y, f)`` towards ``control[T_END]``.
 
-    ``control``: ``[t_end, rtol, atol, max_step, h (in/out), step budget, switch ratio,
-    dead-point ratio, step rejected (in/out), minimum step]``; the first call's ``h`` is the
-    first step (:func:`dynamics.integrate.initial_step`). ``samples`` (S,) are the times
-    to store (empty: every accepted step) and ``counters`` ``[steps, rejected, rhs calls,
-    next sample, samples stored, closure failures in a row]``. ``out`` is the sample buffer
-    (:class:`dynamics.simulate.Samples`), with room for every sample when ``samples`` are
-    given, else at least one (FULL when it is full). ``scratch``: the stages' arrays
-    (:class:`dynamics.integrate.IntegratorScratch`). ``base`` is the closed state at
-    ``t_state[0]``, with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED, DEAD_POINT or
-    MASS_SINGULAR; ``t_state``, ``y``, ``f``, ``base`` and ``control[4]`` are left at the
-    last accepted step.
+    ``control`` and ``counters``: the vectors of :mod:`.state` (the first call's ``control[STEP]``
+    is the first step, :func:`dynamics.integrate.initial_step`). ``samples`` (S,): the times to
+    store (empty: every accepted step) into ``out`` (:class:`dynamics.simulation_result.Samples`,
+    room for every sample when given, else at least one: FULL when full). ``scratch``: the
+    stages' arrays (:class:`dynamics.integrate.IntegratorScratch`). ``base``: the closed state
+    at ``t_state[0]`` with its curvature. Returns DONE, BUDGET, FULL, SWITCH, STOPPED,
+    DEAD_POINT or MASS_SINGULAR; ``t_state``, ``y``, ``f``, ``base``, ``control[STEP]`` are left
+    at the last accepted step.
     """
     # The parts of the states, taken out of their named tuples once (see evaluate_at).
     base_work, base_factor, base_G, base_kin = base.work, base.factor, base.G, base.kin
@@ -266,115 +266,121 @@ def integrate(model, tableau, base, stage, end, t_state, y, f, samples, out, con
     end_work, end_factor, end_kin = end.work, end.factor, end.kin
     driven, m = model.block.driven, model.m
     t = t_state[0]
-    t_end, rtol, atol, max_step = control[0], control[1], control[2], control[3]
-    h = control[4]
-    budget = int(control[5])
-    rejected = control[8] != 0.0
+    t_end, rtol, atol, max_step = control[T_END], control[RTOL], control[ATOL], control[LONGEST_STEP]
+    h, budget = control[STEP], int(control[STEP_BUDGET])
+    rejected = control[REJECTED] != 0.0
     K, KX, F = scratch.K, scratch.KX, scratch.F
     y_new, f_new, ys, dummy = scratch.vectors[0], scratch.vectors[1], scratch.vectors[2], scratch.vectors[3]
     exponent = -1.0 / (tableau.error_order + 1)
     taken = 0
     capacity = out.t.shape[0]
     every_step = samples.shape[0] == 0
+    status = DONE
     while t < t_end:
-        if taken >= budget:
-            control[4] = h
-            control[8] = 1.0 if rejected else 0.0
-            return BUDGET
-        if every_step and int(counters[4]) >= capacity:
-            control[4] = h
-            control[8] = 1.0 if rejected else 0.0
-            return FULL
+        if taken >= budget or (every_step and int(counters[STORED]) >= capacity):
+            status = BUDGET if taken >= budget else FULL
+            break
         h = min(h, max_step, t_end - t)
         if t + h > t_end - 1e-12 * max(abs(t_end), 1.0):
             h = t_end - t
-        status = _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_factor, end_kin, t,
-                          y, f, h, K, y_new, f_new, ys, counters)
-        if status == NO_INERTIA:
-            control[4] = h
+        outcome = _attempt(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_factor, end_kin,
+                           t, y, f, h, K, y_new, f_new, ys, counters)
+        if outcome == NO_INERTIA:
+            control[STEP] = h
             return MASS_SINGULAR
-        if status != OK:
-            # The loops would not close on the branch (or a stage fell on a singular position):
-            # a shorter step.
-            counters[1] += 1
-            counters[5] += 1
+        error = _error_norm(tableau, K, y, y_new, h, rtol, atol) if outcome == OK else np.nan
+        if outcome != OK or not (error < 1.0):
+            h = _shorter(counters, h, outcome != OK, error, exponent)
+            rejected = True
+            if h < control[SHORTEST_STEP]:
+                control[STEP] = h
+                return STOPPED
+            continue
+        counters[CLOSURE_FAILURES] = 0
+        if every_step:
+            record(driven, m, end_work, end_kin, t + h, y_new, out, int(counters[STORED]))
+            counters[STORED] += 1
+        elif _store_samples(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_kin, driven, m,
+                            t, h, y, y_new, f, f_new, K, KX, F, ys, dummy, samples, out, counters) != OK:
+            # A sample inside the step could not be closed: retry the step shorter (the
+            # samples it stored are taken again).
+            counters[REJECTIONS] += 1
             h *= 0.25
             rejected = True
-            if h < control[9]:
-                control[4] = h
-                return STOPPED
             continue
-        error = _error_norm(tableau, K, y, y_new, h, rtol, atol)
-        if not (error < 1.0):
-            counters[1] += 1
-            factor = 0.2 if not np.isfinite(error) else max(0.2, 0.9 * error ** exponent)
-            h *= factor
-            rejected = True
-            if h < control[9]:
-                control[4] = h
-                return STOPPED
-            continue
-        counters[5] = 0
-        if every_step:
-            record(driven, m, end_work, end_kin, t + h, y_new, out, int(counters[4]))
-            counters[4] += 1
-        else:
-            have_dense = False
-            first_sample, first_row = counters[3], counters[4]
-            while counters[3] < samples.shape[0] and samples[int(counters[3])] <= t + h:
-                ts = samples[int(counters[3])]
-                if ts == t + h:
-                    record(driven, m, end_work, end_kin, ts, y_new, out, int(counters[4]))
-                else:
-                    if not have_dense:
-                        status = _dense_coefficients(model, tableau, anchor, stage_work, stage_factor, stage_kin, t,
-                                                     y, y_new, f, f_new, h, K, KX, F, ys, counters)
-                        if status != OK:
-                            break
-                        have_dense = True
-                    _dense_value(tableau, F, y, h, (ts - t) / h, ys)
-                    counters[2] += 1
-                    status = evaluate_at(model, anchor, stage_work, stage_factor, stage_kin, ts, ys, dummy)
-                    if status != OK:
-                        break
-                    record(driven, m, stage_work, stage_kin, ts, ys, out, int(counters[4]))
-                counters[3] += 1
-                counters[4] += 1
-            if status != OK:
-                # A sample inside the step could not be closed: retry the step shorter (the
-                # samples it stored are taken again).
-                counters[3] = first_sample
-                counters[4] = first_row
-                counters[1] += 1
-                h *= 0.25
-                rejected = True
-                continue
         # Accept: the closed state at t + h becomes the base.
         t = t + h
-        copy_vector(y_new, y)
-        copy_vector(f_new, f)
-        copy_state(end_work, end_factor, end_kin.G, base_work, base_factor, base_G)
-        renew_anchor(model.topology, model.geometry, model.block, base_work, base_factor, base_G, anchor,
-                     base_kin.scratch.branch)
-        counters[0] += 1
+        _accept(model, y_new, f_new, end_work, end_factor, end_kin, y, f, base_work, base_factor, base_G, base_kin,
+                anchor)
+        counters[STEPS] += 1
         taken += 1
-        if error == 0.0:
-            factor = 10.0
-        else:
-            factor = min(10.0, 0.9 * error ** exponent)
-        if rejected:
-            factor = min(1.0, factor)
-        h *= factor
+        factor = 10.0 if error == 0.0 else min(10.0, 0.9 * error ** exponent)
+        h *= min(1.0, factor) if rejected else factor
         rejected = False
         t_state[0] = t
-        health = partition_health(model.block, base_G, m, control[6], control[7])
-        if health == 2:
-            control[4] = h
-            return DEAD_POINT
-        if health == 1:
-            control[4] = h
-            control[8] = 0.0
-            return SWITCH
-    control[4] = h
-    control[8] = 1.0 if rejected else 0.0
-    return DONE
+        health = partition_health(model.block, base_G, m, control[SWITCH_THRESHOLD], control[DEAD_POINT_THRESHOLD])
+        if health != 0:
+            control[STEP] = h
+            if health == 1:
+                control[REJECTED] = 0.0
+            return DEAD_POINT if health == 2 else SWITCH
+    control[STEP] = h
+    control[REJECTED] = 1.0 if rejected else 0.0
+    return status
+
+
+@inline_kernel
+def _shorter(counters, h, failed, error, exponent):
+    """The next step after a rejected one of ``h``: a quarter when the loops would not close on
+    the branch (``failed``: or a stage fell on a singular position), else scipy's factor for
+    the ``error``; counts the rejection."""
+    counters[REJECTIONS] += 1
+    if failed:
+        counters[CLOSURE_FAILURES] += 1
+        return h * 0.25
+    return h * (0.2 if not np.isfinite(error) else max(0.2, 0.9 * error ** exponent))
+
+
+@inline_kernel
+def _accept(model, y_new, f_new, end_work, end_factor, end_kin, y, f, base_work, base_factor, base_G, base_kin, anchor):
+    """The closed state at the end of an accepted step becomes the base (its own anchor where
+    its factorization is usable: :func:`renew_anchor`)."""
+    copy_vector(y_new, y)
+    copy_vector(f_new, f)
+    copy_state(end_work, end_factor, end_kin.G, base_work, base_factor, base_G)
+    renew_anchor(model.topology, model.geometry, model.block, base_work, base_factor, base_G, anchor,
+                 base_kin.scratch.branch)
+
+
+@inline_kernel
+def _store_samples(model, tableau, anchor, stage_work, stage_factor, stage_kin, end_work, end_kin, driven, m, t, h, y,
+                   y_new, f, f_new, K, KX, F, ys, dummy, samples, out, counters):
+    """Store the samples that fall in the step just taken from ``t`` to ``t + h``: the end state
+    at its own time, the others closed at the dense output's values. Returns OK, or the status
+    of the first that cannot be closed, the samples counters put back as before the step."""
+    have_dense = False
+    first_sample, first_row = counters[NEXT_SAMPLE], counters[STORED]
+    status = OK
+    while counters[NEXT_SAMPLE] < samples.shape[0] and samples[int(counters[NEXT_SAMPLE])] <= t + h:
+        ts = samples[int(counters[NEXT_SAMPLE])]
+        if ts == t + h:
+            record(driven, m, end_work, end_kin, ts, y_new, out, int(counters[STORED]))
+        else:
+            if not have_dense:
+                status = _dense_coefficients(model, tableau, anchor, stage_work, stage_factor, stage_kin, t,
+                                             y, y_new, f, f_new, h, K, KX, F, ys, counters)
+                if status != OK:
+                    break
+                have_dense = True
+            _dense_value(tableau, F, y, h, (ts - t) / h, ys)
+            counters[RHS_CALLS] += 1
+            status = evaluate_at(model, anchor, stage_work, stage_factor, stage_kin, ts, ys, dummy)
+            if status != OK:
+                break
+            record(driven, m, stage_work, stage_kin, ts, ys, out, int(counters[STORED]))
+        counters[NEXT_SAMPLE] += 1
+        counters[STORED] += 1
+    if status != OK:
+        counters[NEXT_SAMPLE] = first_sample
+        counters[STORED] = first_row
+    return status

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel, inline_kernel, internal_kernel
+from ._compile import allocating_kernel, inline_kernel, internal_kernel
 from loops.kernels.rotations import cross
 
 __all__ = ["centre_and_inertia", "newton_euler_terms", "inertia_wrench"]

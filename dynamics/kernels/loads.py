@@ -24,12 +24,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from loops.kernels._compile import callback_kernel, internal_kernel, kernel
+from ._compile import callback_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_vector
 from loops.kernels.points import point_position, point_velocity
 from loops.kernels.rotations import cross
 
-from ..loads import call_load_into
+from ..loads import call_load_into  # upward on purpose: numba object-mode callback into Python load functions
 
 __all__ = ["table_value", "load_values", "applied_loads"]
 

@@ -33,14 +33,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import allocating_kernel, inline_kernel, internal_kernel, kernel
+from ._compile import allocating_kernel, inline_kernel, internal_kernel, kernel
 from loops.kernels.arrays import copy_matrix, copy_stack, copy_vector
 from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
-from loops.continuation import TRUSTED_CONDITIONING
 from loops.kernels.continuation import on_branch, tangent_at
 from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from loops.kernels.state import (BRANCH_RATIO, CONDITIONING, CORRECTION, ITERATION_LIMIT, NEWTON_STEP_LIMIT, TOLERANCE,
+                                 TRUSTED_CONDITIONING, VALID)
+from loops.kernels.tree import tree_twists
 from loops.kernels.velocity import link_velocities, solve_with_drivers
 
 from .kane import newton_euler_terms
@@ -107,7 +109,7 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
     within ``TRUSTED_CONDITIONING`` of the singular position costs steps and accuracy
     (measured on change-point four-bars: energy drift up to 6.5 J instead of 5.5e-3 J).
     """
-    tolerance, ratio = params[0], params[2]
+    tolerance, ratio = params[TOLERANCE], params[BRANCH_RATIO]
     driven = block.driven
     d = driven.shape[0]
     n = topology.n
@@ -131,10 +133,12 @@ def close_stage(topology, geometry, block, anchor_q, anchor_rotations, anchor_G,
         stage.q[driven[k]] = target[k]
     # A fresh factorization at the prediction: Newton converges quadratically from there, in
     # one or two steps, where a chord from the base would take several evaluations.
-    stage_factor.info[2] = 0.0
-    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[4]), params[5], bool(False),
+    stage_factor.info[VALID] = 0.0
+    status = corrector(topology, geometry, block, stage, stage_factor, tolerance, int(params[ITERATION_LIMIT]),
+                       params[NEWTON_STEP_LIMIT], bool(False),
                        result, 1.0)
-    if status != CONVERGED or not on_branch(result[2], motion, ratio, tolerance, stage_factor.info[1]):
+    if status != CONVERGED or not on_branch(result[CORRECTION], motion, ratio, tolerance,
+                                            stage_factor.info[CONDITIONING]):
         return False
     seat_spherical(topology, stage, anchor_q)
     return True
@@ -177,7 +181,7 @@ def curvature_at(topology, geometry, block, work, factor, G, curvature, rows):
     (d + 2, n): scratch (``DynamicScratch.branch``)."""
     n, d = topology.n, G.shape[1]
     curvature[:, :, :] = 0.0
-    if factor.info[2] == 0.0:
+    if factor.info[VALID] == 0.0:
         return
     q_dot = work.scratch.variables[2]
     zero = rows[d + 1][:d]
@@ -220,22 +224,13 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     forces on the others). The load values must be in ``kin`` already. Returns OK, SINGULAR
     (the closure's block cannot be solved here) or NO_INERTIA (a singular mass matrix).
     """
-    on_branch = factor.info[2] == 0.0
+    on_branch = factor.info[VALID] == 0.0
     if on_branch and curvature.shape[0] != topology.n:
         return SINGULAR
     n, d = topology.n, G.shape[1]
     jac = kin.jacobians
-    jac[topology.ground, :, :] = 0.0
-    for child in topology.tree_order:
-        p = topology.tree_pair[child]
-        sign = topology.forward[child]
-        copy_matrix(jac[topology.parent[child]], jac[child])
-        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-            for s in range(d):
-                g = sign * G[col, s]
-                if g != 0.0:
-                    for r in range(6):
-                        jac[child, s, r] += work.xi[col, r] * g
+    for s in range(d):  # the partial velocities along each driven coordinate
+        tree_twists(topology, work.xi, G[:, s], None, jac[:, s])
     for col in range(n):
         v = 0.0
         for s in range(d):
@@ -264,14 +259,7 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
     powers = scratch.powers
     applied_loads(loads, work.q, kin.q_dot, work.T, kin.V, kin.pair_values, kin.point_values, kin.pair_forces,
                   kin.wrenches, powers, scratch.v3)
-    for s in range(d):
-        value = gravity_forces[s]
-        for i in range(topology.links):
-            for r in range(6):
-                value += jac[i, s, r] * kin.wrenches[i, r]
-        for col in range(n):
-            value += G[col, s] * kin.pair_forces[col]
-        kin.Q[s] = value
+    _generalized_forces(topology, G, jac, gravity_forces, kin)
     if m:
         Muu = scratch.matrix[:m, :m]
         copy_matrix(kin.M[:m, :m], Muu)
@@ -288,8 +276,33 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         kin.efforts[s] = value if s >= m else 0.0
         if s >= m:
             driver_power += value * rates[s]
-    # q'' and link accelerations at the accelerations found.
-    for col in range(n):
+    _add_independent_accelerations(topology, G, jac, bias, m, kin)
+    kin.powers[0] = powers[0]
+    kin.powers[1] = powers[1]
+    kin.powers[2] = driver_power
+    return OK
+
+
+@internal_kernel(forceinline=True)
+def _generalized_forces(topology, G, jac, gravity_forces, kin):
+    """``kin.Q`` (d,): the generalized forces along each driven coordinate, gravity's
+    (``gravity_forces``) plus the link wrenches through the partial velocities ``jac`` and the
+    pair forces through the transmission ``G``."""
+    for s in range(G.shape[1]):
+        value = gravity_forces[s]
+        for i in range(topology.links):
+            for r in range(6):
+                value += jac[i, s, r] * kin.wrenches[i, r]
+        for col in range(topology.n):
+            value += G[col, s] * kin.pair_forces[col]
+        kin.Q[s] = value
+
+
+@internal_kernel(forceinline=True)
+def _add_independent_accelerations(topology, G, jac, bias, m, kin):
+    """``kin.q_ddot`` (n,) and ``kin.A`` (L, 6) at the independent accelerations found
+    (``kin.accelerations`` (m,)): the bias part plus the transmission's (``G``, ``jac``)."""
+    for col in range(topology.n):
         value = bias[col]
         for a in range(m):
             value += G[col, a] * kin.accelerations[a]
@@ -298,10 +311,6 @@ def dynamics_at(topology, geometry, block, inertia, loads, work, factor, G, rate
         for a in range(m):
             for r in range(6):
                 kin.A[i, r] += jac[i, a, r] * kin.accelerations[a]
-    kin.powers[0] = powers[0]
-    kin.powers[1] = powers[1]
-    kin.powers[2] = driver_power
-    return OK
 
 
 @inline_kernel

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.kernels._compile import inline_kernel, internal_kernel
+from ._compile import inline_kernel, internal_kernel
 
 __all__ = ["twist_hat", "world_pseudo_inertia", "trace_terms"]
 

@@ -1,5 +1,12 @@
-"""Writing the command line's files: CSV tables, images, and the report of a stopped or
-interrupted run.
+"""Writing the command line's files: CSV tables, images and interactive pages, and the report
+of a stopped or interrupted run.
+
+Every picture option (``--plot``, ``plot --out``) writes an interactive page when its file
+ends in ``.html`` or ``.htm`` (:data:`PAGE_SUFFIXES`), an image otherwise: :func:`plot_call`
+decides, for every subcommand, from the suffix; a subcommand gives it both the image's
+drawing function and its page (a :class:`loops.views.View`). Pages need plotly (the
+``views`` extra): without it :func:`check_image` stops the command before any work, one line
+naming the extra, status 2.
 
 Every CSV goes through the one CSV writer (:meth:`loops.results.Trajectory.to_csv`, or a
 result's own ``to_csv``), atomically (:mod:`mechanism.atomic`): a file is written whole or not
@@ -40,9 +47,28 @@ def write_table(writer, path):
         write_stdout(text)
 
 
+#: File endings of interactive pages (every other ending is an image).
+PAGE_SUFFIXES = (".html", ".htm")
+
+
+def is_page(path) -> bool:
+    """True for a picture written as an interactive page (``.html``, ``.htm``)."""
+    return path is not None and os.path.splitext(str(path))[1].lower() in PAGE_SUFFIXES
+
+
 def check_image(path, option):
-    """A user error, before any work, for an image file whose format matplotlib cannot write."""
+    """A user error, before any work, for an image file whose format matplotlib cannot write, or
+    for a page (``.html``) without plotly."""
     if path is None:
+        return
+    if is_page(path):
+        from loops.views import require_plotly
+        from mechanism.errors import ModelError
+
+        try:
+            require_plotly()
+        except ModelError as exc:
+            raise UserError(f"{option} {path}: an interactive page {exc.problem}") from None
         return
     suffix = os.path.splitext(path)[1][1:].lower()
     if not suffix:
@@ -63,8 +89,20 @@ def check_directory(path, option):
         raise UserError(f"{option} {path}: no directory {folder}")
 
 
-def plot_call(function, *args, path, **kwargs):
-    """Draw and save a plot to ``path``; a failed write or an unknown image format is a user error."""
+def plot_call(function, *args, path, page=None, **kwargs):
+    """Draw and save a picture to ``path``: the interactive page ``page()`` (a
+    :class:`loops.views.View`) when ``path`` ends in ``.html`` or ``.htm``, else the image
+    ``function(*args, path=path, **kwargs)``. A failed write, an unknown image format or a page
+    without plotly is a user error."""
+    if is_page(path):
+        if page is None:
+            raise UserError(f"{path}: this picture has no interactive page; name an image (.png, .svg, .pdf)")
+        view = page()
+        try:
+            view.write_html(path)
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return view
     try:
         return function(*args, path=path, **kwargs)
     except OSError as exc:

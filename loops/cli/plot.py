@@ -1,6 +1,6 @@
 """``kinematrix plot res.csv --x A --y C,D [--out curves.png]``: curves of the columns of a
 kinematrix CSV file (a sweep's, a simulation's, a suspension analysis's), the axes labelled
-with the columns' units (its ``# columns:`` line).
+with the columns' units (the ``; columns:`` end of its units line).
 
 Without ``--out`` the image is ``res.png`` beside the CSV, unless that file exists: then the
 command refuses (exit 2) and asks for ``--out``, so that an image drawn before (a sweep's
@@ -21,11 +21,12 @@ def add_arguments(parser):
     parser.add_argument("--x", required=True, metavar="COL")
     parser.add_argument("--y", required=True, metavar="COL[,COL...]")
     parser.add_argument("--out", metavar="FILE.png", help="default: FILE.png beside the CSV, unless that file "
-                        "exists (only the file --out names is replaced)")
+                        "exists (only the file --out names is replaced); FILE.html: an interactive page")
 
 
 def run(args) -> int:
     from loops import plotting
+    from loops.views import curves_view
 
     columns = [c.strip() for c in args.y.split(",") if c.strip()]
     if not columns:
@@ -56,7 +57,9 @@ def run(args) -> int:
 
     x = table[:, header.index(args.x)]
     curves = {name: table[:, header.index(name)] for name in columns}
-    plot_call(plotting.plot_curves, x, curves, path=out, x_label=label(args.x),
-              y_label=", ".join(label(name) for name in columns), title=os.path.basename(args.csv))
+    x_label, y_label = label(args.x), ", ".join(label(name) for name in columns)
+    plot_call(plotting.plot_curves, x, curves, path=out, x_label=x_label, y_label=y_label,
+              title=os.path.basename(args.csv),
+              page=lambda: curves_view(x, curves, x_label=x_label, y_label=y_label, title=os.path.basename(args.csv)))
     print(out)
     return 0

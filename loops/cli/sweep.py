@@ -28,9 +28,10 @@ def add_arguments(parser):
     parser.add_argument("--acceleration", action="append", default=[], metavar="NAME=A",
                         help="driver acceleration, file units per second squared")
     parser.add_argument("--out", metavar="FILE.csv", help="CSV output (default: standard output)")
-    parser.add_argument("--plot", metavar="FILE.png", help="point trajectories")
+    parser.add_argument("--plot", metavar="FILE.png", help="point trajectories (FILE.html: an interactive page, the "
+                        "mechanism moving in 3-D beside its curves)")
     parser.add_argument("--points", metavar="P,Q", help="points to plot (default: all)")
-    parser.add_argument("--animate", metavar="FILE.gif", help="animation of the sweep")
+    parser.add_argument("--animate", metavar="FILE.gif", help="animation of the sweep (FILE.html: the interactive page)")
 
 
 def drivers_and_rates(args, units, quantities):
@@ -108,10 +109,13 @@ def draw(args, result, plot_points, units):
     if not (args.plot or args.animate):
         return
     from loops import plotting
+    from loops.views import sweep_view
 
     if args.plot:
         plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
+                  page=lambda: sweep_view(result, plot_points),
                   length_scale=units.factor("length"), length_unit=units.length)
     if args.animate:
         plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
+                  page=lambda: sweep_view(result, plot_points),
                   length_scale=units.factor("length"), length_unit=units.length)

@@ -8,10 +8,8 @@ inlined into their callers so that views of the callers' arrays cost nothing.
 
 Both are compiled without numba's reference counting (``_nrt=False``): the kernels take
 the system's frozen arrays and preallocated scratch and allocate nothing, and counting the
-references of every array in the named tuples at every call and every view cost about a
-third of a sweep (measured: link poses 1.12 -> 0.67 us, the wishbone sweep 27.7 -> 17.8 us
-per position) and a third of the compile time (the sweep kernels 67 -> 41 s; the dynamics
-kernels, the integrator included, a first simulation 115 -> about 80 s). Such a kernel copies
+references of every array in the named tuples at every call and every view would be a
+large share of both a sweep's time and the compile time. Such a kernel copies
 arrays with the loops of :mod:`.arrays` (``a[:] = b`` would need a temporary) and never
 returns an array it did not receive. ``allocating_kernel`` and ``allocating_inline_kernel``
 keep the counting for the few kernels that allocate, all called from Python only (the
@@ -29,21 +27,25 @@ take the parts they use. For every compiled signature numba also writes a CPytho
 machine code, as much as the kernel's own) and a C wrapper: no kernel is called through C,
 so none gets one, and ``internal_kernel`` marks the kernels that only other kernels call
 (the corrector, the factorization, the walk's step, the dynamics' terms), which get no
-CPython wrapper either (measured: a first simulation compiled 73.6 -> 69.4 s). Called from
+CPython wrapper either. Called from
 Python anyway (a test, a rare path), such a kernel compiles a twin with the wrapper, cached
 under a name of its own, and runs that: the same function, nothing lost but the time.
 A call between kernels passes every field of every array of its named tuples (hundreds of
 machine words) through the stack; ``forceinline=True`` has LLVM inline the hot kernels with
 few call sites into their callers instead (the closure's evaluation, the factorization, the
-step's helpers, the rates), which made the walk a sixth faster and costs no compile time.
+step's helpers, the rates), which saves the argument passing and costs no compile time.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.
 
 numba's cache checks the source file of each cached function but not the files of the
-functions it calls or inlines. So the first time kernels are loaded in a process, a digest
-of every kernel source file is compared with the one stored beside the cache; when they
-differ (a new version, an edit), the cached kernels of kinematrix are deleted and compiled
+functions it calls or inlines. So each kernel package registers its directory here
+(:func:`register_kernel_package`: this package when this module loads, the dynamics kernels
+from :mod:`dynamics.kernels._compile`), and a digest of its sources and of this package's
+(whose kernels the others call) is compared with the one stored beside its cache; when they
+differ (a new version, an edit), that package's cached kernels are deleted and compiled
 anew, and stderr says so ("compiling kernels, first run only").
+A cache file that cannot be read back (cut short, garbled) is deleted and its kernel
+compiled anew as well (:class:`_CheckedCacheFile`).
 
 This module imports numba; it is imported only when a kernel is first needed (the
 packages ``mechanism``, ``loops`` and ``dynamics`` do not import it at import time).
@@ -58,70 +60,158 @@ import sys
 import types
 
 import numba
+from numba.core.caching import IndexDataCacheFile
+from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
-           "callback_kernel", "KERNEL_DIRECTORIES", "INLINED_DIRECTORIES"]
+           "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
 
-#: The directories holding kernel modules (their sources make the digest).
-KERNEL_DIRECTORIES = (pathlib.Path(__file__).resolve().parent,
-                      pathlib.Path(__file__).resolve().parent.parent.parent / "dynamics" / "kernels")
-#: Sources the kernels inline without holding a cache of their own: the pair families' (:mod:`.pairs`).
-INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
 _STAMP = "kinematrix-kernels.digest"
+#: Sources the kernels inline that are no kernel package of their own: the pair families'
+#: (:mod:`.pairs` compiles their functions into the kernels that use them).
+INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
+#: The kernel packages registered so far (:func:`register_kernel_package`), in order: their
+#: source directories and the digests that stamp their caches.
+_PACKAGES = []
+_announced = []
 
 
-def _digest() -> str:
+def _cache_directory(directory):
+    """Where numba keeps the cache of the kernels in source ``directory``: ``__pycache__``
+    beside the sources, or below ``NUMBA_CACHE_DIR`` in a directory numba names for the
+    source directory (its name and a hash of its path)."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        return pathlib.Path(custom) / _cache_locator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+    return directory / "__pycache__"
+
+
+def _cache_directories():
+    """The cache directories of the registered kernel packages, in order."""
+    return [_cache_directory(directory) for directory, _ in _PACKAGES]
+
+
+def _digest(directory, base):
+    """The digest of a kernel package: numba's version, the digest ``base`` of the kinematics
+    kernels (whose kernels every other package's call or inline; "" for them), its own
+    sources and those of :data:`INLINED_DIRECTORIES`."""
     h = hashlib.sha256(numba.__version__.encode())
-    for directory in KERNEL_DIRECTORIES + INLINED_DIRECTORIES:
-        for path in sorted(directory.glob("*.py")):
+    h.update(base.encode())
+    for source in (directory, *INLINED_DIRECTORIES):
+        for path in sorted(source.glob("*.py")):
             h.update(path.name.encode())
             h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def _cache_directories():
-    """Where numba keeps the kernels' cache: ``__pycache__`` beside the sources, or numba's
-    user cache directory when that is not writable (or ``NUMBA_CACHE_DIR``)."""
-    custom = os.environ.get("NUMBA_CACHE_DIR")
-    if custom:  # below it, numba names a directory for each source directory (its name and a hash of its path)
-        from numba.core.caching import _CacheLocator  # noqa: PLC0415
-
-        return [pathlib.Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
-                for directory in KERNEL_DIRECTORIES]
-    return [directory / "__pycache__" for directory in KERNEL_DIRECTORIES]
-
-
-def _refresh_cache():
-    """Delete kinematrix's cached kernels when the kernel sources changed; say when compiling."""
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
-        return
-    digest = _digest()
-    directories = _cache_directories()
-    stamp = directories[0] / _STAMP
+def _refresh(directory, digest):
+    """Delete the cached kernels of ``directory`` unless its cache is stamped with ``digest``;
+    stamp it. Returns True when it deleted (the kernels will be compiled anew)."""
+    cache = _cache_directory(directory)
+    stamp = cache / _STAMP
     try:
         if stamp.read_text() == digest:
-            return
+            return False
     except OSError:
         pass
-    for directory in directories:
-        if not directory.is_dir():
-            continue
-        for path in directory.iterdir():
+    if cache.is_dir():
+        for path in cache.iterdir():
             if path.suffix in (".nbi", ".nbc"):
                 try:
                     path.unlink()
                 except OSError:
                     pass
-    print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     except OSError:
         pass  # a read-only installation: numba caches elsewhere or not at all
+    return True
 
 
-_refresh_cache()
+def _refresh_cache():
+    """Check every registered kernel package's cache against its digest (see the module
+    docstring); say on stderr, once a process, when kernels will be compiled."""
+    if numba.config.DISABLE_JIT:
+        return
+    if any([_refresh(directory, digest) for directory, digest in _PACKAGES]):
+        _announce()
+
+
+def _announce():
+    """Say on stderr, once a process, that kernels will be compiled."""
+    if not _announced:
+        _announced.append(True)
+        print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
+
+
+def register_kernel_package(init_file):
+    """Register the kernel package whose ``__init__.py`` (or any module) is ``init_file``: its
+    cached kernels are kept while its sources and those of the kinematics kernels (this
+    package, registered first, on which every other builds) are unchanged, and deleted (to be
+    compiled anew) otherwise. A package registers from the module that gives its kernels
+    their decorators, so before any of them loads. The digest does not depend on which other
+    packages a process registered, or in what order."""
+    directory = pathlib.Path(init_file).resolve().parent
+    if any(directory == known for known, _ in _PACKAGES):
+        return
+    base = _PACKAGES[0][1] if _PACKAGES else ""
+    _PACKAGES.append((directory, _digest(directory, base)))
+    if numba.config.DISABLE_JIT:
+        return
+    if _refresh(directory, _PACKAGES[-1][1]):
+        _announce()
+
+
+register_kernel_package(__file__)
+
+
+class _CheckedCacheFile(IndexDataCacheFile):
+    """numba's cache file of one kernel, except that a damaged index or data file (cut short
+    by a full disk or a process killed while writing it, garbled) is deleted and taken as
+    missing: the kernel is compiled anew and cached again, where numba would fail to unpickle
+    it in every later run (its source stamp and the package's digest still match)."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except Exception:  # unpickling damaged bytes raises any of a dozen types
+            _discard(self._index_path)
+            _announce()
+            return {}
+
+    def _load_data(self, name):
+        try:
+            return super()._load_data(name)
+        except OSError:
+            raise  # numba's load() takes it as a missing file
+        except Exception:  # as above
+            _discard(self._data_path(name))
+            _announce()
+            raise OSError(f"damaged kernel cache file {name}") from None
+
+
+def _discard(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _checked(dispatcher):
+    """``dispatcher`` with its cache file checked on loading (:class:`_CheckedCacheFile`); a plain
+    function (``NUMBA_DISABLE_JIT=1``) unchanged."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if type(cache_file) is IndexDataCacheFile:
+        cache_file.__class__ = _CheckedCacheFile
+    return dispatcher
+
+
+def _compiler(**options):
+    """numba's ``njit`` with ``options``, cached, its cache files checked on loading."""
+    compile_function = numba.njit(cache=True, **options)
+    return lambda function: _checked(compile_function(function))
 
 #: What every kernel is compiled with (see the module docstring). ``forceinline`` is always
 #: given: a callee that does not say inherits its caller's.
@@ -129,10 +219,10 @@ _COMMON = {"error_model": "numpy", "no_cfunc_wrapper": True, "forceinline": Fals
 #: The kernels without reference counting and without the GIL.
 _OPTIONS = dict(_COMMON, nogil=True, _nrt=False)
 
-inline_kernel = numba.njit(cache=True, inline="always", **_OPTIONS)
-allocating_kernel = numba.njit(cache=True, nogil=True, **_COMMON)
-allocating_inline_kernel = numba.njit(cache=True, nogil=True, inline="always", **_COMMON)
-callback_kernel = numba.njit(cache=True, **_COMMON)
+inline_kernel = _compiler(inline="always", **_OPTIONS)
+allocating_kernel = _compiler(nogil=True, **_COMMON)
+allocating_inline_kernel = _compiler(nogil=True, inline="always", **_COMMON)
+callback_kernel = _compiler(**_COMMON)
 
 
 def kernel(function=None, *, forceinline=False):
@@ -140,7 +230,7 @@ def kernel(function=None, *, forceinline=False):
     and from kernels; ``@kernel`` or ``@kernel(forceinline=True)`` (see :func:`internal_kernel`)."""
     if function is None:
         return lambda f: kernel(f, forceinline=forceinline)
-    return numba.njit(cache=True, **dict(_OPTIONS, forceinline=forceinline))(function)
+    return _compiler(**dict(_OPTIONS, forceinline=forceinline))(function)
 
 
 class _KernelOnly(CPUDispatcher):
@@ -171,7 +261,7 @@ def internal_kernel(function=None, *, forceinline=False):
     ``forceinline``: no call and no argument passing, where a call passes each of the hundreds
     of arrays' fields in the named tuples through the stack, about 400 pushes a call). For the
     hot kernels with one or two call sites: compiling costs no more (the argument passing goes
-    too), and a design study's walk went from 11.5 to 9.5 us per position."""
+    too), and the calls' cost goes."""
     if function is None:
         return lambda f: internal_kernel(f, forceinline=forceinline)
     if numba.config.DISABLE_JIT:
@@ -180,4 +270,4 @@ def internal_kernel(function=None, *, forceinline=False):
                              targetoptions=dict(_OPTIONS, nopython=True, no_cpython_wrapper=True,
                                                 forceinline=forceinline))
     dispatcher.enable_caching()
-    return dispatcher
+    return _checked(dispatcher)

@@ -13,13 +13,11 @@ of ``B`` as the velocities.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._compile import internal_kernel
-from .arrays import copy_vector
 from .pairs import pair_twist_rate
 from .rigid import lie_bracket, shift_twist, transform_twist
 from .rotations import dexp_inverse, dexp_inverse_transposed_rate
+from .tree import tree_twists
 
 __all__ = ["velocity_product_terms", "link_accelerations", "bias_rhs"]
 
@@ -44,15 +42,9 @@ def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
 @internal_kernel(forceinline=True)
 def link_accelerations(topology, xi, q_ddot, terms, A):
     """Spatial accelerations ``(omega', v_o')`` (L, 6): ``A_child = A_parent + sign sum_k (xi_k q_k''
-    + xi_k' q_k')`` over the tree pair's variables (with ``q'' = 0``: the rate-only part)."""
-    A[topology.ground, :] = 0.0
-    for child in topology.tree_order:
-        p = topology.tree_pair[child]
-        sign = topology.forward[child]
-        copy_vector(A[topology.parent[child]], A[child])
-        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-            for r in range(6):
-                A[child, r] += sign * (xi[col, r] * q_ddot[col] + terms[col, r])
+    + xi_k' q_k')`` over the tree pair's variables (with ``q'' = 0``: the rate-only part;
+    :func:`.tree.tree_twists`)."""
+    tree_twists(topology, xi, q_ddot, terms, A)
 
 
 @internal_kernel(forceinline=True)

@@ -39,36 +39,37 @@ none, so the prediction has that order less; the caller zeroes it wherever it pu
 down anew). ``curvature`` (2, n) holds the second derivatives of the variables along the
 line of the steps, ``d^2 q / d sigma^2`` with ``sigma`` the distance along that line in
 driven values, where the latest step ends (row 0) and where it started (row 1); ``curved``
-(3,) says which rows are valid (1) and, in ``curved[2]``, whether the walk records them.
-It starts to once a step predicted to third order needed more than one Newton iteration
-(steps long for the branch's curvature: a design study's 4 mm in wheel travel), and then
-records them at every position it reaches (:func:`curvature_here`; a walk that solves the
-accelerations at unit driver rates anyway, a design study's, keeps those with
-:func:`record_curvature`); with both ends known the predictor interpolates the tangent to
-fourth order (:func:`_predict`). The rule depends only on the walk itself, so a study's
-variant and a separate sweep of it take the same steps from the same predictions.
+(:data:`~.state.CURVED_FLAGS`,) says which rows are kept (``CURVED_HERE``, ``CURVED_BEFORE``)
+and whether the walk records them (``RECORDING``). It starts to once a step predicted to
+third order needed more than one Newton iteration (steps long for the branch's curvature: a
+design study's 4 mm in wheel travel), and then records them at every position it reaches
+(:func:`curvature_here`; a walk that solves the accelerations at unit driver rates anyway, a
+design study's, keeps those with :func:`record_curvature`); with both ends known the
+predictor interpolates the tangent to fourth order (:func:`_predict`). The rule depends
+only on the walk itself, so a study's variant and a separate sweep of it take the same
+steps from the same predictions.
 
-``params``: ``[tolerance, max_motion, max_correction_ratio, max_halvings, newton_iterations,
-max_step, singular_rcond, rechoose_rcond, tangents]``, the last the number of driven columns
-(the first ones) whose tangents the walk makes: all but those that never move.
-``counters``: ``[steps taken, step budget]``; the walk returns ``BUDGET`` when the budget is
-spent (the caller may resume: the walk restarts from ``here``).
-``diagnostics`` (8,): ``[last corrector error, its iterations, reciprocal condition here,
-driven value index reached]`` and room for the corrector's results.
+``params``, ``counters`` and ``diagnostics`` are the small vectors of :mod:`.state`, their
+entries named there (``params[TOLERANCE]``, ``counters[STEP_BUDGET]``, ...): the walk
+returns ``BUDGET`` when the step budget is spent (the caller may resume: the walk restarts
+from ``here``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..continuation import TRUSTED_CONDITIONING
-from ..linear import SQUARE
 from ._compile import inline_kernel, internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .acceleration import bias_rhs, link_accelerations, velocity_product_terms
 from .closure import configure, world_twists
 from .linear import band_pivot, factorize_block, transmission
 from .newton import CONVERGED, POLISH_FLOOR, apply_step, copy_factor, copy_work, corrector, seat_spherical
+from .state import (BAND_OVERFLOW, BRANCH_RATIO, CONDITIONING, CONDITIONING_HERE, CORRECTION, CORRECTOR_RESULT,
+                    CORRECTOR_RESULT_SIZE, CURVED_BEFORE, CURVED_HERE, DETERMINANT_SIGN, ERROR, HALVING_LIMIT,
+                    ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT, NEWTON_STEP_LIMIT, REACHED,
+                    RECHOOSE_RCOND, RECORDING, SINGULAR_RCOND, SQUARE, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE,
+                    TRUSTED_CONDITIONING, VALID)
 from .velocity import link_velocities, solve_with_drivers
 
 __all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
@@ -104,9 +105,9 @@ def same_orientation(block, before, after):
     Comparing every pivot sees two loops that change branch at once, which leave the sign
     of the determinant alone. With different row exchanges only the signs of the
     determinants are compared."""
-    if before.info[2] == 0.0 or after.info[2] == 0.0 or block.mode != SQUARE:
+    if before.info[VALID] == 0.0 or after.info[VALID] == 0.0 or block.mode != SQUARE:
         return True
-    if before.info[1] < TRUSTED_CONDITIONING or after.info[1] < TRUSTED_CONDITIONING:
+    if before.info[CONDITIONING] < TRUSTED_CONDITIONING or after.info[CONDITIONING] < TRUSTED_CONDITIONING:
         return True
     same_exchanges = True
     for j in range(block.size):
@@ -114,7 +115,7 @@ def same_orientation(block, before, after):
             same_exchanges = False
             break
     if not same_exchanges:
-        return before.info[4] == after.info[4]
+        return before.info[DETERMINANT_SIGN] == after.info[DETERMINANT_SIGN]
     for j in range(block.size):
         positive = band_pivot(before.band, block.kl, block.ku, j) > 0.0
         if positive != (band_pivot(after.band, block.kl, block.ku, j) > 0.0):
@@ -162,7 +163,7 @@ def _predict(topology, block, G, last_G, last_step, curvature, curved, span, h, 
     b = bend(last_step[1], last_step[0]) if a != 0.0 else 0.0
     cubic = 0.25 <= b <= 4.0
     order = 1 if a == 0.0 else (3 if cubic else 2)
-    if cubic and curved[0] != 0.0 and curved[1] != 0.0:
+    if cubic and curved[CURVED_HERE] != 0.0 and curved[CURVED_BEFORE] != 0.0:
         _hermite_step(topology, G, last_G, last_step[0], curvature, a, b, step)
         order = 5
     else:
@@ -252,10 +253,10 @@ def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
 def record_curvature(last_step, direction, q_ddot, curvature, curved):
     """Keep ``q_ddot`` (n,), the accelerations solved for the unit driven rates ``direction`` (d,)
     with no driven accelerations, as the curvature where the latest step ends, when the walk
-    records curvatures (``curved[2]``) and that step moved the driven values along
+    records curvatures (``curved[RECORDING]``) and that step moved the driven values along
     ``direction`` (either way): then ``q_ddot`` is ``d^2 q / d sigma^2`` along the step's line
     (eq. 4 differentiated once more)."""
-    if curved[2] == 0.0 or curved[0] != 0.0 or bend(direction, last_step[0]) == 0.0:
+    if curved[RECORDING] == 0.0 or curved[CURVED_HERE] != 0.0 or bend(direction, last_step[0]) == 0.0:
         return
     norm = 0.0
     for k in range(direction.shape[0]):
@@ -266,7 +267,7 @@ def record_curvature(last_step, direction, q_ddot, curvature, curved):
         if not np.isfinite(q_ddot[col]):  # a singular position: no accelerations
             return
     copy_vector(q_ddot, curvature[0])
-    curved[0] = 1.0
+    curved[CURVED_HERE] = 1.0
 
 
 @inline_kernel
@@ -275,7 +276,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     when the walk records them and it is not kept yet: the accelerations (eq. 4 differentiated
     once more) for unit driven rates along the step, none driven. ``spare``: a Work whose
     scratch is free."""
-    if curved[2] == 0.0 or curved[0] != 0.0:
+    if curved[RECORDING] == 0.0 or curved[CURVED_HERE] != 0.0:
         return
     d = last_step.shape[1]
     direction = spare.scratch.variables[2][:d]
@@ -301,59 +302,53 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
     (the tangent the walk arrived with) and mark the factorization unusable. Returns True when
     the position is regular."""
     factorize_block(topology, geometry, block, work, factor)
-    if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
+    if factor.info[CONDITIONING] < singular_rcond or factor.info[BAND_OVERFLOW] != 0.0:
         copy_matrix(incoming, G)
-        factor.info[2] = 0.0
+        factor.info[VALID] = 0.0
         return False
     transmission(block, factor, G, work.scratch.equations[1], tangents)
     return True
 
 
 @kernel
-def continue_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-                curved, target, params, counters, diagnostics):
-    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED, BUDGET or RECHOOSE.
+def continue_to(topology, geometry, block, walk, target, params, counters, diagnostics):
+    """Walk the driven values of ``walk.here`` (a :class:`~.state.WalkState`) to ``target`` (d,);
+    returns OK, STOPPED, BUDGET or RECHOOSE.
 
     ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
     accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
     """
-    return _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                     curvature, curved, target, params, counters, diagnostics)
+    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
+    return walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                   curvature, curved, target, params, counters, diagnostics)
 
 
 @internal_kernel(forceinline=True)
-def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
-              curved, target, params, counters, diagnostics):
+def walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
+            curved, target, params, counters, diagnostics):
     """:func:`continue_to`, inlined into the walks that call it.
 
     A step is tried in ``here`` itself, its start kept in ``trial`` (variables and spherical
     states) and its factorization made in ``trial_factor``: a refused step puts the start back
     and evaluates it again (:func:`_evaluated_again`) before the walk returns from it; an
     accepted one copies only its factorization into ``factor``. Refused steps are rare, so
-    this copies the least: trying the step in ``trial`` and copying the accepted
-    configuration into ``here`` took a twelfth of a design study's walk, and swapping the two
-    buffers' roles instead made every field of their named tuples a value the compiled loop
-    carries from step to step (a tenth)."""
-    tolerance, max_motion, ratio = params[0], params[1], params[2]
-    max_halvings, iterations, max_step, singular_rcond = int(params[3]), int(params[4]), params[5], params[6]
-    tangents = int(params[8])
+    this copies the least; the two buffers keep their roles (swapping them would make every
+    field of their named tuples a value the compiled loop carries from step to step)."""
+    tolerance, max_motion, ratio = params[TOLERANCE], params[MOTION_LIMIT], params[BRANCH_RATIO]
+    max_halvings, iterations = int(params[HALVING_LIMIT]), int(params[ITERATION_LIMIT])
+    max_step, singular_rcond = params[NEWTON_STEP_LIMIT], params[SINGULAR_RCOND]
+    tangents = int(params[TANGENTS])
     driven = block.driven
     d = driven.shape[0]
-    start = trial.scratch.variables[2][:d]
-    span = trial.scratch.variables[3][:d]
-    moving = False
-    for k in range(d):
-        start[k] = here.q[driven[k]]
-        span[k] = target[k] - start[k]
-        moving = moving or span[k] != 0.0
-    if not moving:
+    start, span = trial.scratch.variables[2][:d], trial.scratch.variables[3][:d]
+    if not _span_to(here, driven, target, start, span):
         return OK
     step = here.scratch.variables[2]
-    result = diagnostics[4:8]
+    result = diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
     fraction, h, halvings = 0.0, 1.0, 0
     refused = False  # here holds a refused step's start, not evaluated
     while fraction < 1.0:
-        if counters[0] >= counters[1]:
+        if counters[STEPS_TAKEN] >= counters[STEP_BUDGET]:
             if refused:
                 _evaluated_again(topology, geometry, here)
             return BUDGET
@@ -363,7 +358,7 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         if motion > max_motion:
             h *= max_motion / motion
             continue
-        counters[0] += 1
+        counters[STEPS_TAKEN] += 1
         copy_work(here, trial)  # the start, to go back to
         apply_step(topology, here, step, 1.0)
         for k in range(d):
@@ -371,16 +366,16 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
         copy_factor(factor, trial_factor)
         status = corrector(topology, geometry, block, here, trial_factor, tolerance, iterations, max_step, bool(True),
                            result, POLISH_FLOOR if order == 5 else 1.0)
-        diagnostics[0] = result[0]
-        diagnostics[1] = result[1]
-        accepted = status == CONVERGED and on_branch(result[2], motion, ratio, tolerance,
-                                                     trial_factor.info[1] if trial_factor.info[2] != 0.0
-                                                     else factor.info[1])
+        diagnostics[LAST_ERROR] = result[ERROR]
+        diagnostics[LAST_ITERATIONS] = result[ITERATIONS]
+        accepted = status == CONVERGED and on_branch(result[CORRECTION], motion, ratio, tolerance,
+                                                     trial_factor.info[CONDITIONING] if trial_factor.info[VALID] != 0.0
+                                                     else factor.info[CONDITIONING])
         regular = False
         if accepted:
             seat_spherical(topology, here, trial.q)
             regular = tangent_at(topology, geometry, block, here, trial_factor, new_G, G, singular_rcond, tangents)
-            if regular and factor.info[2] != 0.0:
+            if regular and factor.info[VALID] != 0.0:
                 accepted = same_orientation(block, factor, trial_factor)
         if not accepted:
             copy_work(trial, here)
@@ -389,33 +384,54 @@ def _continue(topology, geometry, block, here, factor, G, trial, trial_factor, n
             h *= 0.5
             if halvings > max_halvings:
                 _evaluated_again(topology, geometry, here)
-                diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
+                diagnostics[CONDITIONING_HERE] = factor.info[CONDITIONING] if factor.info[VALID] != 0.0 else 0.0
                 return STOPPED
             continue
         refused = False
-        # Steps are remembered only between regular ends: a singular one keeps the incoming
-        # tangent, whose difference from the next is no curvature.
-        remembered = regular and factor.info[2] != 0.0
-        for k in range(d):
-            last_step[1, k] = last_step[0, k] if remembered else 0.0
-            last_step[0, k] = h * span[k] if remembered else 0.0
-        copy_vector(curvature[0], curvature[1])
-        curved[1] = curved[0] if remembered else 0.0
-        curved[0] = 0.0  # where this step ends: known once its accelerations are solved
-        if order == 3 and result[1] > 1.0:
-            curved[2] = 1.0  # steps long for the curvature: record it from now on
-        copy_factor(trial_factor, factor)
-        copy_matrix(last_G[0], last_G[1])
-        copy_matrix(G, last_G[0])
-        copy_matrix(new_G, G)
+        _remember_step(factor, trial_factor, G, new_G, last_G, last_step, curvature, curved, span, h, regular,
+                       order == 3 and result[ITERATIONS] > 1.0)
         fraction = 1.0 if last else fraction + h
         halvings = max(halvings - 1, 0)
         h *= 2.0
-        if factor.info[2] != 0.0 and factor.info[1] < params[7]:
-            diagnostics[2] = factor.info[1]
+        if factor.info[VALID] != 0.0 and factor.info[CONDITIONING] < params[RECHOOSE_RCOND]:
+            diagnostics[CONDITIONING_HERE] = factor.info[CONDITIONING]
             return RECHOOSE
-    diagnostics[2] = factor.info[1] if factor.info[2] != 0.0 else 0.0
+    diagnostics[CONDITIONING_HERE] = factor.info[CONDITIONING] if factor.info[VALID] != 0.0 else 0.0
     return OK
+
+
+@internal_kernel(forceinline=True)
+def _span_to(here, driven, target, start, span):
+    """The driven values where ``here`` stands into ``start`` (d,) and the way to ``target`` into
+    ``span`` (d,); False when there is no way to go."""
+    moving = False
+    for k in range(driven.shape[0]):
+        start[k] = here.q[driven[k]]
+        span[k] = target[k] - start[k]
+        moving = moving or span[k] != 0.0
+    return moving
+
+
+@internal_kernel(forceinline=True)
+def _remember_step(factor, trial_factor, G, new_G, last_G, last_step, curvature, curved, span, h, regular, long):
+    """Take an accepted step of ``h span``: its factorization and tangent become the walk's, and
+    the memory of the last steps moves on. Steps are remembered only between regular ends (a
+    singular one keeps the incoming tangent, whose difference from the next is no
+    curvature); ``long``: the step, predicted to third order, needed more than one Newton
+    iteration, so the walk records curvatures from now on."""
+    remembered = regular and factor.info[VALID] != 0.0
+    for k in range(span.shape[0]):
+        last_step[1, k] = last_step[0, k] if remembered else 0.0
+        last_step[0, k] = h * span[k] if remembered else 0.0
+    copy_vector(curvature[0], curvature[1])
+    curved[CURVED_BEFORE] = curved[CURVED_HERE] if remembered else 0.0
+    curved[CURVED_HERE] = 0.0  # where this step ends: known once its accelerations are solved
+    if long:
+        curved[RECORDING] = 1.0
+    copy_factor(trial_factor, factor)
+    copy_matrix(last_G[0], last_G[1])
+    copy_matrix(G, last_G[0])
+    copy_matrix(new_G, G)
 
 
 @internal_kernel
@@ -444,7 +460,7 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
     link_velocities(topology, here.xi, q_dot, V)
     terms = here.scratch.terms
     velocity_product_terms(topology, here.q, q_dot, here.W, here.xi, V, terms, here.scratch.v6[1:4])
-    if factor.info[2] == 0.0:
+    if factor.info[VALID] == 0.0:
         q_ddot[:] = np.nan
     else:
         rhs = here.scratch.equations[0][:here.defects.shape[0]]
@@ -456,20 +472,23 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
 
 
 @kernel
-def walk_positions(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                   curvature, curved, targets, speeds, accelerations, first, params, counters, diagnostics, out_q,
-                   out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G):
-    """Walk through ``targets[first:]`` (N, d) in order, recording every position reached.
+def walk_positions(topology, geometry, block, walk, targets, speeds, accelerations, first, params, counters,
+                   diagnostics, out):
+    """Walk ``walk`` (a :class:`~.state.WalkState`) through ``targets[first:]`` (N, d) in order,
+    recording every position reached into ``out`` (a :class:`~.state.WalkRecord`): position i's
+    variables, rotations, rates at the driven ``speeds`` and ``accelerations`` (N, d), link
+    poses, velocities, accelerations and tangent ``G`` go to row i.
 
     Returns ``(index, status)``: the first index not reached (N when all were) and OK,
-    STOPPED or BUDGET. Position i's variables, rotations, rates, link poses, velocities,
-    accelerations and tangent ``G`` go to row i of the ``out_*`` arrays.
+    STOPPED or BUDGET.
     """
+    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
+    out_q, out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G = out
     count = targets.shape[0]
     status, i = OK, first
     while i < count:
-        status = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                           curvature, curved, targets[i], params, counters, diagnostics)
+        status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
+                         curvature, curved, targets[i], params, counters, diagnostics)
         if status != OK:
             break
         copy_vector(here.q, out_q[i])
@@ -480,7 +499,7 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
                  out_q_ddot[i], out_V[i], out_A[i])
         curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved)
         i += 1
-    diagnostics[3] = i
+    diagnostics[REACHED] = i
     return i, status
 
 
@@ -488,8 +507,9 @@ def walk_positions(topology, geometry, block, here, factor, G, trial, trial_fact
 def close_here(topology, geometry, block, here, factor, G, new_G, params, result):
     """Close ``here`` in place by Newton from where it is (the driven values held), then factorize
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
-    factor.info[2] = 0.0
-    status = corrector(topology, geometry, block, here, factor, params[0], int(params[4]) * 5, params[5], bool(False),
+    factor.info[VALID] = 0.0
+    status = corrector(topology, geometry, block, here, factor, params[TOLERANCE], int(params[ITERATION_LIMIT]) * 5,
+                       params[NEWTON_STEP_LIMIT], bool(False),
                        result, 1.0)
     if status == CONVERGED:
         previous = here.scratch.variables[3]
@@ -497,7 +517,7 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
         seat_spherical(topology, here, previous)
         configure(topology, geometry, here)
         new_G[:, :] = 0.0
-        tangent_at(topology, geometry, block, here, factor, G, new_G, params[6], int(params[8]))
+        tangent_at(topology, geometry, block, here, factor, G, new_G, params[SINGULAR_RCOND], int(params[TANGENTS]))
     return status
 
 
@@ -512,7 +532,7 @@ def motion_at_positions(topology, geometry, block, work, factor, q, rotations, G
         copy_stack(rotations[i], work.rotations)
         configure(topology, geometry, work)
         factorize_block(topology, geometry, block, work, factor)
-        if factor.info[1] < singular_rcond or factor.info[3] != 0.0:
-            factor.info[2] = 0.0
+        if factor.info[CONDITIONING] < singular_rcond or factor.info[BAND_OVERFLOW] != 0.0:
+            factor.info[VALID] = 0.0
         rates_at(topology, geometry, block, work, factor, G[i], speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])

@@ -16,18 +16,17 @@ first ``kl`` entries of each row are room for the fill-in of row exchanges (the 
 solves run down columns, so every inner loop reads and writes contiguous memory, and the
 compiler vectorizes the updates (element by element the same products and differences,
 so the same rounding as a scalar loop: numba does not contract them to FMA). The
-transposed solve's dot products stay scalar: vectorizing a sum would reorder it. Measured
-on the double wishbone's block (N 19, kl 7, ku 14) against the row-major band this
-replaced: LU 0.64 -> 0.44 us, a solve 0.34 -> 0.27 us, ``factorize_block`` 1.54 -> 1.30 us.
+transposed solve's dot products stay scalar: vectorizing a sum would reorder it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..linear import LEAST_SQUARES, RANK_TOLERANCE
 from ._compile import inline_kernel, internal_kernel
 from .closure import gauge_rows, loop_jacobian, world_twists
+from .state import (BAND_OVERFLOW, CONDITIONING, DETERMINANT_SIGN, LEAST_SQUARES, PIVOT_RATIO, RANK_TOLERANCE,
+                    VALID)
 
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
@@ -245,30 +244,10 @@ def _dense_rows(topology, block, work, free_part, driven_part):
 
 
 @internal_kernel
-def _factorize_least_squares(topology, block, work, factor):
-    """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
-    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve.
-
-    The SVD is one-sided Jacobi (Hestenes): plane rotations ``V`` orthogonalize the columns of
-    ``A = B_free`` (rows, N) until every pair is orthogonal to round-off; then ``A V = U S``
-    with the column norms as singular values, and ``pinv = V S^-2 (A V)^T``. It works in the
-    factor's own storage (:func:`loops.linear.new_factor`: the pseudo-inverse (N, rows) in
-    ``band[:N]``, ``V`` (N, N) and ``A`` (rows, N) below it), allocating nothing.
-    """
-    rows = block.row_position.shape[0]
-    size = block.size
-    pinv = factor.band[:size, :rows]
-    V = factor.band[size:2 * size, :size]
-    A = factor.band[2 * size:2 * size + rows, :size]
-    _dense_rows(topology, block, work, A, factor.driven)
-    factor.info[3] = 0.0
-    factor.info[2] = 1.0
-    factor.info[4] = 0.0
-    pinv[:, :] = 0.0
-    if size == 0 or rows == 0:
-        factor.info[0] = 1.0
-        factor.info[1] = 1.0
-        return
+def _jacobi_orthogonalize(A, V, rows, size):
+    """One-sided Jacobi (Hestenes): plane rotations of the columns of ``A`` (rows, N), accumulated
+    in ``V`` (N, N) from the identity, until every pair of columns is orthogonal to round-off
+    (at most 60 sweeps): then ``A V`` is ``U S`` with the column norms as singular values."""
     V[:, :] = 0.0
     for k in range(size):
         V[k, k] = 1.0
@@ -299,6 +278,33 @@ def _factorize_least_squares(topology, block, work, factor):
                     V[r, p], V[r, q] = c * a - sn * b, sn * a + c * b
         if not rotated:
             break
+
+
+@internal_kernel
+def _factorize_least_squares(topology, block, work, factor):
+    """Pseudo-inverse of the dimensionless ``B_free`` (all rows) by SVD, singular values below
+    ``RANK_TOLERANCE`` of the largest (or of 1) dropped: the minimum-norm least-squares solve.
+
+    The SVD is one-sided Jacobi (:func:`_jacobi_orthogonalize`): ``A V = U S`` for
+    ``A = B_free`` (rows, N), and ``pinv = V S^-2 (A V)^T``. It works in the factor's own
+    storage (:func:`loops.linear.new_factor`: the pseudo-inverse (N, rows) in ``band[:N]``,
+    ``V`` (N, N) and ``A`` (rows, N) below it), allocating nothing.
+    """
+    rows = block.row_position.shape[0]
+    size = block.size
+    pinv = factor.band[:size, :rows]
+    V = factor.band[size:2 * size, :size]
+    A = factor.band[2 * size:2 * size + rows, :size]
+    _dense_rows(topology, block, work, A, factor.driven)
+    factor.info[BAND_OVERFLOW] = 0.0
+    factor.info[VALID] = 1.0
+    factor.info[DETERMINANT_SIGN] = 0.0
+    pinv[:, :] = 0.0
+    if size == 0 or rows == 0:
+        factor.info[PIVOT_RATIO] = 1.0
+        factor.info[CONDITIONING] = 1.0
+        return
+    _jacobi_orthogonalize(A, V, rows, size)
     # Singular values: the column norms (into the free part of the scratch, largest first
     # for the ratio of the smallest kept to the largest).
     sv = work.scratch.equations[2][:size]
@@ -326,36 +332,18 @@ def _factorize_least_squares(topology, block, work, factor):
             if sv[k] >= 0.0 and (smallest < 0.0 or sv[k] < smallest):
                 smallest, at = sv[k], k
         sv[at] = -1.0
-    factor.info[0] = smallest / largest if largest > 0.0 else 0.0
-    factor.info[1] = factor.info[0]
+    factor.info[PIVOT_RATIO] = smallest / largest if largest > 0.0 else 0.0
+    factor.info[CONDITIONING] = factor.info[PIVOT_RATIO]
 
 
 @internal_kernel(forceinline=True)
-def factorize_block(topology, geometry, block, work, factor):
-    """Assemble and factorize the block of ``B`` (eq. 3) at the configuration in ``work``.
-
-    The block's rows and columns are made dimensionless (``block.row_scale``,
-    ``block.column_scale``). A square block is ordered for its band and LU-factorized; the
-    driven columns go, scaled and in the chosen rows, to ``factor.driven`` (N, d). A
-    least-squares block keeps the pseudo-inverse of all rows. ``factor.info`` receives
-    ``[pivot ratio, reciprocal condition estimate (1-norm), 1 (valid), band overflow]``. The
-    world twists of the configuration (:func:`~loops.kernels.closure.world_twists`) are
-    computed here, where the Jacobian needs them. The condition estimate (Hager's, a few
-    solves) is made only when the pivots' ratio is below ``CHEAP_CONDITIONING``; above it
-    the ratio stands for it (a well-conditioned block is all the callers need to know).
-    """
-    world_twists(topology, geometry, work)
-    loop_jacobian(topology, work.xi, work.centres, work.loop_blocks)
-    if topology.gauges:
-        gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows, work.scratch.v3[5:8])
-    if block.mode == LEAST_SQUARES:
-        _factorize_least_squares(topology, block, work, factor)
-        return
-    n, kl, ku = block.size, block.kl, block.ku
-    band, driven = factor.band, factor.driven
+def _assemble_band(topology, block, work, band, driven, column_sums):
+    """The square block's entries (dimensionless) into ``band`` (zeroed first) in the band
+    ordering, its driven columns into ``driven`` (N, d), and each band column's sum of
+    magnitudes into ``column_sums``; returns 1.0 when an entry fell outside the band, else 0."""
+    n = block.size
     band[:, :] = 0.0
     driven[:, :] = 0.0
-    column_sums = work.scratch.equations[1]
     column_sums[:n] = 0.0
     overflow = 0.0
     for i in range(topology.loops):
@@ -404,6 +392,35 @@ def factorize_block(topology, geometry, block, work, factor):
             else:
                 band[cp, slot] += value
                 column_sums[cp] += abs(value)
+    return overflow
+
+
+@internal_kernel(forceinline=True)
+def factorize_block(topology, geometry, block, work, factor):
+    """Assemble and factorize the block of ``B`` (eq. 3) at the configuration in ``work``.
+
+    The block's rows and columns are made dimensionless (``block.row_scale``,
+    ``block.column_scale``). A square block is ordered for its band and LU-factorized; the
+    driven columns go, scaled and in the chosen rows, to ``factor.driven`` (N, d). A
+    least-squares block keeps the pseudo-inverse of all rows. ``factor.info`` receives the
+    pivot ratio, the reciprocal condition estimate (1-norm), validity, band overflow and the
+    determinant's sign (:mod:`.state`). The world twists of the configuration
+    (:func:`~loops.kernels.closure.world_twists`) are computed here, where the Jacobian needs
+    them. The condition estimate (Hager's, a few solves) is made only when the pivots' ratio
+    is below ``CHEAP_CONDITIONING``; above it the ratio stands for it (a well-conditioned
+    block is all the callers need to know).
+    """
+    world_twists(topology, geometry, work)
+    loop_jacobian(topology, work.xi, work.centres, work.loop_blocks)
+    if topology.gauges:
+        gauge_rows(topology, geometry, work.xi, work.swings, work.gauge_rows, work.scratch.v3[5:8])
+    if block.mode == LEAST_SQUARES:
+        _factorize_least_squares(topology, block, work, factor)
+        return
+    n, kl, ku = block.size, block.kl, block.ku
+    band = factor.band
+    column_sums = work.scratch.equations[1]
+    overflow = _assemble_band(topology, block, work, band, factor.driven, column_sums)
     norm = 0.0
     for j in range(n):
         norm = max(norm, column_sums[j])
@@ -416,11 +433,11 @@ def factorize_block(topology, geometry, block, work, factor):
         rcond = 1.0 / (norm * inverse_norm) if norm > 0.0 and np.isfinite(inverse_norm) else 0.0
     else:
         rcond = 1.0 if n == 0 else 0.0
-    factor.info[0] = ratio
-    factor.info[1] = rcond
-    factor.info[2] = 1.0
-    factor.info[3] = overflow
-    factor.info[4] = band_determinant_sign(band, n, kl, ku, factor.pivots)
+    factor.info[PIVOT_RATIO] = ratio
+    factor.info[CONDITIONING] = rcond
+    factor.info[VALID] = 1.0
+    factor.info[BAND_OVERFLOW] = overflow
+    factor.info[DETERMINANT_SIGN] = band_determinant_sign(band, n, kl, ku, factor.pivots)
 
 
 @inline_kernel

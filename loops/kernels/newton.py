@@ -12,18 +12,32 @@ reduce the defect it is halved (damping) up to six times.
 The defect that decides convergence is the largest of all rows, the ones left out of the
 square block included, relative to size (:func:`loops.kernels.closure.closure_error`): a
 returned position closes every loop.
+
+Polishing. With ``polish``, once the defect is within the tolerance the corrector takes one
+more step (kept if it lowers the defect), also from a start that is within it already (a
+walk's small steps predicted to second order): the position ends far below the tolerance at
+the cost of one evaluation, and two solves of one position then agree (sweeps). A start
+predicted so well that it lands just within the tolerance (a walk's fifth-order prediction)
+may end only a chord step's contraction below it; ``polish_floor`` (relative to the
+tolerance, below 1: :data:`POLISH_FLOOR`) polishes on while the defect is above it, by
+Newton from where a chord step does not halve it (1.0: the one polish step). Without
+``polish``, a start already within the tolerance is left as it is (a saved assembly reloads
+bit for bit). Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare
+constant, and every caller passes ``polish_floor`` (a float, no default): numba compiles a
+function once per literal and once more for an omitted argument, and the corrector is
+among the largest kernels.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..linear import SQUARE
 from ._compile import internal_kernel, kernel
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .linear import factorize_block, solve_block
 from .rotations import log_so3, rotate_left, unwrap_rotation_vector
+from .state import BAND_OVERFLOW, CORRECTION, ERROR, FACTORIZATIONS, ITERATIONS, PIVOT_RATIO, SQUARE, VALID
 
 __all__ = ["CONVERGED", "NOT_CONVERGED", "SINGULAR", "corrector", "apply_step", "seat_spherical",
            "copy_work", "copy_evaluated", "copy_factor"]
@@ -90,67 +104,78 @@ def copy_factor(source, target):
 
 
 @internal_kernel(forceinline=True)
+def _restore(topology, geometry, work, saved_q, saved_rotations):
+    """Put ``work`` back at the iterate saved before a step, evaluated again."""
+    copy_vector(saved_q, work.q)
+    copy_stack(saved_rotations, work.rotations)
+    configure(topology, geometry, work)
+
+
+@internal_kernel(forceinline=True)
+def _newton_step(block, factor, work, dq, rhs):
+    """The Newton step ``dq`` (n,) of ``B_free dq = -W`` at ``work`` (free entries; driven ones
+    zero); returns its size (dimensionless, max norm)."""
+    dq[:] = 0.0
+    for r in range(work.defects.shape[0]):
+        rhs[r] = -work.defects[r]
+    solve_block(block, factor, rhs, dq, work.scratch.equations[1])
+    longest = 0.0
+    for col in block.free:
+        longest = max(longest, abs(dq[col]) / block.column_scale[col])
+    return longest
+
+
+@internal_kernel(forceinline=True)
+def _damped(topology, geometry, work, dq, scale, saved_q, saved_rotations, error, trial):
+    """A fresh step that did not halve the defect, halved (from the saved iterate) while the
+    defect grows, at most six times; returns ``(defect, scale)`` where it ends."""
+    halvings = 0
+    while trial >= error and halvings < 6:
+        halvings += 1
+        scale *= 0.5
+        copy_vector(saved_q, work.q)
+        copy_stack(saved_rotations, work.rotations)
+        apply_step(topology, work, dq, scale)
+        trial = configure(topology, geometry, work)
+    return trial, scale
+
+
+@internal_kernel(forceinline=True)
 def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
               polish_floor):
     """Close the loops from the configuration in ``work`` with the driven columns held.
 
     ``factor`` is a factorization of the block at a nearby configuration to start from
-    (``factor.info[2] == 0``: none); it is updated when refactorized. On return ``work``
+    (``factor.info[VALID] == 0``: none); it is updated when refactorized. On return ``work``
     holds the last iterate, evaluated, with the spherical slots of ``q`` stale (see
-    :func:`seat_spherical`), and ``result`` (4,) holds ``[error, iterations, correction,
-    factorizations]``; ``correction`` is the sum of the step sizes (dimensionless, max norm).
-    With ``polish``, once the defect is within the tolerance one more step is taken (kept if
-    it lowers the defect), also from a start that is within it already (a walk's small steps
-    predicted to second order): the position ends far below the tolerance at the cost of one
-    evaluation, and two solves of one position then agree (sweeps). A start predicted so well
-    that it lands just within the tolerance (a walk's fifth-order prediction) may end only a
-    chord step's contraction below it; ``polish_floor`` (relative to the tolerance, below 1:
-    :data:`POLISH_FLOOR`) polishes on while the defect is above it, by Newton from where a
-    chord step does not halve it (1.0: the one polish step). Without ``polish``, a start
-    already within the tolerance is left as it is (a saved assembly reloads bit for bit).
-    Returns CONVERGED, NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
-
-    Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare constant, and every
-    caller passes ``polish_floor`` (a float, no default): numba compiles a function once per
-    literal and once more for an omitted argument, and the corrector is among the largest
-    kernels (about 3.5 s of compiling each time).
+    :func:`seat_spherical`), and ``result`` (:data:`~.state.CORRECTOR_RESULT_SIZE`,) holds the
+    corrector's result (:mod:`.state`: error, iterations, correction, factorizations).
+    ``polish`` and ``polish_floor``: see the module docstring. Returns CONVERGED,
+    NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
     """
-    n = topology.n
     error = configure(topology, geometry, work)
     polished = not polish
-    dq = work.scratch.variables[0]
-    saved_q = work.scratch.variables[1]
-    saved_rotations = work.scratch.rotations
+    dq, saved_q, saved_rotations = work.scratch.variables[0], work.scratch.variables[1], work.scratch.rotations
     rhs = work.scratch.equations[0]
     iterations, factorizations, stalls = 0, 0, 0
-    correction = 0.0
-    fresh = False
-    status = NOT_CONVERGED
+    correction, fresh, status = 0.0, False, NOT_CONVERGED
     while iterations < max_iterations:
         if not np.isfinite(error):
             break
         polishing = error <= tolerance
         if polishing and polished:
             break
-        if factor.info[2] == 0.0:
+        if factor.info[VALID] == 0.0:
             factorize_block(topology, geometry, block, work, factor)
             factorizations += 1
             fresh = True
-            if block.mode == SQUARE and (factor.info[0] == 0.0 or factor.info[3] != 0.0):
-                factor.info[2] = 0.0
+            if block.mode == SQUARE and (factor.info[PIVOT_RATIO] == 0.0 or factor.info[BAND_OVERFLOW] != 0.0):
+                factor.info[VALID] = 0.0
                 status = SINGULAR
                 break
         iterations += 1
-        dq[:] = 0.0
-        for r in range(work.defects.shape[0]):
-            rhs[r] = -work.defects[r]
-        solve_block(block, factor, rhs, dq, work.scratch.equations[1])
-        longest = 0.0
-        for col in block.free:
-            longest = max(longest, abs(dq[col]) / block.column_scale[col])
-        scale = 1.0
-        if longest > max_step:
-            scale = max_step / longest
+        longest = _newton_step(block, factor, work, dq, rhs)
+        scale = max_step / longest if longest > max_step else 1.0
         copy_vector(work.q, saved_q)
         copy_stack(work.rotations, saved_rotations)
         apply_step(topology, work, dq, scale)
@@ -164,37 +189,25 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 if error > polish_floor * tolerance and not (slow and fresh):
                     polished = False  # not far enough below the tolerance yet: polish on,
                     if slow:
-                        factor.info[2] = 0.0  # by Newton from here when the chord is slow
+                        factor.info[VALID] = 0.0  # by Newton from here when the chord is slow
                     fresh = False
                     continue
             else:  # at the round-off floor already
-                copy_vector(saved_q, work.q)
-                copy_stack(saved_rotations, work.rotations)
-                configure(topology, geometry, work)
+                _restore(topology, geometry, work, saved_q, saved_rotations)
             break
         if trial < 0.5 * error:
             correction += scale * longest
             if not fresh and trial > 0.05 * error:
-                factor.info[2] = 0.0  # a chord converging slowly: Newton from here on
+                factor.info[VALID] = 0.0  # a chord converging slowly: Newton from here on
             error = trial
             fresh = False
             continue
         if not fresh:
             # A stale factorization that no longer halves the defect: refactorize here.
-            copy_vector(saved_q, work.q)
-            copy_stack(saved_rotations, work.rotations)
-            configure(topology, geometry, work)
-            factor.info[2] = 0.0
+            _restore(topology, geometry, work, saved_q, saved_rotations)
+            factor.info[VALID] = 0.0
             continue
-        # A fresh step that does not halve the defect: damp it while the defect grows.
-        halvings = 0
-        while trial >= error and halvings < 6:
-            halvings += 1
-            scale *= 0.5
-            copy_vector(saved_q, work.q)
-            copy_stack(saved_rotations, work.rotations)
-            apply_step(topology, work, dq, scale)
-            trial = configure(topology, geometry, work)
+        trial, scale = _damped(topology, geometry, work, dq, scale, saved_q, saved_rotations, error, trial)
         if trial >= error:
             stalls += 1
             if stalls >= 3:
@@ -202,11 +215,9 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
                 break
         correction += scale * longest
         error = trial
-        factor.info[2] = 0.0  # refactorize at the new iterate
+        factor.info[VALID] = 0.0  # refactorize at the new iterate
     if status != SINGULAR and error <= tolerance:
         status = CONVERGED
-    result[0] = error
-    result[1] = iterations
-    result[2] = correction
-    result[3] = factorizations
+    result[ERROR], result[ITERATIONS] = error, iterations
+    result[CORRECTION], result[FACTORIZATIONS] = correction, factorizations
     return status

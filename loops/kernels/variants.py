@@ -1,10 +1,10 @@
 """The walk of many design variants at once: one topology, a geometry per variant, compiled.
 
-A design study (:mod:`loops.study`) moves hardpoints: every variant has the topology of
+A set of variants (:mod:`loops.variants`, a design study's) moves hardpoints: every variant has the topology of
 the nominal model and geometry of its own (pair frames, size, gauge axes). Its arrays are
 stacked along a leading variant axis, and :func:`walk_variants` runs the one walk of
 :mod:`.continuation` (predictor, Newton corrector, branch checks, step control; eqs. 3-4)
-for each variant, ranges of variants in parallel (one thread per core, :mod:`loops.study.batch`:
+for each variant, ranges of variants in parallel (one thread per core, :mod:`loops.variants`:
 numba's ``prange`` refuses the named tuples of arrays the kernels take). At every position it
 records the variables, the link poses and, for each driver in turn at unit rate with the
 others at rest, the link velocities and accelerations (eq. 4 and its derivative): the
@@ -17,13 +17,12 @@ the single-model walk) and the others go on.
 
 from __future__ import annotations
 
-from ..compiled import Geometry
-from ..configuration import Scratch, Work
-from ..linear import Factor, SquareBlock
 from ._compile import inline_kernel, kernel
 from .arrays import copy_stack, copy_vector
-from .continuation import BUDGET, OK, _continue, close_here, rates_at, record_curvature
+from .continuation import BUDGET, OK, close_here, rates_at, record_curvature, walk_to
 from .newton import CONVERGED
+from .state import (CORRECTOR_RESULT, CORRECTOR_RESULT_SIZE, ERROR, ITERATIONS, LAST_ERROR, LAST_ITERATIONS,
+                    STEP_BUDGET, STEPS_TAKEN, Factor, Geometry, Scratch, SquareBlock, Work)
 
 __all__ = ["walk_variants", "START_FAILED"]
 
@@ -69,17 +68,17 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
     curved[:] = 0.0
     copy_vector(q0, here.q)
     copy_stack(rotations0, here.rotations)
-    result = diagnostics[4:8]
+    result = diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
     if close_here(topology, geometry, block, here, factor, G, new_G, params, result) != CONVERGED:
-        diagnostics[0] = result[0]
-        diagnostics[1] = result[1]
+        diagnostics[LAST_ERROR] = result[ERROR]
+        diagnostics[LAST_ITERATIONS] = result[ITERATIONS]
         return START_FAILED, 0
     for i in range(targets.shape[0]):
         status = BUDGET
         while status == BUDGET:
-            status = _continue(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+            status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
                                last_step, curvature, curved, targets[i], params, counters, diagnostics)
-            if status == BUDGET and counters[0] >= counters[1]:
+            if status == BUDGET and counters[STEPS_TAKEN] >= counters[STEP_BUDGET]:
                 return BUDGET, i
         if status != OK:
             return status, i
@@ -95,9 +94,8 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
 
 
 @kernel
-def walk_variants(topology, geometries, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                  curvature, curved, q0, rotations0, targets, unit_speeds, params, counters, diagnostics, status,
-                  reached, out_q, out_T, out_V, out_A, first, last):
+def walk_variants(topology, geometries, block, walks, q0, rotations0, targets, unit_speeds, params, counters,
+                  diagnostics, status, reached, out, first, last):
     """Walk variants ``first`` to ``last - 1`` from their design poses through their targets.
 
     Parameters
@@ -106,29 +104,23 @@ def walk_variants(topology, geometries, block, here, factor, G, trial, trial_fac
     geometries : Geometry with a leading variant axis on every field (``scale`` (V,))
     block : SquareBlock, the nominal's rows and band ordering, with ``row_scale`` (V, rows) and
         ``column_scale`` (V, n) per variant
-    here, trial : Work, factor, trial_factor : Factor, G, new_G : (V, n, d), last_G : (V, 2, n, d),
-        last_step : (V, 2, d), curvature : (V, 2, n), curved : (V, 3)
-        Scratch with a leading variant axis (``last_*``: the walk's memory, see :mod:`.continuation`).
+    walks : WalkState (:mod:`.state`) with a leading variant axis on every array
     q0 (n,), rotations0 (m, 3, 3) : the design pose (closed by Newton first, per variant)
     targets : (V, N, d) driven values per position (drivers, then held columns)
     unit_speeds : (D, d) the driver directions whose rates are recorded
     params : the walk's parameters (:mod:`.continuation`); counters : (V, 2) steps taken, budget
     diagnostics : (V, 8); status, reached : (V,) int out
-
+    out : VariantRecordArrays (:mod:`.state`), rows past a variant's stop left as they were
     first, last : the variants this call walks (the caller runs one call per core, in threads:
         the kernel holds no GIL)
-
-    Outputs per variant v and position i: ``out_q[v, i]`` (n,), ``out_T[v, i]`` (L, 4, 4),
-    ``out_V[v, i, k]`` and ``out_A[v, i, k]`` (L, 6) along ``unit_speeds[k]``. Rows past a variant's
-    stop are left as they were.
     """
+    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walks
+    out_q, out_T, out_V, out_A = out
     for v in range(first, last):
         geometry = _geometry_of(geometries, v)
         s, r = _walk_one(topology, geometry, _block_of(block, v), _work_of(here, v), _factor_of(factor, v), G[v],
                          _work_of(trial, v), _factor_of(trial_factor, v), new_G[v], last_G[v], last_step[v],
-                         curvature[v], curved[v], q0,
-                         rotations0, targets[v],
-                         unit_speeds, params, counters[v], diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v])
+                         curvature[v], curved[v], q0, rotations0, targets[v], unit_speeds, params, counters[v],
+                         diagnostics[v], out_q[v], out_T[v], out_V[v], out_A[v])
         status[v] = s
         reached[v] = r
-

@@ -3,15 +3,15 @@
 ``sum_k B_k q_k' = 0`` with the driven rates moved to the right: on the square block of
 :mod:`loops.linear`, ``B_free q_free' = -B_driven q_driven'``, that is ``q' = G q_driven'``
 with the transmission matrix ``G`` (:func:`loops.kernels.linear.transmission`). Link
-velocities follow along the tree: a child link moves with its parent plus the relative
-twist of the pair between them.
+velocities follow along the tree (:mod:`.tree`): a child link moves with its parent plus the
+relative twist of the pair between them.
 """
 
 from __future__ import annotations
 
 from ._compile import inline_kernel, internal_kernel
-from .arrays import copy_vector
 from .linear import scaled_rhs, solution_at, solve_scaled
+from .tree import tree_twists
 
 __all__ = ["solve_with_drivers", "link_velocities"]
 
@@ -37,13 +37,5 @@ def solve_with_drivers(block, factor, rhs, driven_values, x, buffer):
 @internal_kernel(forceinline=True)
 def link_velocities(topology, xi, q_dot, V):
     """Spatial velocities ``(omega, v_o)`` (L, 6) of every link, global, origin-referenced:
-    ``V_child = V_parent + sign sum_k xi_k q_k'`` over the tree pair's variables."""
-    V[topology.ground, :] = 0.0
-    for child in topology.tree_order:
-        p = topology.tree_pair[child]
-        sign = topology.forward[child]
-        copy_vector(V[topology.parent[child]], V[child])
-        for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-            rate = sign * q_dot[col]
-            for r in range(6):
-                V[child, r] += xi[col, r] * rate
+    ``V_child = V_parent + sign sum_k xi_k q_k'`` over the tree pair's variables (:func:`.tree.tree_twists`)."""
+    tree_twists(topology, xi, q_dot, None, V)

@@ -1,11 +1,13 @@
 """Design studies: thousands of hardpoint variants of one model at once.
 
 * :mod:`.coordinates`: which hardpoint coordinates vary (``"lower_ball.z"``);
-* :mod:`.geometry`: the variants' geometry stacked on the nominal topology;
-* :mod:`.batch`: the batched walk (every core), each variant closed like a single sweep;
+* :mod:`loops.variants` (the engine's): the variants' geometry stacked on the nominal
+  topology and their batched walk (every core), each variant closed like a single sweep;
 * :mod:`.suspension`: the workbench's analyses and metrics over variant rows;
 * :mod:`.study`: :func:`run_study` and its :class:`StudyResult` (tidy table, CSV, pandas,
-  Parquet, percentile bands).
+  Parquet, percentile bands);
+* :mod:`.sensitivity`: :func:`sensitivities`, every metric's derivatives with respect to
+  hardpoint coordinates; :mod:`.optimise`: :func:`optimise`, hardpoints fitted to targets.
 """
 
 import importlib
@@ -16,7 +18,7 @@ import types
 #: importing the command line's modules (``loops.study.cli``) costs nothing for ``kinematrix --help``.
 _EXPORTS = {"Coordinate": ".coordinates", "coordinates": ".coordinates", "moved_hardpoints": ".coordinates",
             "ANALYSES": ".study", "Plan": ".study", "StudyResult": ".study", "run_chunk": ".study",
-            "run_study": ".study"}
+            "run_study": ".study", "sensitivities": ".sensitivity", "optimise": ".optimise"}
 
 
 def __getattr__(name):
@@ -47,4 +49,4 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = ["Coordinate", "coordinates", "moved_hardpoints", "ANALYSES", "Plan", "StudyResult", "run_chunk",
-           "run_study"]
+           "run_study", "sensitivities", "optimise"]

@@ -10,13 +10,14 @@ reasons, and the status is 0; a nominal design that does not complete the analys
 """
 
 import os
-import re
 import sys
 
-from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
+from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, number
+from mechanism.errors import ModelError
 from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, plot_call, \
     report_held, write_table
-from loops.suspension.cli import ANALYSIS_CHOICES, steering_quantity
+from loops.suspension.analyses import ANALYSES
+from loops.suspension.cli import add_input_options, check_inputs_apply, command_line_inputs
 
 NAME = "study"
 HELP = "design study: a corner or axle file's analysis for many hardpoint variants"
@@ -33,8 +34,6 @@ EPILOG = (
     "status 2 (one line on stderr); Ctrl-C is status 130 and nothing is written.")
 #: Stopped variants a study lists on stderr (with their reasons); the rest are counted.
 LISTED = 5
-#: A Dask scheduler's address: [protocol://]host:port (a host name, an IPv4 address or a bracketed IPv6 one).
-SCHEDULER_ADDRESS = re.compile(r"^((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:.]+\]):\d{1,5}/?$")
 
 
 def add_arguments(parser):
@@ -43,15 +42,7 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model file with a [corner] table (or [axle])")
     parser.add_argument("--vary", required=True, metavar="VARY.toml",
                         help="the variants: design and varied hardpoints")
-    parser.add_argument("--analysis", choices=ANALYSIS_CHOICES, default="parallel",
-                        help="parallel (default) or opposite wheel travel, body roll (opposite and roll: an axle "
-                        "file), steering, or steering at several travels (combined)")
-    parser.add_argument("--travel", metavar="START:STOP:STEP",
-                        help="wheel travel in the file's length unit (+ bump); for steering one value (default 0), "
-                        "for combined the levels")
-    parser.add_argument("--roll", metavar="START:STOP:STEP",
-                        help="roll angle in the file's angle unit (+ right side down)")
-    parser.add_argument("--rack", metavar="START:STOP:STEP", help="steering variable (rack travel) in the file's units")
+    add_input_options(parser, study=True)
     parser.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
                         help="where wheel travel is measured (default wheel-centre)")
     parser.add_argument("--out", metavar="FILE.csv",
@@ -59,41 +50,31 @@ def add_arguments(parser):
     parser.add_argument("--summary", metavar="FILE.csv", help="per position: each metric's nominal, mean, std, min, "
                         "p5, p50, p95 and max over the variants")
     parser.add_argument("--plot", metavar="FILE.png",
-                        help="band sheet: nominal, p5-p95 band, min and max per metric")
+                        help="band sheet: nominal, p5-p95 band, min and max per metric (FILE.html: an interactive "
+                        "page, with the nominal design moving in 3-D)")
     parser.add_argument("--metrics", metavar="M,N", help="metrics of the band sheet (default: the analysis's first six)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) to run the chunks on")
+    parser.add_argument("--scheduler-timeout", metavar="SECONDS", help="seconds to wait for the scheduler to answer "
+                        "(default: $KINEMATRIX_SCHEDULER_TIMEOUT, else 10)")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="variants per chunk (default 500)")
 
 
 def study_plan(args, suspension):
-    """The :class:`~loops.study.study.Plan` of ``--analysis`` and its ranges (file units -> SI)."""
+    """The :class:`~loops.study.study.Plan` of ``--analysis`` and its ranges (file units -> SI):
+    the registry's inputs a study takes; an option of another analysis is refused."""
     from loops.study.study import Plan
 
-    units, kind = suspension.units, args.analysis
-    if args.rack is not None and kind not in ("steering", "combined"):
-        raise UserError(f"--rack: only with --analysis steering or combined, not {kind}")
-    if args.roll is not None and kind != "roll":
-        raise UserError(f"--roll: only with --analysis roll, not {kind}")
-    if kind == "roll" and args.travel is not None:
-        raise UserError("--travel: not with --analysis roll (the wheel travels follow the roll angle, --roll)")
-    if kind in ("opposite", "roll") and not suspension.is_axle:
+    kind = args.analysis
+    entry = ANALYSES[kind]
+    check_inputs_apply(args, study=True)
+    if entry.axle and not suspension.is_axle:
         raise UserError(f"--analysis {kind}: {os.path.basename(args.model)} is a corner; study an axle file "
                         "([axle] mirror = true, or left and right), whose hardpoints the vary file names "
                         "(lower_ball_left, ...)")
-    if kind == "steering":
-        rack = range_values(units, args.rack, "--rack", steering_quantity(suspension), kind)
-        travel = range_values(units, args.travel, "--travel", "length", kind, required=False)
-        if travel is not None and len(travel) != 1:
-            raise UserError("--travel: a steering study takes one wheel travel (--analysis combined takes several)")
-        return Plan("steering", rack=rack, steer_travel=0.0 if travel is None else float(travel[0]),
-                    travel_at=args.travel_at)
-    if kind == "roll":
-        return Plan("roll", roll=range_values(units, args.roll, "--roll", "angle", kind), travel_at=args.travel_at)
-    if kind == "combined":
-        return Plan("combined", travel=range_values(units, args.travel, "--travel", "length", kind),
-                    rack=range_values(units, args.rack, "--rack", steering_quantity(suspension), kind),
-                    travel_at=args.travel_at)
-    return Plan(kind, travel=range_values(units, args.travel, "--travel", "length", kind), travel_at=args.travel_at)
+    items = [item for item in entry.inputs if item.plan is not None]
+    inputs = command_line_inputs(entry, args, suspension, items, study=True)
+    return Plan(kind, travel_at=args.travel_at, **{item.plan: inputs[item.name] for item in items
+                                                   if item.name in inputs})
 
 
 def output_options(args):
@@ -108,9 +89,11 @@ def output_options(args):
     wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
     if wanted == []:
         raise UserError("--metrics: name at least one metric")
-    if args.scheduler is not None and not SCHEDULER_ADDRESS.match(args.scheduler):
-        raise UserError(f"--scheduler {args.scheduler!r}: expected a Dask scheduler address such as "
-                        "tcp://host:8786")
+    if args.scheduler_timeout is not None and args.scheduler is None:
+        raise UserError("--scheduler-timeout: the wait for a --scheduler; name the scheduler with --scheduler ADDRESS")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
+        scheduler_seconds(args.scheduler_timeout)
     check_image(args.plot, "--plot")
     outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
     check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
@@ -118,6 +101,30 @@ def output_options(args):
     for option, path in outputs:
         check_directory(path, option)
     return chunk, wanted
+
+
+def scheduler_seconds(text):
+    """``--scheduler-timeout``'s seconds, checked by the cluster module (None: its default)."""
+    if text is None:
+        return None
+    from loops.study.cluster import scheduler_timeout
+
+    try:
+        return scheduler_timeout(number(text, "--scheduler-timeout"))
+    except ModelError as error:
+        raise UserError(f"--scheduler-timeout: {error.problem}") from None
+
+
+def _check_scheduler(address):
+    """Refuse, before any work, a ``--scheduler`` address Dask cannot use (the cluster module's
+    one check), or a machine without Dask."""
+    from loops.study.cluster import check_address
+
+    try:
+        check_address(address)
+    except ImportError as exc:
+        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
+                        f"(pip install 'kinematrix[dask]'): {exc}") from None
 
 
 def run(args) -> int:
@@ -144,14 +151,9 @@ def run(args) -> int:
         if name not in nominal:
             raise UserError(f"--metrics: {name!r} is not a metric of the {args.analysis} analysis (metrics: "
                             f"{', '.join(nominal)})")
-    try:
-        result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
-                           progress=sys.stderr.isatty())
-    except ImportError as exc:  # --scheduler without dask.distributed (or without the cluster module)
-        if args.scheduler is None:
-            raise
-        raise UserError(f"--scheduler: running on a Dask cluster needs the dask extra "
-                        f"(pip install 'kinematrix[dask]'): {exc}") from None
+    result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
+                       scheduler_timeout=scheduler_seconds(args.scheduler_timeout),
+                       progress=sys.stderr.isatty())
 
     if args.out is not None or not (args.summary or args.plot):
         write_table(result.to_csv, args.out)
@@ -159,19 +161,23 @@ def run(args) -> int:
         write_table(result.summary_to_csv, args.summary)
     if args.plot:
         from loops.study.sheets import plot_bands
+        from loops.study.study import run_plan
+        from loops.study.views import study_view
 
-        plot_call(plot_bands, result, path=args.plot, metrics=wanted)
-    report_stopped_variants(result)
+        plot_call(plot_bands, result, path=args.plot, metrics=wanted,
+                  page=lambda: study_view(result, nominal=run_plan(suspension, plan), metrics=wanted))
+    report_stopped_variants(result, args.vary)
     report_held(held_freedoms(suspension, plan), f"{os.path.basename(args.model)}: ")
     return 0
 
 
-def report_stopped_variants(result):
-    """On stderr: how many variants stopped, and the reasons of the first :data:`LISTED`."""
+def report_stopped_variants(result, vary):
+    """On stderr: how many variants of the vary file ``vary`` stopped, and the reasons of the
+    first :data:`LISTED`."""
     if not result.reasons:
         return
-    lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants stopped; their rows past the stop "
-             "are empty (NaN):"]
+    lines = [f"{PROG}: {len(result.reasons)} of {result.variants} variants of {os.path.basename(vary)} stopped; "
+             "their rows past the stop are empty (NaN):"]
     lines += [f"  variant {v}: {reason}" for v, reason in list(result.reasons.items())[:LISTED]]
     if len(result.reasons) > LISTED:
         lines.append(f"  and {len(result.reasons) - LISTED} more")
@@ -181,21 +187,12 @@ def report_stopped_variants(result):
 def held_freedoms(suspension, plan):
     """The variables the study's analysis holds (real freedoms no driver fixes): those of the
     nominal design's analysis at its first position."""
-    from loops.suspension import analyses
+    from loops.study.study import plan_arguments
     from mechanism.errors import SweepStopped
 
     first = {name: values[:1] for name, values in plan.check().items()}
-    options = {"travel_at": plan.travel_at}
     try:
-        if plan.analysis == "steering":
-            result = analyses.steering(suspension, first["rack"], travel=plan.steer_travel, **options)
-        elif plan.analysis == "combined":
-            result = analyses.combined(suspension, first["travel"], first["rack"], **options)
-        elif plan.analysis == "roll":
-            result = analyses.roll(suspension, first["roll"], **options)
-        else:
-            run = analyses.parallel_travel if plan.analysis == "parallel" else analyses.opposite_travel
-            result = run(suspension, first["travel"], **options)
+        result = ANALYSES[plan.analysis].run(suspension, travel_at=plan.travel_at, **plan_arguments(plan, first, 1))
     except SweepStopped as stop:
         result = stop.partial
     return result.held

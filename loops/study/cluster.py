@@ -2,12 +2,27 @@
 as tasks of a Dask cluster (the ``dask`` extra: ``pip install 'kinematrix[dask]'``).
 
 ``run_study(..., scheduler="tcp://host:8786")`` (or a ``dask.distributed.Client``) runs the
-nominal design here, then :func:`run_on_cluster` sends the nominal suspension, the
-coordinates and the plan to every worker once (``scatter(broadcast=True)``), submits one
-task per chunk of variants (:func:`loops.study.study.run_chunk`, the same code as a local
-study, so the metrics are the same to the bit) and gathers the chunks' results in order. A
-chunk that fails on a worker stops the study with a :class:`ClusterError` naming its
-variants; the worker's own error is its cause.
+nominal design here, then :func:`run_on_cluster` sends what every chunk shares (the nominal
+suspension, the coordinates and the plan) to every worker once (``scatter(broadcast=True)``),
+submits one task per chunk of variants (``run_chunk`` of :mod:`loops.study.study`, the same
+code as a local study, so the metrics are the same to the bit) and gathers the chunks'
+results in order. This module knows nothing of studies but that: the task and what it
+shares are the caller's (so imports run one way, ``study`` -> ``cluster``). A chunk that
+fails on a worker stops the study with a :class:`ClusterError` naming its variants; the
+worker's own error is its cause.
+
+Connecting
+----------
+A scheduler given by address is reached through a client of this module's own, never the
+process's default client (``Client(..., set_as_default=False)``; nothing here looks one up):
+a study runs the same whether or not the caller has a client of its own. Before waiting,
+one line on stderr says where it connects and for how long it waits. An address that is not
+one (``"garbage"``, ``"foo://bar"``) is refused at once; a scheduler that does not answer
+within the timeout, or that has no worker within it, is refused then. Each is a
+:class:`SchedulerError` (a :class:`~mechanism.errors.ModelError`, ``where`` = ``"scheduler"``):
+one line that the command line prints before exiting with status 2. The timeout, in
+seconds: ``run_study(..., scheduler_timeout=...)``, else the environment variable
+``KINEMATRIX_SCHEDULER_TIMEOUT``, else :data:`DEFAULT_TIMEOUT` (10 s).
 
 Setting up a cluster
 --------------------
@@ -35,14 +50,35 @@ Setting up a cluster
 
 from __future__ import annotations
 
+import asyncio
+import math
+import os
+import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
-from mechanism.errors import KinematrixError, ModelError, _one_line
+from mechanism.errors import KinematrixError, ModelError, one_line
 from mechanism.limits import MAX_MESSAGE
 
-from .study import run_chunk
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_VARIABLE", "ClusterError", "SchedulerError", "check_address", "connect",
+           "run_on_cluster", "scheduler_timeout"]
 
-__all__ = ["ClusterError", "run_on_cluster"]
+#: Seconds to wait for a scheduler to answer, and for its first worker, unless told otherwise.
+DEFAULT_TIMEOUT = 10.0
+#: The environment variable that sets the timeout (seconds) where no ``scheduler_timeout`` is given.
+TIMEOUT_VARIABLE = "KINEMATRIX_SCHEDULER_TIMEOUT"
+#: The longest timeout accepted (s): an hour is longer than any scheduler takes to start.
+MAX_TIMEOUT = 3600.0
+
+
+class SchedulerError(ModelError):
+    """The Dask scheduler cannot be used: dask.distributed is not installed, the address is
+    not one, or nothing there answers (or has a worker) within the timeout. A user's error,
+    like a model file that cannot be read: one line, ``where`` ``"scheduler"`` (or the
+    timeout's name when the timeout itself is wrong)."""
+
+    def __init__(self, problem: str, where: str = "scheduler"):
+        super().__init__(where, problem)
 
 
 class ClusterError(KinematrixError, RuntimeError):
@@ -58,58 +94,133 @@ class ClusterError(KinematrixError, RuntimeError):
 
     def __init__(self, first: int, last: int, chunk: int, problem: str):
         self.first, self.last, self.chunk = first, last, chunk
-        super().__init__(_one_line(f"variants {first}-{last} (chunk {chunk}): {problem}", MAX_MESSAGE))
+        super().__init__(one_line(f"variants {first}-{last} (chunk {chunk}): {problem}", MAX_MESSAGE))
 
 
-def _walk_chunk(suspension, coords, offsets, plan):
-    """One task: a chunk on the worker thread that runs it (see the module docstring)."""
-    return run_chunk(suspension, coords, offsets, plan, workers=1)
+def scheduler_timeout(timeout=None) -> float:
+    """Seconds to wait for a scheduler: ``timeout`` if given, else the environment variable
+    :data:`TIMEOUT_VARIABLE`, else :data:`DEFAULT_TIMEOUT`; a positive number of at most
+    :data:`MAX_TIMEOUT`, else :class:`SchedulerError` naming where it came from."""
+    where = "scheduler_timeout"
+    if timeout is None:
+        text = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+        if not text:
+            return DEFAULT_TIMEOUT
+        where = TIMEOUT_VARIABLE
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = text
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or not 0 < timeout <= MAX_TIMEOUT:
+        raise SchedulerError(f"expected seconds, more than 0 and at most {MAX_TIMEOUT:g}, got {timeout!r}", where)
+    return float(timeout)
 
 
-def _connect(scheduler):
-    """``(client, opened)``: the ``Client`` given, or a new one on the address ``scheduler``."""
+def check_address(address):
+    """Refuse at once, before any connection is tried, an address Dask cannot parse (no port,
+    an unknown scheme) or whose port is out of range."""
+    from distributed.comm.addressing import get_address_host_port  # noqa: PLC0415 (optional dependency)
+
+    try:
+        _, port = get_address_host_port(address)
+    except ValueError as error:
+        raise SchedulerError(f"{address!r} is not a Dask scheduler address ('tcp://host:8786'): {error}") from None
+    if not 0 < port < 65536:
+        raise SchedulerError(f"{address!r} is not a Dask scheduler address ('tcp://host:8786'): port {port} is "
+                             "not between 1 and 65535")
+
+
+def _answers(address, timeout):
+    """Wait at most ``timeout`` s for a Dask scheduler's handshake at ``address``; raises
+    what ``distributed.comm.connect`` raises (OSError for no answer, TypeError for a scheme
+    this installation cannot use: TLS without its configuration, UCX without ucx-py). Its own
+    event loop, on a thread of its own (the caller may be inside one, as in a notebook): a
+    refused address leaves no half-made ``Client`` behind, whose finaliser would stall the
+    interpreter's exit for seconds and print a traceback."""
+    from distributed.comm import connect as comm_connect  # noqa: PLC0415 (optional dependency)
+    from distributed.security import Security  # noqa: PLC0415
+
+    arguments = Security().get_connection_args("client")  # TLS as Dask's configuration sets it for clients
+
+    async def handshake():
+        comm = await comm_connect(address, timeout=timeout, **arguments)
+        await comm.close()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="kinematrix-scheduler") as pool:
+        pool.submit(asyncio.run, handshake()).result()
+
+
+def connect(scheduler, timeout=None):
+    """``(client, opened)``: the ``dask.distributed.Client`` given (``opened`` False), or a new
+    one on the address ``scheduler`` (``opened`` True; the caller closes it), not the process's
+    default, once the scheduler has answered and has a worker.
+
+    Raises
+    ------
+    SchedulerError
+        dask.distributed is not installed; ``scheduler`` is neither an address nor a client;
+        the address is not one; nothing answers there, or no worker joins, within
+        :func:`scheduler_timeout` seconds.
+    """
     try:
         from dask.distributed import Client  # noqa: PLC0415 (optional dependency)
     except ImportError:
-        raise ModelError("scheduler", "needs dask.distributed: pip install 'kinematrix[dask]'") from None
+        raise SchedulerError("needs dask.distributed: pip install 'kinematrix[dask]'") from None
     if isinstance(scheduler, Client):
         return scheduler, False
     if not isinstance(scheduler, str) or not scheduler.strip():
-        raise ModelError("scheduler", f"expected a scheduler address ('tcp://host:8786') or a "
-                         f"dask.distributed.Client, got {scheduler!r}")
+        raise SchedulerError(f"expected a scheduler address ('tcp://host:8786') or a dask.distributed.Client, "
+                             f"got {scheduler!r}")
+    seconds = scheduler_timeout(timeout)
+    check_address(scheduler)
+    print(f"kinematrix: connecting to the Dask scheduler at {scheduler} (waiting at most {seconds:g} s, "
+          f"{TIMEOUT_VARIABLE})", file=sys.stderr, flush=True)
     try:
-        # The connection timeout is Dask's (distributed.comm.timeouts.connect, 30 s by default).
-        return Client(scheduler, set_as_default=False), True
-    except (OSError, TimeoutError, ValueError) as error:
-        raise ModelError("scheduler", f"cannot reach the Dask scheduler at {scheduler!r}: "
-                         f"{type(error).__name__}: {error}") from None
+        _answers(scheduler, seconds)
+        client = Client(scheduler, set_as_default=False, timeout=seconds)
+    except (OSError, TimeoutError) as error:
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler!r}: {type(error).__name__}: "
+                             f"{error}") from None
+    except (TypeError, ValueError) as error:  # a scheme this installation cannot use (TLS unconfigured, UCX)
+        raise SchedulerError(f"cannot connect to the Dask scheduler at {scheduler!r}: {type(error).__name__}: "
+                             f"{error}") from None
+    try:
+        client.wait_for_workers(1, timeout=seconds)
+    except (OSError, TimeoutError):
+        client.close()
+        raise SchedulerError(f"the Dask scheduler at {scheduler!r} has no worker (waited {seconds:g} s): start "
+                             f"one with 'dask worker {scheduler}'") from None
+    return client, True
 
 
-def run_on_cluster(scheduler, suspension, coords, chunks, plan) -> list:
-    """The chunks of a study run on a Dask cluster: ``[run_chunk(...) per chunk]`` in order.
+def run_on_cluster(scheduler, task, chunks, shared, *, timeout=None, done=None) -> list:
+    """``[task(offsets=chunk, **shared) for chunk in chunks]``, each call a task of a Dask cluster.
 
     Parameters
     ----------
     scheduler : the scheduler's address (``"tcp://host:8786"``) or a ``dask.distributed.Client``;
         a client given is used as it is and left open, one opened here is closed
-    suspension : loops.suspension.Suspension, the nominal design
-    coords : list of loops.study.coordinates.Coordinate
+    task : callable importable by name on the workers (``functools.partial`` of one too),
+        called with the keyword ``offsets`` (the chunk) and those of ``shared``
     chunks : list of (V_i, k) offsets, the study's variants in order
-    plan : loops.study.study.Plan
+    shared : dict of keyword arguments every task takes (sent to every worker once)
+    timeout : seconds to wait for a scheduler given by address (:func:`scheduler_timeout`)
+    done : callable ``done(V_i)`` called as each chunk's result arrives (a progress bar's
+        ``update``), or None
 
     Returns
     -------
-    list of ``(inputs, metrics, reasons)``, one per chunk, as :func:`loops.study.study.run_chunk`
-    returns them (``reasons`` keyed by the variant's index in its chunk).
+    list of the tasks' results, one per chunk, in the chunks' order.
 
     Raises
     ------
-    ModelError
-        ``"scheduler"``: dask.distributed is not installed, or the scheduler cannot be reached.
+    SchedulerError
+        See :func:`connect`.
     ClusterError
         A chunk failed on a worker; the first to fail, naming its variants.
     """
-    client, opened = _connect(scheduler)
+    client, opened = connect(scheduler, timeout)
     from dask.distributed import as_completed  # noqa: PLC0415
 
     starts = [0]
@@ -118,15 +229,15 @@ def run_on_cluster(scheduler, suspension, coords, chunks, plan) -> list:
     futures = []
     try:
         # Sent once to every worker; a task carries only its chunk's offsets.
-        shared = client.scatter([suspension, list(coords), plan], broadcast=True, hash=False)
-        on_workers = dict(zip(("suspension", "coords", "plan"), shared))
+        names = list(shared)
+        on_workers = dict(zip(names, client.scatter([shared[n] for n in names], broadcast=True, hash=False)))
         study = uuid.uuid4().hex[:8]
-        futures = [client.submit(_walk_chunk, offsets=chunk, **on_workers, key=f"kinematrix-chunk-{study}-{i}",
-                                 pure=False)
+        futures = [client.submit(task, offsets=chunk, **on_workers, key=f"kinematrix-chunk-{study}-{i}", pure=False)
                    for i, chunk in enumerate(chunks)]
         index = {future.key: i for i, future in enumerate(futures)}
         outputs = [None] * len(futures)
-        for future in as_completed(futures):
+        # This client's own loop: as_completed would otherwise look for the process's default client.
+        for future in as_completed(futures, loop=client.loop):
             i = index[future.key]
             try:
                 outputs[i] = future.result()
@@ -134,6 +245,8 @@ def run_on_cluster(scheduler, suspension, coords, chunks, plan) -> list:
                 raise ClusterError(starts[i], starts[i + 1] - 1, i, f"failed on the Dask cluster: "
                                    f"{type(error).__name__}: {error}") from error
             futures[i] = None  # its result leaves the worker's memory
+            if done is not None:
+                done(starts[i + 1] - starts[i])
         return outputs
     except BaseException:
         if not opened:  # a client given goes on: stop the study's other tasks

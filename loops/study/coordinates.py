@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from mechanism.errors import ModelError
 from mechanism.hardpoints import hardpoints_of
+
+from ..variants import moved_hardpoints  # the engine's (batched variants of any mechanism)
 
 __all__ = ["Coordinate", "coordinates", "moved_hardpoints", "AXES"]
 
@@ -70,19 +70,4 @@ def coordinates(model, names, where="vary") -> list[Coordinate]:
             out.append(Coordinate(label, hardpoint, component))
     if not out:
         raise ModelError(where, "no coordinates to vary")
-    return out
-
-
-def moved_hardpoints(coords, offsets) -> dict:
-    """``{hardpoint name: new value}`` for one variant's ``offsets`` (k,) (SI), as
-    :meth:`mechanism.Mechanism.moved` takes them: (3,) each; for a stack of variants'
-    ``offsets`` (V, k), (V, 3) each. Axes are the nominal unit axis plus the offsets (not
-    normalised again)."""
-    offsets = np.asarray(offsets, dtype=float)
-    out = {}
-    for j, coordinate in enumerate(coords):
-        hp = coordinate.hardpoint
-        if hp.name not in out:
-            out[hp.name] = np.broadcast_to(hp.value, offsets.shape[:-1] + (3,)).copy()
-        out[hp.name][..., coordinate.component] += offsets[..., j]
     return out

@@ -24,9 +24,11 @@ spring's metric without a spring) is refused before any sweep.
 The result (:class:`Optimised`) holds the offsets, the moved mechanism and suspension,
 the metric curves before and after with their targets, the cost, and writes the moved
 hardpoints as a table (``name,x,y,z`` in the model file's length unit, the format of
-:mod:`loops.suspension.hardpoints`), as a new model file (only the moved hardpoints'
-numbers rewritten, :func:`~loops.suspension.hardpoints.apply_hardpoints`) and as a sheet of
-target, before and after curves.
+:mod:`loops.suspension.hardpoints`, which ``kinematrix suspension --apply-hardpoints`` takes;
+an axle's names ``lower_ball_left`` go back to a mirrored axle file), as a new model file
+(only the moved hardpoints' numbers rewritten,
+:func:`~loops.suspension.hardpoints.apply_hardpoint_values`) and as a sheet of target, before
+and after curves.
 """
 
 from __future__ import annotations
@@ -42,16 +44,19 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SweepStopped
 
-from ..suspension.analyses import Suspension, parallel_travel, roll, steering
-from ..suspension.hardpoints import apply_hardpoints
-from ..suspension.metrics import AXLE_METRICS, METRICS, PART_METRICS, ROLL_METRICS
+from ..suspension.analyses import ANALYSES as REGISTRY
+from ..suspension.model import Suspension
+from ..suspension.hardpoints import apply_hardpoint_values, axle_hardpoint_names
+from ..suspension.travel import input_values
+from ..suspension.metrics import AXLE_METRICS, CATALOGUE, METRICS, PART_METRICS, POSITION, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
-from .sensitivity import FIELD_METRICS, RATE_METRICS, sensitivities_of
+from .sensitivity import sensitivities_of
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
-#: The analyses a target can belong to, by name, and the input each is plotted against.
-ANALYSES = ("parallel", "steering", "roll")
+#: The analyses a target can belong to (the registry's that say so), by name; their targets
+#: are ``targets`` (parallel), ``steering_targets`` and ``roll_targets``.
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.optimise)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ def _targets(table, analysis, count, where, suspension):
         reason = None if axle_metric or not isinstance(base, str) else _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
-        known = {**METRICS, **ROLL_METRICS} if analysis == "roll" else METRICS
+        known = {**METRICS, **{name: ROLL_METRICS[name] for name in REGISTRY[analysis].own_metrics}}
         if axle_metric:
             known = AXLE_METRICS
         elif not isinstance(metric, str) or base not in known or (axle and base == metric):
@@ -146,9 +151,10 @@ class _Problem:
     def __init__(self, suspension, coords, targets, plans, tolerance):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
         self.tolerance = tolerance
-        rates = {*RATE_METRICS, *ROLL_METRICS, *FIELD_METRICS, *AXLE_METRICS}
-        #: analysis -> whether one of its targets is a rate, a velocity-field metric or an
-        #: axle's (its second-order solve is then needed)
+        rates = {m.name for m in CATALOGUE if m.kind != POSITION}
+        #: analysis -> whether one of its targets is not a position metric of the catalogue (a
+        #: rate, a velocity-field metric, the wheel rate, an axle's: its second-order solve is
+        #: then needed)
         self.rates = {}
         for t in targets:
             is_rate = t.metric.removesuffix("_left").removesuffix("_right") in rates
@@ -170,13 +176,8 @@ class _Problem:
         susp = self.variant(x)
         results = {}
         try:
-            for analysis, (inputs, height) in self.plans.items():
-                if analysis == "parallel":
-                    results[analysis] = parallel_travel(susp, inputs, tolerance=self.tolerance)
-                elif analysis == "roll":
-                    results[analysis] = roll(susp, inputs, tolerance=self.tolerance)
-                else:
-                    results[analysis] = steering(susp, inputs, travel=height, tolerance=self.tolerance)
+            for analysis, inputs in self.plans.items():
+                results[analysis] = REGISTRY[analysis].run(susp, tolerance=self.tolerance, **inputs)
         except SweepStopped as stop:
             raise ModelError("optimise", f"the design with offsets {_describe(self.coords, x)} cannot be swept: "
                              f"{stop.reason} (narrow the bounds)") from None
@@ -289,14 +290,14 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
     if targets:
         if travel is None:
             raise ModelError("travel", "the parallel-travel targets need the wheel travel values")
-        travel = np.asarray(travel, dtype=float)
-        plans["parallel"] = (travel, None)
+        travel = input_values(travel, "travel")
+        plans["parallel"] = {"travel": travel}
         wanted += _targets(targets, "parallel", len(travel), "targets", suspension)
     if steering_targets:
         if rack is None:
             raise ModelError("rack", "the steering targets need the values of the steering variable")
-        rack = np.asarray(rack, dtype=float)
-        plans["steering"] = (rack, float(steering_travel))
+        rack = input_values(rack, "rack")
+        plans["steering"] = {"rack": rack, "travel": float(steering_travel)}
         wanted += _targets(steering_targets, "steering", len(rack), "steering_targets", suspension)
     if roll_targets:
         if roll_angle is None:
@@ -304,8 +305,8 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         if not suspension.is_axle:
             raise ModelError("roll_targets", "roll targets need an axle (a corner rolls as its mirror image, whose "
                              "hardpoints are the axle's, per side): give the axle model")
-        roll_angle = np.asarray(roll_angle, dtype=float)
-        plans["roll"] = (roll_angle, None)
+        roll_angle = input_values(roll_angle, "roll_angle")
+        plans["roll"] = {"roll_angle": roll_angle}
         wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
     if not wanted:
         raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "
@@ -358,13 +359,18 @@ class Optimised:
         buffer.write(f"# units: length={units.length}\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["name", "x", "y", "z"])
-        for name, value in self.hardpoints.items():
-            if name.endswith(".axis"):
-                value = np.asarray(value) / np.linalg.norm(value)
-            else:
-                value = units.from_si(np.asarray(value, dtype=float), "length")
+        for name, value in self._table_values(units):
             writer.writerow([name] + [repr(float(v)) for v in value])
         return buffer.getvalue()
+
+    def _table_values(self, units):
+        """``(name, (3,))`` of each moved hardpoint in ``units``' length unit (an axis as its
+        unit vector)."""
+        for name, value in self.hardpoints.items():
+            if name.endswith(".axis"):
+                yield name, np.asarray(value) / np.linalg.norm(value)
+            else:
+                yield name, units.from_si(np.asarray(value, dtype=float), "length")
 
     def write_hardpoints(self, path, units=None):
         """Write :meth:`table` to ``path`` (CSV, atomically)."""
@@ -373,17 +379,24 @@ class Optimised:
     def write_model(self, model_path, out_path):
         """A new model file ``out_path``: ``model_path`` (the model file the suspension was read
         from) with the moved hardpoints' numbers rewritten
-        (:func:`~loops.suspension.hardpoints.apply_hardpoints`). Returns the hardpoints moved."""
+        (:func:`~loops.suspension.hardpoints.apply_hardpoint_values`: an axle's ``_left`` and
+        ``_right`` names go back to a mirrored axle file's one corner, which both sides must
+        then move alike, and a moved hardpoint moves its aliases). Returns the file's
+        hardpoints moved."""
         from mechanism.model_file import read_model  # noqa: PLC0415
 
         units = read_model(model_path).units
-        directory = os.path.dirname(os.path.abspath(os.fspath(out_path)))
-        table = os.path.join(directory, f".{os.path.basename(os.fspath(out_path))}.hardpoints.csv")
-        write_text_atomically(table, self.table(units))
-        try:
-            return apply_hardpoints(model_path, table, out_path)
-        finally:
-            os.unlink(table)
+        values = {name: (f"fitted {name}", xyz) for name, xyz in self._table_values(units)}
+        axle_names = axle_hardpoint_names(model_path)
+        for name in values:
+            mirrors = [other for other, (file_name, _) in axle_names.items()
+                       if name in axle_names and file_name == axle_names[name][0] and other != name]
+            for other in mirrors:
+                if other not in values:
+                    raise ModelError(f"fitted {name}", f"{os.path.basename(os.fspath(model_path))} is a mirrored axle "
+                                     f"file, one corner for both sides, and the fit moved {name} but not {other}: "
+                                     f"fit both alike ({name}, {other}), or write an axle of two corner files")
+        return apply_hardpoint_values(model_path, values, out_path)
 
     def plot(self, path=None, *, units=None, title=None):
         """The before/after sheet: one panel per target, its target, starting and optimised
@@ -392,6 +405,8 @@ class Optimised:
         from mechanism.units import Units  # noqa: PLC0415
 
         from ..plotting import new_figure, save_figure  # noqa: PLC0415
+        from ..suspension.metrics import readable  # noqa: PLC0415
+        from ..suspension.sheets import TEXT_SIZE, axis_label  # noqa: PLC0415
 
         units = self._original.units if units is None else Units.of(units)
         count = len(self.targets)
@@ -407,11 +422,12 @@ class Optimised:
             ax.plot(x, before * factor, color="tab:gray", linewidth=1.2, label="before")
             ax.plot(x, after * factor, color="tab:blue", linewidth=2.4, alpha=0.7, label="after")
             ax.plot(x, target.values * factor, color="black", linestyle="--", linewidth=1.2, label="target")
-            ax.set_xlabel(f"{x_column.name} [{units.label(x_column.dimension) or '-'}]")
-            ax.set_ylabel(f"{target.metric} [{units.label(dimension) or '-'}]")
-            ax.set_title(target.label.replace("_", " "), fontsize="medium")
+            ax.set_xlabel(axis_label(x_column.name, x_column.dimension, units))
+            ax.set_ylabel(axis_label(target.metric, dimension, units))
+            ax.set_title(readable(target.metric) + ("" if target.analysis == "parallel" else f" ({target.analysis})"),
+                         fontsize="medium")
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="x-small")
+            ax.legend(fontsize=TEXT_SIZE)
         fig.suptitle(title or f"{self._original.name}: {len(self.coordinates)} hardpoint coordinates fitted, cost "
                      f"{self.start_cost:.3g} -> {self.cost:.3g}")
         save_figure(fig, path)

@@ -18,12 +18,12 @@ import numpy as np
 from mechanism.errors import ModelError
 from mechanism.units import Units
 
-from ..suspension.sheets import PANELS, _label
+from ..suspension.metrics import readable
+from ..suspension.analyses import ANALYSES
+from ..suspension.sheets import TEXT_SIZE, axis_label
 
-__all__ = ["plot_bands", "default_metrics"]
+__all__ = ["plot_bands", "default_metrics", "panel_grid"]
 
-#: The workbench sheet whose panels a study's analysis shows by default.
-_SHEET = {"parallel": "parallel travel", "opposite": "opposite travel", "steering": "steering"}
 #: Panels drawn when none are named.
 DEFAULT_PANELS = 6
 
@@ -32,12 +32,20 @@ def default_metrics(result, count=DEFAULT_PANELS) -> list:
     """The first ``count`` metrics of the workbench's sheet for the study's analysis that the
     result holds (an axle's left wheel, ``camber_left``, where the metric is per wheel)."""
     out = []
-    for metric in PANELS.get(_SHEET.get(result.analysis, ""), []):
+    entry = ANALYSES.get(result.analysis)
+    for metric in entry.panels if entry is not None else ():
         for name in (metric, f"{metric}_left"):
             if name in result.metrics and name not in out:
                 out.append(name)
                 break
     return (out or list(result.metrics))[:count]
+
+
+def panel_grid(count, widest=3):
+    """``(columns, rows)`` for ``count`` panels, at most ``widest`` columns: the fewest empty
+    panels, then the fewest rows (4 panels: 2 x 2, not 3 x 2 with two empty)."""
+    best = min(range(1, min(widest, count) + 1), key=lambda c: (-count % c, math.ceil(count / c)))
+    return best, math.ceil(count / best)
 
 
 def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=None, title=None):
@@ -73,8 +81,7 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
     units = result.units if units is None else Units.of(units)
     x_name, (x_dimension, x_values) = next(iter(result.inputs.items()))
     x = np.asarray(x_values, dtype=float) * units.factor(x_dimension)
-    columns = min(3, len(metrics))
-    rows = math.ceil(len(metrics) / columns)
+    columns, rows = panel_grid(len(metrics))
     fig = new_figure((5.2 * columns, 3.6 * rows + 0.6))
     for k, name in enumerate(metrics):
         ax = fig.add_subplot(rows, columns, k + 1)
@@ -89,12 +96,12 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
         ax.plot(x, smallest * scale, color="tab:blue", linewidth=0.6, label="min, max")
         ax.plot(x, largest * scale, color="tab:blue", linewidth=0.6)
         ax.plot(x, np.asarray(result.nominal[name]) * scale, color="black", linewidth=1.6, label="nominal")
-        ax.set_xlabel(f"{x_name} [{_label(units, x_dimension)}]")
-        ax.set_ylabel(f"{name} [{_label(units, dimension)}]")
-        ax.set_title(name.replace("_", " "), fontsize="medium")
+        ax.set_xlabel(axis_label(x_name, x_dimension, units))
+        ax.set_ylabel(axis_label(name, dimension, units))
+        ax.set_title(readable(name), fontsize="medium")
         ax.grid(True, alpha=0.3)
         if k == 0:
-            ax.legend(fontsize="x-small")
+            ax.legend(fontsize=TEXT_SIZE)
     stopped = f", {len(result.reasons)} stopped" if result.reasons else ""
     fig.suptitle(title or f"design study: {result.analysis} analysis, {result.variants} variants{stopped}; "
                  f"{len(result.coordinates)} coordinate{'s' if len(result.coordinates) != 1 else ''} varied")

@@ -5,7 +5,7 @@ opposite travel, roll, steering, steering at several travels) for the nominal de
 every variant (``offsets`` of hardpoint coordinates, :mod:`.coordinates`; designs of them in
 :mod:`.designs`). Variants go in chunks (bounded memory, a progress bar, and the unit of work
 a Dask cluster runs: :mod:`.cluster`); within a chunk they walk at once on every core
-(:mod:`loops.study.batch`) and their metrics are the workbench's own, computed over all rows
+(:mod:`loops.variants`) and their metrics are the workbench's own, computed over all rows
 (:class:`loops.study.suspension.VariantSuspension`). Every variant is closed to the
 tolerance of a single sweep: each equals a separate sweep of ``Mechanism.moved`` to round-off
 (the tests compare). A variant that stops is reported with its reason, its rows past the
@@ -15,6 +15,7 @@ stop are NaN, and the others go on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -23,30 +24,28 @@ from mechanism.errors import ModelError
 
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
-from ..sweep import _progress
-from ..suspension.analyses import combined, opposite_travel, parallel_travel, roll, steering
+from ..sweep import progress_bar
+from ..suspension.analyses import ANALYSES as REGISTRY
+from ..suspension.travel import input_values
+from .cluster import run_on_cluster
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
 
-__all__ = ["ANALYSES", "INPUTS", "Plan", "StudyResult", "run_study", "run_chunk", "DEFAULT_CHUNK"]
+__all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK", "plan_inputs",
+           "plan_arguments"]
 
-#: The analyses a study runs: name -> the workbench function.
-ANALYSES = {"parallel": parallel_travel, "opposite": opposite_travel, "roll": roll, "steering": steering,
-            "combined": combined}
-#: The inputs each analysis takes from the plan, in the order they vary across positions
-#: (combined: each travel level through every rack value).
-INPUTS = {"parallel": ("travel",), "opposite": ("travel",), "roll": ("roll",), "steering": ("rack",),
-          "combined": ("travel", "rack")}
+#: The analyses a study runs (the registry's, :mod:`loops.suspension.analyses`, that say so).
+ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.study)
 #: Variants per chunk: large enough that a chunk runs for a good fraction of a second.
 DEFAULT_CHUNK = 500
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What every variant runs: the ``analysis`` (a key of :data:`ANALYSES`), its input
-    values per position, SI (:data:`INPUTS`: ``travel`` m for travel analyses and the levels
-    of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the wheel travel
-    of a steering analysis, where travel is measured and the closure tolerance."""
+    """What every variant runs: the ``analysis`` (one of :data:`ANALYSES`), its input values
+    per position, SI (:func:`plan_inputs`, the registry's: ``travel`` m for travel analyses and
+    the levels of combined, ``roll`` rad for roll, ``rack`` for steering and combined), the
+    wheel travel of a steering analysis, where travel is measured and the closure tolerance."""
 
     analysis: str = "parallel"
     travel: np.ndarray | None = None
@@ -57,33 +56,50 @@ class Plan:
     roll: np.ndarray | None = None
 
     def check(self) -> dict:
-        """The analysis's inputs checked: ``{name: (n,) values}`` in :data:`INPUTS` order."""
+        """The analysis's inputs checked: ``{plan field: (n,) values}`` of the inputs that vary
+        across positions, in the registry's order."""
         if self.analysis not in ANALYSES:
             raise ModelError("analysis", f"a study runs one of {', '.join(ANALYSES)}, got {self.analysis!r}")
         out = {}
-        for what in INPUTS[self.analysis]:
-            values = getattr(self, what)
+        for entry in plan_inputs(self.analysis):
+            if entry.single:
+                continue
+            values = getattr(self, entry.plan)
             if values is None:
-                raise ModelError(what, f"the {self.analysis} analysis needs its {what} values")
-            values = np.atleast_1d(np.asarray(values, dtype=float))
-            if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
-                raise ModelError(what, "expected a finite 1-D sequence of values")
-            out[what] = values
+                raise ModelError(entry.plan, f"the {self.analysis} analysis needs its {entry.plan} values")
+            out[entry.plan] = input_values(values, entry.plan)
         return out
 
 
-def _run(rows, plan, values, count):
-    """``plan``'s analysis on the variant suspension ``rows``: the inputs of one variant's
-    positions (``values``, :meth:`Plan.check`) repeated for each of the ``count`` variants."""
-    options = {"travel_at": plan.travel_at, "tolerance": plan.tolerance}
-    if plan.analysis == "steering":
-        steering(rows, rack=np.tile(values["rack"], count), travel=plan.steer_travel, **options)
-    elif plan.analysis == "combined":  # each variant's travel levels, each through the whole rack input
-        combined(rows, np.tile(values["travel"], count), values["rack"], **options)
-    elif plan.analysis == "roll":
-        roll(rows, np.tile(values["roll"], count), **options)
-    else:
-        ANALYSES[plan.analysis](rows, np.tile(values["travel"], count), **options)
+def plan_inputs(analysis) -> list:
+    """The registry's inputs (:class:`~loops.suspension.analyses.Input`) a study of ``analysis``
+    takes from its :class:`Plan` (``Input.plan``): the ones given per position, in the order
+    they vary (combined: each travel level through every rack value), and single values."""
+    return [entry for entry in REGISTRY[analysis].inputs if entry.plan is not None]
+
+
+def plan_arguments(plan, values, count):
+    """The keywords of ``plan``'s analysis (the registry's) for ``count`` variants: the inputs
+    of one variant's positions (``values``, :meth:`Plan.check`) repeated for each (those the
+    analysis itself repeats, once), and its single values."""
+    inputs = {}
+    for entry in plan_inputs(plan.analysis):
+        if entry.single:
+            inputs[entry.name] = getattr(plan, entry.plan)
+        else:
+            inputs[entry.name] = np.tile(values[entry.plan], count) if entry.tiled else values[entry.plan]
+    return inputs
+
+
+def run_plan(rows, plan, values=None, count=1):
+    """``plan``'s analysis (the registry's) on ``rows``: a design study's variant suspension, or
+    one suspension (the nominal design); the inputs of one variant's positions (``values``,
+    default :meth:`Plan.check`) repeated for each of the ``count`` variants
+    (:func:`plan_arguments`). Returns the analysis's result (for one suspension, its
+    :class:`~loops.suspension.SuspensionResult`)."""
+    values = plan.check() if values is None else values
+    return REGISTRY[plan.analysis].run(rows, travel_at=plan.travel_at, tolerance=plan.tolerance,
+                                       **plan_arguments(plan, values, count))
 
 
 def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
@@ -94,7 +110,7 @@ def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
     values = plan.check()
     count, N = len(offsets), int(np.prod([len(v) for v in values.values()]))
     rows = VariantSuspension(suspension, coords, offsets, N, workers)
-    _run(rows, plan, values, count)
+    run_plan(rows, plan, values, count)
     inputs, metrics = rows.finished
     inputs = {c.name: (c.dimension, np.asarray(c.values)[:N]) for c in inputs}
     metrics = {c.name: (c.dimension, np.asarray(c.values, dtype=float).reshape(count, N)) for c in metrics}
@@ -225,6 +241,12 @@ class StudyResult:
         note = f"design study summary: {self.analysis}, {self.variants} variants"
         return write_columns(path, self.summary(), self._units(units), note, self.positions)
 
+    def _repr_html_(self):
+        """In a notebook: a summary and the bands' interactive page (:mod:`loops.study.views`)."""
+        from .views import study_html  # noqa: PLC0415
+
+        return study_html(self)
+
 
 def _check_memory(suspension, variants, chunk, coordinates_count, inputs, nominal):
     """Refuse, after the nominal run and before the variants', a study whose table or one of
@@ -246,7 +268,7 @@ def _check_memory(suspension, variants, chunk, coordinates_count, inputs, nomina
 
 
 def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_size=DEFAULT_CHUNK, workers=None,
-              progress=None, scheduler=None, **plan_options) -> StudyResult:
+              progress=None, scheduler=None, scheduler_timeout=None, **plan_options) -> StudyResult:
     """Run ``plan`` (or ``Plan(**plan_options)``) for the nominal design and every variant.
 
     Parameters
@@ -262,6 +284,8 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     progress : progress bar on stderr (None: for long studies on a terminal)
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``dask.distributed.Client``
         to run the chunks on a cluster (the ``dask`` extra); None runs them here
+    scheduler_timeout : seconds to wait for a scheduler given by address (default: the
+        environment variable ``KINEMATRIX_SCHEDULER_TIMEOUT``, else 10 s; :mod:`.cluster`)
 
     Returns
     -------
@@ -284,21 +308,21 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     _check_memory(suspension, len(offsets), min(chunk_size, len(offsets)), len(coords), inputs, nominal)
     bounds = list(range(0, len(offsets), chunk_size)) + [len(offsets)]
     chunks = [offsets[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    if scheduler is not None:
-        from .cluster import run_on_cluster  # noqa: PLC0415
-
-        outputs = run_on_cluster(scheduler, suspension, coords, chunks, plan)
-    else:
-        outputs = []
-        bar = _progress(len(offsets), progress, unit="variant", least=2000)
-        try:
+    outputs = []
+    bar = progress_bar(len(offsets), progress, unit="variant", least=2000)
+    try:
+        if scheduler is not None:  # one task per chunk, on one worker thread each
+            shared = {"suspension": suspension, "coords": list(coords), "plan": plan}
+            outputs = run_on_cluster(scheduler, partial(run_chunk, workers=1), chunks, shared,
+                                     timeout=scheduler_timeout, done=None if bar is None else bar.update)
+        else:
             for chunk in chunks:
                 outputs.append(run_chunk(suspension, coords, chunk, plan, workers))
                 if bar is not None:
                     bar.update(len(chunk))
-        finally:
-            if bar is not None:
-                bar.close()
+    finally:
+        if bar is not None:
+            bar.close()
     metrics, reasons = {}, {}
     for (a, _), (_, chunk_metrics, chunk_reasons) in zip(zip(bounds[:-1], bounds[1:]), outputs):
         for name, (dimension, values) in chunk_metrics.items():

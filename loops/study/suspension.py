@@ -4,7 +4,7 @@ The analyses of :mod:`loops.suspension.analyses` work on records of rows (positi
 on a :class:`~loops.suspension.analyses.Suspension` that sweeps and knows its design-pose
 values. :class:`VariantSuspension` is such a suspension for V variants of one nominal design
 at N positions each: its rows are the V x N (variant, position) pairs, variant-major; its
-sweep walks every variant at once (:func:`loops.study.batch.sweep_variants`); its located
+sweep walks every variant at once (:func:`loops.variants.sweep_variants`); its located
 points and design-pose values (wheel centre, contact patch, kingpin points) are per row,
 moved with the variants' hardpoints (:attr:`Suspension.design_rows` says so, and roll's
 static roll centre is then one per row). So every analysis and every metric is the
@@ -18,18 +18,16 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from ..compiled import compile_model
-from ..suspension.analyses import Suspension
+from ..suspension.model import Suspension
 from ..suspension.corner import Located
-from ..suspension.metrics import _Design
-from .batch import _Setup, sweep_variants
-from .coordinates import moved_hardpoints
-from .geometry import VariantGeometry
+from ..suspension.wheel import DesignValues
+from ..variants import VariantGeometry, VariantSetup, moved_hardpoints, sweep_variants
 
 __all__ = ["VariantSuspension"]
 
 
 class _Rows:
-    """A :class:`~loops.study.batch.VariantRecord` as one record of V x N rows: link poses,
+    """A :class:`~loops.variants.VariantRecord` as one record of V x N rows: link poses,
     and twists along driver ``k`` (None: the record's own motion, at rest)."""
 
     def __init__(self, record, k=None):
@@ -69,6 +67,12 @@ class _VariantMechanism:
         self.system, self.builder, self.offsets, self.workers = system, builder, offsets, workers
         self._setups = {}
         self.reasons = {}
+        self.rejected = set()
+
+    def reject(self, variant, reason):
+        """Stop ``variant`` before its first position (its rows NaN) with ``reason``."""
+        self.rejected.add(int(variant))
+        self.reasons[int(variant)] = reason
 
     def sweep(self, drivers, tolerance):
         """Walk every variant through its rows of ``drivers`` (name -> V x N values).
@@ -81,8 +85,10 @@ class _VariantMechanism:
         count = len(self.offsets)
         key = (tuple(drivers), tolerance)
         if key not in self._setups:
-            self._setups[key] = _Setup(self.system, list(drivers), None, tolerance)
-        rows = {name: np.asarray(values, dtype=float).reshape(count, -1) for name, values in drivers.items()}
+            self._setups[key] = VariantSetup(self.system, list(drivers), None, tolerance)
+        rows = {name: np.array(values, dtype=float).reshape(count, -1) for name, values in drivers.items()}
+        for values in rows.values():
+            values[sorted(self.rejected)] = np.nan  # no position of a rejected variant
         N = next(iter(rows.values())).shape[1]
         given = np.all([np.isfinite(values) for values in rows.values()], axis=0)  # (V, N)
         ends = np.where(given.all(axis=1), N, np.argmin(given, axis=1))  # (V,) rows given before the first NaN
@@ -122,12 +128,14 @@ class VariantSuspension(Suspension):
         system = compile_model(nominal.model)
         self.builder = VariantGeometry(system, self.coords)
         self.mechanism = _VariantMechanism(system, self.builder, self.offsets, workers)
-        moved = self._moved_values()
+        moved = self._moved_values(self.offsets)
         self.resolved = {side: self._moved_resolved(r, moved, self.rows) for side, r in nominal.resolved.items()}
         # The design-pose values are the variants' own: made once per variant, then per row.
-        per_variant = {side: self._moved_resolved(r, moved, np.asarray) for side, r in nominal.resolved.items()}
-        self.design = {side: self._design_rows(_Design(per_variant[side], c, _identity_poses))
-                       for side, c in self.corners.items()}
+        try:
+            designs = self._variant_designs(self.offsets)
+        except ModelError:
+            designs = self._designs_without_rejected()
+        self.design = {side: self._design_rows(design) for side, design in designs.items()}
         self.finished = None
 
     # ---------------------------------------------------------------- rows
@@ -135,15 +143,36 @@ class VariantSuspension(Suspension):
         """Per-variant values (V, ...) repeated for each of their N positions: (V N, ...)."""
         return np.repeat(np.asarray(per_variant), self.positions, axis=0)
 
-    def _moved_values(self):
-        """``{hardpoint name: (V, 3) value}`` of every hardpoint the variants move (axes unit)."""
-        out = moved_hardpoints(self.coords, self.offsets)
-        for i, axis in self.builder.axes_of(self.offsets).items():  # a vanished one: the nominal's
+    def _variant_designs(self, offsets):
+        """``{side: DesignValues}`` of the variants ``offsets`` (V, k), per variant; raises the
+        ModelError of the first whose design is not one (a kingpin lying flat, ...)."""
+        moved = self._moved_values(offsets)
+        return {side: DesignValues(self._moved_resolved(self.nominal.resolved[side], moved, np.asarray), corner,
+                                   _identity_poses) for side, corner in self.corners.items()}
+
+    def _designs_without_rejected(self):
+        """The design values with the variants whose design is not one (each tried alone) left
+        out: they stop before their first position (:attr:`_VariantMechanism.rejected`, their
+        reasons naming what is wrong), the nominal's values in their rows."""
+        for v in range(len(self.offsets)):
+            try:
+                self._variant_designs(self.offsets[v:v + 1])
+            except ModelError as exc:
+                self.mechanism.reject(v, f"its hardpoints give no design to analyse: {exc}")
+        kept = self.offsets.copy()
+        kept[sorted(self.mechanism.rejected)] = 0.0
+        return self._variant_designs(kept)
+
+    def _moved_values(self, offsets):
+        """``{hardpoint name: (V, 3) value}`` of every hardpoint the variants ``offsets`` move
+        (axes unit)."""
+        out = moved_hardpoints(self.coords, offsets)
+        for i, axis in self.builder.axes_of(offsets).items():  # a vanished one: the nominal's
             out[f"{self.builder.system.pairs[i].name}.axis"] = axis / np.linalg.norm(axis, axis=1, keepdims=True)
         return out
 
     def _design_rows(self, design):
-        """A corner's design-pose values per variant (:class:`~loops.suspension.metrics._Design`,
+        """A corner's design-pose values per variant (:class:`~loops.suspension.wheel.DesignValues`,
         (V, ...) arrays) repeated for each of their positions: (V N, ...). A value that no
         variant moves (a point (3,), an angle) stays one for all rows."""
         out = _copy(design)

@@ -6,8 +6,15 @@
   and drive layout, steering ratio (``[vehicle]``).
 * :mod:`~loops.suspension.axle`: an axle by mirroring a corner about the centre plane, or
   from two corner models, sharing the steering rack (``[axle]``).
-* :mod:`~loops.suspension.metrics`: every metric, its definition, sign and standard.
-* :mod:`~loops.suspension.analyses`: parallel and opposite travel, roll, steering, combined.
+* :mod:`~loops.suspension.metrics`: the metric catalogue: every metric, its definition, sign,
+  standard, unit and function (:mod:`~loops.suspension.wheel`,
+  :mod:`~loops.suspension.velocity_field`, :mod:`~loops.suspension.axle_geometry`), taken
+  by :mod:`~loops.suspension.measure` along the motions of :mod:`~loops.suspension.motion`.
+* :mod:`~loops.suspension.model`: :class:`Suspension`, what is analysed, and
+  :class:`SuspensionResult`, what an analysis returns.
+* :mod:`~loops.suspension.analyses`: the registry of the analyses: parallel and opposite
+  travel, steering, combined (:mod:`~loops.suspension.standard`), roll
+  (:mod:`~loops.suspension.body_motion`); the wheels placed by :mod:`~loops.suspension.travel`.
 * :mod:`~loops.suspension.files`: :func:`load_suspension` reads a corner or axle file.
 * :mod:`~loops.suspension.hardpoints`: hardpoint tables out to CSV and back into a model file.
 * :mod:`~loops.suspension.sheets`: the standard sheet of an analysis, and comparisons.
@@ -26,13 +33,13 @@ import importlib
 
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: importing the command line's modules (``loops.suspension.cli``) costs nothing for ``kinematrix --help``.
-_EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".analyses", "SuspensionResult": ".analyses",
-            "combined": ".analyses", "opposite_travel": ".analyses", "parallel_travel": ".analyses",
-            "roll": ".analyses", "steering": ".analyses", "Axle": ".axle", "axle_from_corners": ".axle",
+_EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".model", "SuspensionResult": ".model",
+            "combined": ".standard", "opposite_travel": ".standard", "parallel_travel": ".standard",
+            "roll": ".body_motion", "steering": ".standard", "Axle": ".axle", "axle_from_corners": ".axle",
             "mirror_corner": ".axle", "Corner": ".corner", "corner_from_table": ".corner",
             "load_suspension": ".files", "AXLE_METRICS": ".metrics", "METRICS": ".metrics",
-            "ROLL_METRICS": ".metrics", "contact_patch": ".metrics", "metrics_at": ".metrics", "rates": ".metrics",
-            "suspension_metrics": ".metrics", "Vehicle": ".vehicle", "vehicle_from_table": ".vehicle"}
+            "ROLL_METRICS": ".metrics", "contact_patch": ".measure", "metrics_at": ".measure", "rates": ".measure",
+            "suspension_metrics": ".measure", "Vehicle": ".vehicle", "vehicle_from_table": ".vehicle"}
 
 
 def __getattr__(name):

@@ -29,7 +29,7 @@ from mechanism.errors import ModelError
 from mechanism.model import Mechanism
 from mechanism.specs import GROUND
 
-from .corner import Corner, model_size, resolve
+from .corner import SIZE_RATIO, Corner, model_size, resolve
 from .vehicle import Vehicle
 
 __all__ = ["Axle", "mirror_corner", "axle_from_corners", "with_travel_driver", "SIDES"]
@@ -234,6 +234,7 @@ def mirror_corner(mechanism: Mechanism, corner: Corner, vehicle: Vehicle | None 
     """
     mechanism, corner = with_travel_driver(mechanism, corner)
     model = mechanism.snapshot()
+    _check_centre_plane(model, corner)
     other = "right" if corner.side == "left" else "left"
     axle = Mechanism(f"{model.name} axle", units=model.units)  # messages in the file's units
     axle.set_gravity(model.gravity)
@@ -243,6 +244,19 @@ def mirror_corner(mechanism: Mechanism, corner: Corner, vehicle: Vehicle | None 
     copies[other].add(axle, include_shared=False)
     corners = {side: _renamed_corner(corner, copies[side], side) for side in SIDES}
     return Axle(axle, corners, vehicle)
+
+
+def _check_centre_plane(model, corner):
+    """The centre plane a corner is mirrored about lies within SIZE_RATIO of the model's size
+    from its wheel centre (farther, the mirrored corner would be out of the model's reach, a
+    length in the wrong unit)."""
+    size = model_size(model)
+    centre = resolve(model, corner).wheel_centre.r  # link frames are global at the design pose
+    distance = abs(float(centre[1]) - corner.centre_plane_y)
+    if np.isfinite(size) and distance > SIZE_RATIO * size:
+        raise ModelError("corner.centre_plane_y", f"y = {corner.centre_plane_y:.6g} m is {distance:.6g} m from the "
+                         f"wheel centre, {distance / size:.3g} times the size of the model ({size:.6g} m), more than "
+                         f"{SIZE_RATIO:g} times: is it in the wrong unit?")
 
 
 def axle_from_corners(left: tuple, right: tuple, vehicle: Vehicle | None = None, name=None) -> Axle:

@@ -14,18 +14,93 @@ import os
 import sys
 
 from loops.cli.arguments import INTERRUPTED, PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
-from loops.cli.outputs import check_directory, check_distinct, check_standard_output, file_identity, plot_call, \
-    report_held, write_stdout
+from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, file_identity, \
+    plot_call, report_held, write_stdout
+from loops.suspension.analyses import ANALYSES
 
 NAME = "suspension"
 HELP = "suspension analysis of corner or axle files: metric CSV and sheet"
-#: The analyses of ``--analysis``, as the command line names them (those of
-#: :data:`loops.suspension.analyses.ANALYSES`, which a test holds them to; the registry is not
-#: imported here, so that ``kinematrix --help`` needs no engine).
-ANALYSIS_CHOICES = ("parallel", "opposite", "roll", "steering", "combined")
-#: The range options and the analyses each applies to.
-RANGE_OPTIONS = {"--rack": ("steering", "combined"), "--steering-wheel": ("steering", "combined"),
-                 "--roll": ("roll",)}
+#: The analyses of ``--analysis``, as the command line names them (the registry's).
+ANALYSIS_CHOICES = tuple(ANALYSES)
+
+
+def input_options(study=False):
+    """``{option: [Input of each analysis that takes it]}``, each option of the registry's inputs
+    once, in the registry's order (``study``: the inputs a design study takes)."""
+    out = {}
+    for entry in ANALYSES.values():
+        if study and not entry.study:
+            continue
+        for item in entry.inputs:
+            if not study or item.plan is not None:
+                out.setdefault(item.option, []).append((entry.name, item))
+    return out
+
+
+def add_input_options(parser, study=False):
+    """``--analysis`` (the registry's names) and an option for every input of the registry."""
+    entries = [entry for entry in ANALYSES.values() if entry.study or not study]
+    parser.add_argument("--analysis", choices=tuple(entry.name for entry in entries),
+                        **({"default": "parallel"} if study else {}),
+                        help="; ".join(f"{entry.name}: {entry.description}" + (" (an axle)" if entry.axle else "")
+                                       for entry in entries))
+    for option, takers in input_options(study).items():
+        item = takers[0][1]
+        parser.add_argument(option, metavar="MODEL.toml" if item.quantity == "model" else "START:STOP:STEP",
+                            help=item.help or item.what)
+
+
+def single_value(option, kind, item, study=False):
+    """The message for several values of an input that takes one."""
+    what = item.what.removeprefix("the ")
+    if study:
+        return f"{option}: a {kind} study takes one {what} (--analysis {item.several} takes several)"
+    return f"{option}: a {kind} analysis takes one {what} (use --analysis {item.several} for several)"
+
+
+def command_line_inputs(entry, args, suspension, items=None, study=False):
+    """``{keyword: value}`` of ``entry``'s inputs (``items``, default all) from the options, in
+    SI: ranges in the model file's units, a second model file loaded; one line for a missing
+    one, two of a group of which one is given, several values for a single one."""
+    from loops.suspension import load_suspension
+
+    kind, items = entry.name, list(entry.inputs if items is None else items)
+    groups = {}
+    for item in items:
+        if item.one_of is not None:
+            groups.setdefault(item.one_of, []).append(item)
+    for members in groups.values():
+        if len(members) > 1 and sum(_given(args, m) is not None for m in members) != 1:
+            raise UserError(f"--analysis {kind}: give {' or '.join(m.option for m in members)}")
+    out = {}
+    for item in items:
+        text = _given(args, item)
+        required = item.required and not item.single and len(groups.get(item.one_of, ())) < 2
+        if item.quantity == "model":
+            if text is None and required:
+                raise UserError(f"{item.option}: required by --analysis {kind}")
+            if text is not None:
+                out[item.name] = load_suspension(text)
+            continue
+        quantity = steering_quantity(suspension) if item.quantity == "steering" else item.quantity
+        values = range_values(suspension.units, text, item.option, quantity, kind, required)
+        if item.single:
+            if values is not None and len(values) != 1:
+                raise UserError(single_value(item.option, kind, item, study))
+            out[item.name] = item.default if values is None else float(values[0])
+        elif values is not None:
+            out[item.name] = values
+    return out
+
+
+def _given(args, item):
+    return _given_option(args, item.option)
+
+
+def _given_option(args, option):
+    return getattr(args, option.removeprefix("--").replace("-", "_"))
+
+
 
 
 def add_arguments(parser):
@@ -33,22 +108,13 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", nargs="+",
                         help="model file(s) with a [corner] table (or [axle]); several: compare the designs "
                         "(files of the same [units])")
-    parser.add_argument("--analysis", choices=ANALYSIS_CHOICES,
-                        help="parallel or opposite wheel travel, body roll, steering, or steering at several "
-                        "travels")
-    parser.add_argument("--travel", metavar="START:STOP:STEP",
-                        help="wheel travel in the file's length unit (+ bump); for steering one value, for "
-                        "combined the levels")
-    parser.add_argument("--roll", metavar="START:STOP:STEP",
-                        help="roll angle in the file's angle unit (+ right side down)")
-    parser.add_argument("--rack", metavar="START:STOP:STEP", help="steering variable (rack travel) in the file's units")
-    parser.add_argument("--steering-wheel", metavar="START:STOP:STEP",
-                        help="steering-wheel angle in the file's angle unit ([vehicle] rack_travel_per_turn)")
+    add_input_options(parser)
     parser.add_argument("--travel-at", choices=("wheel-centre", "contact-patch"), default="wheel-centre",
                         help="where wheel travel is measured (default wheel-centre; contact-patch as SHARK)")
     parser.add_argument("--axle", action="store_true", help="mirror a corner file into an axle")
     parser.add_argument("--out", metavar="FILE.csv", help="metric CSV (default: standard output)")
-    parser.add_argument("--plot", metavar="FILE.png", help="the analysis's sheet")
+    parser.add_argument("--plot", metavar="FILE.png", help="the analysis's sheet (FILE.html: an interactive page, the "
+                        "suspension moving in 3-D beside the sheet's panels)")
     parser.add_argument("--export-hardpoints", metavar="FILE.csv", help="write the model's hardpoint table")
     parser.add_argument("--apply-hardpoints", metavar="FILE.csv", help="move the hardpoints a table lists ...")
     parser.add_argument("--save", metavar="NEW.toml", help="... and write the moved model there (then analyse it)")
@@ -64,19 +130,26 @@ def check_options(args):
         raise UserError("--export-hardpoints: give one model file")
     kind = args.analysis
     if kind is None and not (args.export_hardpoints or args.apply_hardpoints):
-        raise UserError("--analysis: required (parallel, opposite, roll, steering or combined)")
+        *names, last = ANALYSES
+        raise UserError(f"--analysis: required ({', '.join(names)} or {last})")
     if len(args.model) > 1 and args.out is None and args.plot is None:
         raise UserError("several designs: name --out (one CSV each) or --plot (one sheet)")
-    given = {"--travel": args.travel, "--roll": args.roll, "--rack": args.rack, "--steering-wheel": args.steering_wheel}
-    for option, value in given.items():
-        if value is None:
+    check_inputs_apply(args)
+
+
+def check_inputs_apply(args, study=False):
+    """A user error for an input option given to an analysis that does not take it (the
+    registry's inputs; ``study``: those a design study takes)."""
+    kind = args.analysis
+    for option, takers in input_options(study).items():
+        owners = [name for name, _ in takers]
+        if _given_option(args, option) is None or kind in owners:
             continue
         if kind is None:
             raise UserError(f"{option}: only with --analysis")
-        if option in RANGE_OPTIONS and kind not in RANGE_OPTIONS[option]:
-            raise UserError(f"{option}: only with --analysis {' or '.join(RANGE_OPTIONS[option])}, not {kind}")
-    if kind == "roll" and args.travel is not None:
-        raise UserError("--travel: not with --analysis roll (the wheel travels follow the roll angle, --roll)")
+        if option in ANALYSES[kind].notes:
+            raise UserError(f"{option}: not with --analysis {kind} ({ANALYSES[kind].notes[option]})")
+        raise UserError(f"{option}: only with --analysis {' or '.join(owners)}, not {kind}")
 
 
 def csv_names(out, models):
@@ -109,7 +182,8 @@ def check_designs_once(models):
 
 def check_files(args, outs):
     """The files named on the command line, before any is written: no output an input or
-    another output, every output's folder there, standard output open if it takes the CSV."""
+    another output, every output's folder there, standard output open if it takes the CSV, the
+    sheet's format one that can be written (a page: plotly there)."""
     if args.analysis and len(outs) == 1:  # one design: its CSV goes to --out or standard output
         check_standard_output(outs[0])
     outputs = [("--save", args.save), ("--export-hardpoints", args.export_hardpoints), ("--plot", args.plot)]
@@ -118,6 +192,7 @@ def check_files(args, outs):
                    outputs)
     for option, path in outputs:
         check_directory(path, option)
+    check_image(args.plot, "--plot")
 
 
 def hardpoint_tables(args):
@@ -163,7 +238,7 @@ def run(args) -> int:
 
     results, status = [], 0
     for path, out, suspension in zip(models, outs, load_designs(models)):
-        if args.axle or args.analysis in ("opposite", "roll"):
+        if args.axle or ANALYSES[args.analysis].axle:
             suspension = suspension.axle()
         result, stopped = suspension_analysis(suspension, args)
         name = os.path.basename(path)
@@ -185,8 +260,9 @@ def run(args) -> int:
         drawn = [r for r in results if len(r)]
         if drawn:
             from loops.suspension.sheets import plot_sheet
+            from loops.suspension.views import suspension_view
 
-            plot_call(plot_sheet, drawn, path=args.plot)
+            plot_call(plot_sheet, drawn, path=args.plot, page=lambda: suspension_view(drawn))
     return status
 
 
@@ -218,38 +294,16 @@ def steering_quantity(suspension):
             if name in suspension.steering:
                 return "angle" if rotational else "length"
     return "length"
+
+
 def suspension_analysis(suspension, args):
-    """Run ``args.analysis`` on ``suspension`` with the ranges in the file's units:
-    ``(SuspensionResult, SweepStopped or None)``."""
-    from loops.suspension import analyses
+    """Run ``args.analysis`` (the registry's) on ``suspension`` with the ranges in the file's
+    units: ``(SuspensionResult, SweepStopped or None)``."""
     from mechanism.errors import SweepStopped
 
-    kind = args.analysis
-
-    def values(text, option, quantity, required=True):
-        return range_values(suspension.units, text, option, quantity, kind, required)
-
-    quantity = steering_quantity(suspension)
-    options = {"travel_at": args.travel_at}
+    entry = ANALYSES[args.analysis]
+    inputs = command_line_inputs(entry, args, suspension)
     try:
-        if kind in ("parallel", "opposite"):
-            run = analyses.parallel_travel if kind == "parallel" else analyses.opposite_travel
-            return run(suspension, values(args.travel, "--travel", "length"), **options), None
-        if kind == "roll":
-            return analyses.roll(suspension, values(args.roll, "--roll", "angle"), **options), None
-        if (args.rack is None) == (args.steering_wheel is None):
-            raise UserError(f"--analysis {kind}: give --rack or --steering-wheel")
-        steer = {"rack": values(args.rack, "--rack", quantity, False),
-                 "steering_wheel": values(args.steering_wheel, "--steering-wheel", "angle", False)}
-        if kind == "steering":
-            travel = values(args.travel, "--travel", "length", False)
-            if travel is not None and len(travel) != 1:
-                raise UserError("--travel: a steering analysis takes one wheel travel (use --analysis combined "
-                                "for several)")
-            height = 0.0 if travel is None else float(travel[0])
-            return analyses.steering(suspension, steer["rack"], steering_wheel=steer["steering_wheel"],
-                                     travel=height, **options), None
-        return analyses.combined(suspension, values(args.travel, "--travel", "length"), steer["rack"],
-                                 steering_wheel=steer["steering_wheel"], **options), None
+        return entry.run(suspension, travel_at=args.travel_at, **inputs), None
     except SweepStopped as stop:
         return stop.partial, stop

@@ -26,6 +26,7 @@ import numpy as np
 
 from mechanism.errors import ModelError
 from mechanism.hardpoints import point_hardpoint
+from mechanism.limits import MAX_LENGTH
 from mechanism.specs import GROUND
 
 __all__ = ["Corner", "corner_from_table", "model_size", "SIZE_RATIO", "UP", "resolve"]
@@ -173,6 +174,9 @@ def _length(value, where, positive=False):
         raise ModelError(where, f"expected a number, got {value!r}") from None
     if not math.isfinite(x):
         raise ModelError(where, f"non-finite value {value!r}")
+    if abs(x) > MAX_LENGTH:
+        raise ModelError(where, f"{x:.6g} m is beyond the {MAX_LENGTH:g} m a model's lengths may reach "
+                         "(mechanism/limits.py)")
     if positive and x <= 0:
         raise ModelError(where, f"expected a positive length (m), got {value!r}")
     return x
@@ -235,6 +239,10 @@ def _relocated(exc, where):
 
 
 # ------------------------------------------------------------------ resolving names
+#: Point differences :func:`model_size` holds at a time (a few MB).
+_DIFFERENCES = 2**16
+
+
 def model_size(model) -> float:
     """Largest distance between two hardpoints (pair centres and points) of ``model``, m."""
     points = [np.asarray(p.at, dtype=float) for p in model.pairs if p.at is not None and not p.virtual]
@@ -242,8 +250,13 @@ def model_size(model) -> float:
     if len(points) < 2:
         return float("nan")
     xyz = np.array(points)
-    span = xyz[:, None, :] - xyz[None, :, :]
-    return float(np.sqrt((span ** 2).sum(-1)).max())
+    # Blocks of rows against all points: memory in proportion to the model, not its square.
+    rows = max(1, _DIFFERENCES // len(xyz))
+    largest = 0.0
+    for start in range(0, len(xyz), rows):
+        span = xyz[start:start + rows, None, :] - xyz[None, :, :]
+        largest = max(largest, float(np.sqrt((span ** 2).sum(-1)).max()))
+    return largest
 
 
 def check_scale(value, size, where, what, unit_hint=""):

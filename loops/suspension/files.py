@@ -16,12 +16,11 @@ Every mistake is one :class:`~mechanism.errors.ModelError` located as
 from __future__ import annotations
 
 import os
-import tomllib
 
 from mechanism.errors import ModelError
-from mechanism.model_file import read_model
+from mechanism.model_file import read_model, read_toml
 
-from .analyses import Suspension
+from .model import Suspension
 from .axle import axle_from_corners, mirror_corner
 from .corner import corner_from_table
 from .vehicle import vehicle_from_table
@@ -30,13 +29,11 @@ __all__ = ["load_suspension", "read_tables"]
 
 
 def read_tables(path):
-    """``(LoadedModel, dict)``: the model of a file and its raw TOML tables. A file whose
-    ``[axle]`` names its left and right corner files needs no pairs of its own."""
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, ValueError, TypeError):
-        data = None  # read_model says what is wrong, located
+    """``(LoadedModel, dict)``: the model of a file and its raw TOML tables, read within a model
+    file's limits (size, nesting, UTF-8: :func:`mechanism.model_file.read_toml`, before
+    anything past them is read). A file whose ``[axle]`` names its left and right corner
+    files needs no pairs of its own."""
+    data, _ = read_toml(path)
     axle = data.get("axle") if isinstance(data, dict) else None
     of_files = isinstance(axle, dict) and ("left" in axle or "right" in axle)
     loaded = read_model(path, require_pairs=not of_files)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["Jet", "constant", "dot", "cross", "cross_product", "norm", "unit", "arctan2", "sqrt", "cos", "sin",
-           "point_jet", "material_velocity"]
+           "point_jet", "material_velocity", "divide"]
 
 
 class Jet:
@@ -218,3 +218,18 @@ def material_velocity(twists, points):
     from ..point_kinematics import point_velocities  # noqa: PLC0415
 
     return point_velocities(np.broadcast_to(points, np.shape(twists)[:-1] + (3,)), twists)
+
+
+def divide(numerator, denominator):
+    """``numerator / denominator``, NaN where the denominator is zero (no warnings): arrays in,
+    an array out; a jet in either, a jet out with the quotient's first rate (its second rate
+    NaN: the metrics that are quotients of rates take none)."""
+    if not (isinstance(numerator, Jet) or isinstance(denominator, Jet)):
+        numerator, denominator = np.broadcast_arrays(np.asarray(numerator, float), np.asarray(denominator, float))
+        out = np.full(numerator.shape, np.nan)
+        np.divide(numerator, denominator, out=out, where=denominator != 0)
+        return out
+    n, d = _lift(numerator), _lift(denominator)
+    value = divide(n.value, d.value)
+    rate = divide(n.d * d.value - n.value * d.d, d.value ** 2)
+    return Jet(value, rate, np.full_like(value, np.nan))

@@ -16,6 +16,7 @@ writes); this module imports no matplotlib itself.
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -23,32 +24,26 @@ from mechanism.errors import ModelError
 from mechanism.units import Units
 from mechanism.specs import GROUND
 
-from .metrics import contact_patch
+from .measure import contact_patch
+from .analyses import ANALYSES, titled
+from .metrics import AXLE_METRICS, PART_METRICS, readable
 
-__all__ = ["plot_sheet", "PANELS"]
+__all__ = ["plot_sheet", "PANELS", "axis_label", "TEXT_SIZE"]
 
-#: Metric panels of each analysis, in order (those a result lacks are skipped; at most 12).
-PANELS = {
-    "parallel travel": ["camber", "toe", "camber_gain", "bump_steer", "castor", "kingpin_inclination",
-                        "scrub_radius", "track_change", "roll_centre_height", "motion_ratio", "wheel_rate",
-                        "anti_dive", "anti_squat", "castor_trail", "wheel_recession", "fvsa_length"],
-    "opposite travel": ["camber", "toe", "roll_centre_height", "roll_centre_lateral", "track", "track_change",
-                        "camber_gain", "bump_steer", "castor", "kingpin_inclination", "scrub_radius",
-                        "motion_ratio"],
-    "roll": ["camber", "steer_angle", "roll_camber", "roll_steer", "roll_centre_height", "roll_centre_lateral",
-             "wheel_travel", "track", "toe", "camber_front_view", "half_track", "motion_ratio"],
-    "steering": ["steer_angle", "ackermann_percent", "ackermann_error", "steering_ratio", "steer_rate", "camber",
-                 "camber_front_view", "castor", "kingpin_inclination", "scrub_radius", "castor_trail", "toe"],
-    "combined travel and steering": ["steer_angle", "toe", "camber", "camber_front_view", "ackermann_percent",
-                                     "steering_ratio", "castor", "kingpin_inclination", "scrub_radius",
-                                     "castor_trail", "steer_rate", "bump_steer"],
-}
+#: Metric panels of each analysis's sheet by its title (the registry's, at most 12 drawn).
+PANELS = {a.title: list(a.panels) for a in ANALYSES.values()}
 _STYLES = ("-", "--", ":", "-.")
+#: Legends and notes in points: readable on a sheet printed on A4 landscape.
+TEXT_SIZE = 8.5
+#: An axle's left and right curves are drawn as one ("left = right") when they differ by no
+#: more than this fraction of the curve's range (a mirrored axle in symmetric travel).
+SAME_CURVES = 1e-9
 
 
-def _label(units, dimension):
-    text = units.label(dimension)
-    return "-" if not text else text
+def axis_label(name, dimension, units):
+    """A sheet axis's label: the column's readable name (:func:`~loops.suspension.metrics.
+    readable`) and its unit in ``units`` (``"camber gain [deg/mm]"``; ``[-]`` for a ratio)."""
+    return f"{readable(name)} [{units.label(dimension) or '-'}]"
 
 
 def _columns(result, metric):
@@ -59,15 +54,16 @@ def _columns(result, metric):
     return [(f"{metric}_{side}", side) for side in ("left", "right") if f"{metric}_{side}" in result.metrics]
 
 
-def _inputs(result):
-    names = list(result.metrics)
-    count = 2 if result.analysis.startswith("combined") else 1
-    if result.analysis in ("steering", "combined travel and steering") and "steering_wheel_angle" in names:
-        count += 1
-    return names[:count]
+def _x_and_levels(result):
+    """The sheet's x axis (the first input that is not the registry's levels) and the levels
+    column (``wheel_travel`` of combined: one curve per level), or None."""
+    entry = titled(result.analysis)
+    levels = entry.levels if entry is not None else None
+    x_name = next(name for name in result.input_names if name != levels)
+    return x_name, levels
 
 
-def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
+def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metrics=None):
     """The standard sheet of one analysis or of several designs' analyses of the same kind.
 
     Parameters
@@ -77,6 +73,9 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
     labels : list of str, optional, the designs' names (default: their models' names)
     units : Units or (length, angle), optional (default: the first result's file units)
     title : str, optional
+    metrics : list of metric names, optional: the panels (per-wheel metrics drawn left and
+        right), at most 12 (default: the registry's panels of the analysis,
+        :mod:`loops.suspension.analyses`)
 
     Returns
     -------
@@ -93,9 +92,18 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
     analysis = results[0].analysis
     labels = list(labels) if labels is not None else [_name(r) for r in results]
     units = results[0].units if units is None else Units.of(units)
-    panels = [m for m in PANELS[analysis] if any(_columns(r, m) for r in results)][:12]
-    fig = new_figure((19, 10.5))
-    grid = fig.add_gridspec(3, 6)
+    if metrics is None:
+        entry = titled(analysis)
+        panels = [m for m in (entry.panels if entry else ()) if any(_columns(r, m) for r in results)][:12]
+    else:
+        panels = list(metrics)
+        for name in panels:
+            if not any(_columns(r, name) for r in results):
+                raise ModelError(f"metric {name!r}", f"not a metric of the {analysis} analysis of these designs")
+        if not 0 < len(panels) <= 12:
+            raise ModelError("metrics", f"expected 1 to 12 metrics, got {len(panels)}")
+    fig = new_figure((19, 11.2))
+    grid = fig.add_gridspec(4, 6, height_ratios=(1, 1, 1, 0.08 + 0.08 * len(results)))
     colors = _colors(len(results))
     for k, metric in enumerate(panels):
         ax = fig.add_subplot(grid[k // 4, k % 4])
@@ -107,7 +115,8 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
         _views(front, side, result, label, color, units, extremes=design == 0, extents=extents)
     for ax, key, (h, v) in ((front, "front", (1, 2)), (side, "side", (0, 2))):
         _fit(ax, np.concatenate(extents[key]), h, v)
-    _summary(front, side, results[0], units)
+    notes = fig.add_subplot(grid[3, :])
+    _notes(notes, results, labels, colors, units)
     front.set_title("front view (from ahead)")
     side.set_title("side view of the left wheel")
     for ax, horizontal in ((front, "y"), (side, "x")):
@@ -115,7 +124,7 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None):
         ax.set_ylabel(f"z [{units.length}]")
         ax.set_aspect("equal", adjustable="box")
         ax.grid(True, alpha=0.3)
-    front.legend(fontsize="x-small", loc="upper right")
+    front.legend(fontsize=TEXT_SIZE, loc="upper right")
     name = " vs ".join(labels)
     fig.suptitle(title or f"{analysis}: {name} (wheel travel at the {results[0].travel_at.replace('-', ' ')})")
     if path is not None:
@@ -129,36 +138,129 @@ def _colors(count):
     return [palette[i % len(palette)] for i in range(count)]
 
 
+def _same(a, b):
+    """Whether two curves are one to the eye (and to SAME_CURVES of their range)."""
+    span = np.nanmax(np.abs(np.concatenate([a, b])), initial=0.0)
+    return bool(np.all((np.abs(a - b) <= SAME_CURVES * max(span, 1e-300)) | (np.isnan(a) & np.isnan(b))))
+
+
+def _wheel_curves(result, metric, units):
+    """``[(suffix of the legend, y (N,), line style)]``: the corner's own curve, or an axle's
+    left (solid) and right (dashed) ones, drawn once as ``left = right`` when they are one."""
+    columns = _columns(result, metric)
+    curves = [(side, np.asarray(result.metrics[name].values, dtype=float) * units.factor(
+        result.metrics[name].dimension)) for name, side in columns]
+    if len(curves) == 2 and _same(curves[0][1], curves[1][1]):
+        return [("left = right", curves[0][1], "-")]
+    return [(side, y, "--" if side == "right" else "-") for side, y in curves]
+
+
 def _curves(ax, results, labels, colors, metric, units):
-    dimension = None
+    dimension, x_label, missing = None, None, []
     for result, label, color in zip(results, labels, colors):
-        inputs = _inputs(result)
-        x_name = inputs[1] if result.analysis.startswith("combined") else inputs[0]  # what was typed
+        if not _columns(result, metric):
+            missing.append(f"{label}: {_missing(result, metric)}")
+            continue
+        x_name, levels = _x_and_levels(result)
         x_column = result.metrics[x_name]
         x = np.asarray(x_column.values) * units.factor(x_column.dimension)
+        x_label = axis_label(x_name, x_column.dimension, units)
+        dimension = result.metrics[_columns(result, metric)[0][0]].dimension
         groups = [np.arange(len(result))]
-        if result.analysis.startswith("combined"):
-            levels = np.asarray(result.metrics["wheel_travel"].values)
-            groups = [np.flatnonzero(levels == level) for level in dict.fromkeys(levels.tolist())]
-        for name, side in _columns(result, metric):
-            column = result.metrics[name]
-            dimension = column.dimension
-            y = np.asarray(column.values) * units.factor(column.dimension)
+        if levels is not None:
+            values = np.asarray(result.metrics[levels].values)
+            groups = [np.flatnonzero(values == level) for level in dict.fromkeys(values.tolist())]
+        for side, y, style in _wheel_curves(result, metric, units):
+            if levels is not None and side == "right":
+                continue  # the left wheel only: the level's line style is the distinction
             for g, rows in enumerate(groups):
-                style = "--" if side == "right" else _STYLES[g % len(_STYLES)]
-                if result.analysis.startswith("combined") and side == "right":
-                    continue  # the left wheel only: the level's line style is the distinction
                 text = label + (f" {side}" if side else "")
-                if len(groups) > 1:
-                    level = float(result.metrics["wheel_travel"].values[rows[0]]) * units.factor("length")
-                    text += f", travel {level:g} {units.length}"
+                if levels is not None:
+                    column = result.metrics[levels]
+                    level = float(column.values[rows[0]]) * units.factor(column.dimension)
+                    text += f", {readable(levels)} {level:g} {units.label(column.dimension)}"
+                    style = _STYLES[g % len(_STYLES)]
                 ax.plot(x[rows], y[rows], color=color, linestyle=style, linewidth=1.4, label=text)
-        ax.set_xlabel(f"{x_name} [{_label(units, x_column.dimension)}]")
-    ax.set_ylabel(f"{metric} [{_label(units, dimension)}]")
-    ax.set_title(metric.replace("_", " "), fontsize="medium")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(axis_label(metric, dimension, units))
+    ax.set_title(readable(metric), fontsize="medium")
     ax.grid(True, alpha=0.3)
-    if len(ax.lines) > 1:
-        ax.legend(fontsize="xx-small")
+    if len(ax.lines) > 1 or any(line.get_label().endswith(("left", "right")) for line in ax.lines):
+        ax.legend(fontsize=TEXT_SIZE)
+    if missing:
+        note = ax.text(0.02, 0.02, textwrap.fill("not shown: " + "; ".join(missing), 36), transform=ax.transAxes,
+                       fontsize=TEXT_SIZE, va="bottom", bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "0.8"})
+        note.set_in_layout(False)
+
+
+def _missing(result, metric):
+    """Why ``result`` has no ``metric`` (a rear axle has no anti-dive, a corner no spring)."""
+    suspension = getattr(result, "suspension", None)
+    vehicle = None if suspension is None else suspension.vehicle
+    if metric in ("anti_dive", "anti_lift", "anti_squat"):
+        if vehicle is None or vehicle.wheelbase is None or vehicle.cg_height is None:
+            return "no [vehicle] wheelbase and cg_height"
+        if metric == "anti_dive" and not vehicle.front or metric == "anti_squat" and vehicle.front:
+            own = "anti-dive, anti-lift" if vehicle.front else "anti-lift, anti-squat"
+            return f"a {vehicle.axle} axle (its anti-geometry: {own})"
+        return "no brake or drive share in [vehicle]"
+    if metric in PART_METRICS:
+        return f"no {PART_METRICS[metric][0]}"
+    if metric == "steer_rate":
+        return "no steering variable"
+    if suspension is not None and not suspension.is_axle and metric in AXLE_METRICS:
+        return "a corner, not an axle"
+    return "not computed for it"
+
+
+def _signed(value, positive, negative, unit, digits=0, zero=None):
+    """``"12 mm above ground"`` from a value and the words for its two signs (no negative zero;
+    ``zero`` for a value that rounds to 0, ``"at infinity"`` for none)."""
+    if not math.isfinite(value):
+        return "at infinity"
+    rounded = round(value, digits)
+    if rounded == 0:
+        return zero or f"0 {unit} {positive}"
+    word = positive if rounded > 0 else negative
+    return f"{abs(rounded):.{digits}f} {unit} {word}"
+
+
+def _design_notes(result, units):
+    """One line: the design position's instant centres and roll centre, in words."""
+    suspension = getattr(result, "suspension", None)
+    if suspension is None or not _columns(result, "fvic_height"):
+        return ""
+    index = _design_index(result)
+    scale = units.factor("length")
+    side = "left" if len(suspension.corners) == 2 else None
+    unit = units.length
+
+    def value(name):
+        return _value(result, name, side, index) * scale
+
+    parts = [f"FVIC {_signed(value('fvic_height'), 'above', 'below', unit, zero='at')} ground, "
+             f"{_signed(value('fvsa_length'), 'inboard of', 'outboard of', unit, zero='at')} the patch",
+             f"SVIC {_signed(value('svic_height'), 'above', 'below', unit, zero='at')} ground, "
+             f"{_signed(value('svsa_length'), 'ahead of', 'behind', unit, zero='at')} the patch"]
+    if "roll_centre_lateral" in result.metrics:
+        height = float(result.metrics["roll_centre_height"].values[index]) * scale
+        lateral = float(result.metrics["roll_centre_lateral"].values[index]) * scale
+        parts.append(f"axle roll centre {_signed(height, 'above', 'below', unit, 1)} the road, "
+                     f"{_signed(lateral, 'left', 'right', unit, 1, zero='on the centre plane')}")
+    else:
+        parts.append(f"roll centre {_signed(value('roll_centre_height'), 'above', 'below', unit, 1)} the road")
+    where = "left wheel, " if side else ""
+    return f"{where}at the design position: " + "; ".join(parts)
+
+
+def _notes(ax, results, labels, colors, units):
+    """The designs' instant centres and roll centres in words, one line each, below the views."""
+    ax.axis("off")
+    lines = [(f"{label}: {_design_notes(result, units)}", color)
+             for result, label, color in zip(results, labels, colors) if _design_notes(result, units)]
+    for k, (text, color) in enumerate(lines):
+        ax.text(0.0, 1.0 - k / max(len(lines), 3), text, transform=ax.transAxes, fontsize=TEXT_SIZE + 1,
+                va="top", color=color).set_in_layout(False)
 
 
 # ------------------------------------------------------------------ views
@@ -189,8 +291,7 @@ def _link_lines(result, index):
 
 
 def _design_index(result):
-    inputs = _inputs(result)
-    score = sum(np.abs(np.asarray(result.metrics[name].values, float)) for name in inputs)
+    score = sum(np.abs(np.asarray(result.metrics[name].values, float)) for name in result.input_names)
     return int(np.argmin(score))
 
 
@@ -201,34 +302,6 @@ def _fit(ax, xyz, h, v):
     margin = 0.12 * span
     ax.set_xlim(low[h] - margin, high[h] + margin)
     ax.set_ylim(low[v] - margin, high[v] + margin)
-
-
-def _summary(front, side, result, units):
-    """The design position's instant centres and roll centre, written in the views."""
-    suspension = getattr(result, "suspension", None)
-    if suspension is None:
-        return
-    index = _design_index(result)
-    scale = units.factor("length")
-    side_name = "left" if len(suspension.corners) == 2 else None
-    unit = units.length
-
-    def value(name):
-        return _value(result, name, side_name, index) * scale
-
-    front_text = (f"FVIC: {value('fvic_height'):.0f} {unit} above ground, {value('fvsa_length'):.0f} {unit} "
-                  "inboard of the patch")
-    rc = "roll_centre_height" if "roll_centre_lateral" in result.metrics else None
-    if rc is not None:
-        front_text += (f"\naxle roll centre: {float(result.metrics[rc].values[index]) * scale:.1f} {unit} high, "
-                       f"{float(result.metrics['roll_centre_lateral'].values[index]) * scale:.1f} {unit} left")
-    else:
-        front_text += f"\nroll centre: {value('roll_centre_height'):.1f} {unit} high"
-    side_text = (f"SVIC: {value('svic_height'):.0f} {unit} above ground, {value('svsa_length'):.0f} {unit} ahead "
-                 "of the patch")
-    for ax, text in ((front, front_text), (side, side_text)):
-        ax.text(0.01, 0.01, text, transform=ax.transAxes, fontsize="x-small", va="bottom",
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "0.8"})
 
 
 def _views(front, side, result, label, color, units, extremes, extents):
@@ -299,7 +372,7 @@ def _instant_centres(front, side, result, corner, side_name, index, patch, color
         ic = patch + fvic_height * up - fvsa * outboard
         front.plot([patch[1], ic[1]], [patch[2], ic[2]], color=color, linewidth=0.8, linestyle=":")
         front.plot([ic[1]], [ic[2]], marker="o", markersize=6, markerfacecolor="none", color=color)
-        front.annotate("FVIC", (ic[1], ic[2]), fontsize="x-small", color=color, xytext=(3, 3),
+        front.annotate("FVIC", (ic[1], ic[2]), fontsize=TEXT_SIZE, color=color, xytext=(3, 3),
                        textcoords="offset points", annotation_clip=True)
     if draw_side:
         side.axhline(patch[2], color="0.5", linewidth=0.8)
@@ -307,7 +380,7 @@ def _instant_centres(front, side, result, corner, side_name, index, patch, color
             ic = patch + svsa * forward + svic_height * up
             side.plot([patch[0], ic[0]], [patch[2], ic[2]], color=color, linewidth=0.8, linestyle=":")
             side.plot([ic[0]], [ic[2]], marker="o", markersize=6, markerfacecolor="none", color=color)
-            side.annotate("SVIC", (ic[0], ic[2]), fontsize="x-small", color=color, xytext=(3, 3),
+            side.annotate("SVIC", (ic[0], ic[2]), fontsize=TEXT_SIZE, color=color, xytext=(3, 3),
                           textcoords="offset points", annotation_clip=True)
 
 

@@ -1,0 +1,187 @@
+"""Headless Chromium for the tests of interactive views (``@pytest.mark.browser``).
+
+:func:`launch` starts Debian's Chromium (``/usr/bin/chromium``, or ``$KINEMATRIX_CHROMIUM``)
+through Playwright, with the network off for every page: :meth:`Browser.open` serves
+``file://`` requests only and fails any other, so a page that needs the network shows it as
+a console error. Where Chromium or Playwright is missing, :data:`MISSING` says what to install
+and the browser tests skip with that line.
+
+A :class:`Opened` page gives what the tests check: console errors, the time of the first
+drawing (``performance.now()`` when the player marked the page drawn, ms since navigation
+began), screenshots (PNG bytes, and their pixel spread: a blank page has none), the player's
+position after moving the slider, a trace's vertices, and the hover label over a hardpoint
+(projected from the scene's camera to the screen).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+#: Chromium's switches for a quiet, sandbox-free, offline headless run.
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1600, "height": 1000}
+
+
+def chromium_path():
+    """The Chromium executable, or None."""
+    return os.environ.get("KINEMATRIX_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _missing():
+    try:
+        import playwright  # noqa: F401 (installed?)
+    except ImportError:
+        return "to run them, install Playwright: pip install -e '.[test]'"
+    if chromium_path() is None:
+        return "to run them, install Chromium: apt-get install chromium (as .ci/run does)"
+    return None
+
+
+#: Why the browser tests cannot run here (one line), or None.
+MISSING = _missing()
+
+# Where a point of a 3-D trace lands on the screen: plotly's camera matrices (column-major) applied
+# to the point scaled as the scene draws it, then the scene's box.
+_PROJECT = """([trace, index]) => {
+  const gd = document.querySelector('.kx-scene');
+  const t = gd._fullData[trace];
+  const scene = gd._fullLayout[t.scene]._scene;
+  const v = [t.x[index] * scene.dataScale[0], t.y[index] * scene.dataScale[1], t.z[index] * scene.dataScale[2], 1];
+  const mul = (m, a) => { const o = [0, 0, 0, 0];
+    for (let i = 0; i < 4; i++) for (let k = 0; k < 4; k++) o[k] += m[4 * i + k] * a[i]; return o; };
+  const c = scene.glplot.cameraParams;
+  const p = mul(c.projection, mul(c.view, mul(c.model, v)));
+  const r = scene.container.getBoundingClientRect();
+  return [r.left + (p[0] / p[3] + 1) / 2 * r.width, r.top + (1 - p[1] / p[3]) / 2 * r.height];
+}"""
+
+_FIND = """(name) => {
+  const data = document.querySelector('.kx-scene')._fullData;
+  for (let i = 0; i < data.length; i++) {
+    const t = data[i];
+    if (t.type !== 'scatter3d' || !t.text || !String(t.mode).includes('markers')) continue;
+    const k = Array.from(t.text).findIndex((s) => s && s.startsWith('<b>' + name + '</b>'));
+    if (k >= 0) return [i, k];
+  }
+  return null;
+}"""
+
+
+class Opened:
+    """One page open in the browser."""
+
+    def __init__(self, page, errors):
+        self.page, self.errors = page, errors
+
+    @property
+    def rendered_ms(self) -> float:
+        return float(self.page.evaluate("document.querySelector('.kx-view').dataset.rendered"))
+
+    def screenshot(self, path=None, clip=None) -> bytes:
+        return self.page.screenshot(path=None if path is None else str(path), clip=clip)
+
+    def scene_box(self):
+        """The 3-D scene's box on the screen, ``{x, y, width, height}``."""
+        return self.page.evaluate("""() => { const gd = document.querySelector('.kx-scene');
+            const r = gd._fullLayout.scene._scene.container.getBoundingClientRect();
+            return {x: r.left, y: r.top, width: r.width, height: r.height}; }""")
+
+    def markers(self):
+        """The panels' markers that follow the slider: ``[(x, y, visible)]``."""
+        return self.page.evaluate("""() => (document.querySelector('.kx-panels').layout.shapes || [])
+            .map((s) => [s.xanchor, s.yanchor, s.visible])""")
+
+    def move_slider(self, position):
+        """Set the slider to ``position`` as a user does (an input event); returns once the
+        player has drawn it."""
+        self.page.evaluate("""(k) => { const s = document.querySelector('.kx-slider'); s.value = String(k);
+            s.dispatchEvent(new Event('input', {bubbles: true})); }""", position)
+        self.page.wait_for_function(f"document.querySelector('.kx-view').dataset.position === '{position}'")
+        self.page.wait_for_timeout(150)  # the scene's WebGL frame after the restyle
+
+    def trace_xyz(self, index):
+        """The drawn vertices of scene trace ``index``: (V, 3), NaN at gaps."""
+        xyz = self.page.evaluate("""(i) => { const t = document.querySelector('.kx-scene')._fullData[i];
+            return [Array.from(t.x), Array.from(t.y), Array.from(t.z || [])]; }""", index)
+        return np.array([[np.nan if v is None else v for v in axis] for axis in xyz], dtype=float).T
+
+    def hover_text(self, name, tries=12) -> str:
+        """Move the mouse onto hardpoint ``name`` in the 3-D scene; the hover label's text."""
+        found = self.page.evaluate(_FIND, name)
+        assert found is not None, f"no hardpoint {name!r} in the scene"
+        x, y = self.page.evaluate(_PROJECT, found)
+        self.page.mouse.move(x - 40, y - 40)
+        self.page.mouse.move(x, y, steps=4)
+        text = ""
+        for attempt in range(tries):
+            self.page.wait_for_timeout(100)
+            text = self.page.evaluate(
+                "Array.from(document.querySelectorAll('.hovertext')).map((e) => e.textContent).join(' ')")
+            if name in text:
+                break
+            self.page.mouse.move(x + (attempt % 3) - 1, y + (attempt % 2))
+        return text
+
+
+class Browser:
+    """A headless Chromium (one per test module: starting it takes about a second)."""
+
+    def __init__(self):
+        from playwright.sync_api import sync_playwright
+
+        self._profile = tempfile.mkdtemp(prefix="kinematrix-chromium-")
+        self._playwright = sync_playwright().start()
+        self._context = self._playwright.chromium.launch_persistent_context(
+            self._profile, executable_path=chromium_path(), args=ARGS, headless=True, viewport=VIEWPORT)
+
+    def open(self, path, timeout_ms=60000) -> Opened:
+        """Open the HTML file ``path`` with the network off; returns once the player has drawn it."""
+        page = self._context.new_page()
+        errors = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def offline(route):
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                errors.append(f"network request {route.request.url}")
+                route.abort()
+
+        page.route("**/*", offline)
+        page.goto(f"file://{os.path.abspath(path)}")
+        page.wait_for_selector(".kx-view[data-rendered]", state="attached", timeout=timeout_ms)
+        return Opened(page, errors)
+
+    def close(self):
+        self._context.close()
+        self._playwright.stop()
+        shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def pixel_spread(png: bytes) -> float:
+    """Standard deviation of a screenshot's grey levels (0 for a blank one)."""
+    from PIL import Image
+
+    return float(np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=float).std())
+
+
+def changed_fraction(png_a: bytes, png_b: bytes, box=None) -> float:
+    """Share of pixels that differ between two screenshots of the same page, within ``box``
+    (``{x, y, width, height}``, default all)."""
+    from PIL import Image
+
+    def grey(png):
+        image = Image.open(io.BytesIO(png)).convert("L")
+        if box is not None:
+            image = image.crop((int(box["x"]), int(box["y"]), int(box["x"] + box["width"]),
+                                int(box["y"] + box["height"])))
+        return np.asarray(image, dtype=int)
+
+    return float(np.mean(np.abs(grey(png_a) - grey(png_b)) > 8))

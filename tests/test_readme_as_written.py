@@ -1,0 +1,373 @@
+"""README.md as a user meets it: every fenced command and snippet, run as written, in order.
+
+A user clones the repository, follows README.md from the top and pastes each block. Each test
+here does the same with one block, in a temporary copy of the repository (its tracked files,
+``git ls-files``, with numba's compiled kernels beside them so that nothing compiles again),
+in the README's order, and checks the exit status of each command and every file the block
+names. The rules, by the block's language:
+
+* ``sh``: each line is one command, run by ``bash`` in the copy's root with the environment
+  that runs these tests (its scripts first on PATH: the installed ``kinematrix``, as the
+  set-up leaves it). Two things are not run, by these rules and no others:
+  :data:`SETUP_STEPS`, the parts of the set-up line that make and enter the virtual
+  environment and install into it (the environment running these tests stands for them;
+  the line's ``kinematrix ...`` part runs), and :data:`TEST_COMMAND`, which is this run.
+* ``python``: each block alone, pasted into a fresh ``python3`` in the copy's root (executed
+  in a new ``__main__`` namespace). A block whose first line is :data:`CONTINUES` is pasted
+  after the block before it into the same session, as its text says; such a session runs
+  once for the tests of all its blocks.
+* ``text``: a synopsis (capitals stand for what to put in, brackets for what may be left
+  out): each line's subcommand exists and each option it names is in that subcommand's
+  ``--help``.
+* ``toml``: a file: it parses, and the vary file shown is a vary file of the shipped corner.
+
+Files: every file name a block mentions (``--out x.csv``, ``"fit.png"``) that was not in the
+copy before it ran is there afterwards, not empty; a PNG is a PNG, a CSV opens with its units
+line and has a row, a TOML file is a model kinematrix loads.
+
+A block that fails today because of a defect being fixed elsewhere is marked
+``xfail(strict=True)`` in :data:`KNOWN_DEFECTS` (reason: the issue and the defect): once fixed
+it passes, the strict mark fails the run, and the mark is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from installed import ROOT, entry_point, user_environment
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The set-up line's steps that the environment running the tests stands for (see the docstring).
+SETUP_STEPS = (re.compile(r"^python3 -m venv \.venv$"), re.compile(r"^\. \.venv/bin/activate$"),
+               re.compile(r'^python3 -m pip install -e "\.\[test\]"$'))
+#: The README's test command: this run.
+TEST_COMMAND = "python3 -m pytest -q"
+#: The first line of a Python block that continues the block before it.
+CONTINUES = "# continues the snippet above"
+#: Blocks (found by a piece of their text) that fail today because of a defect being fixed.
+KNOWN_DEFECTS = {}
+FILE_NAME = re.compile(r"(?<![\w./-])([\w./-]+\.(?:csv|png|gif|toml|parquet))\b")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def fenced_blocks(text=README):
+    """``[(language, first line number, body)]`` of the fenced blocks of ``text``, in order."""
+    blocks = []
+    for found in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M):
+        line = text.count("\n", 0, found.start()) + 1
+        blocks.append((found.group(1), line, found.group(2)))
+    return blocks
+
+
+BLOCKS = fenced_blocks()
+
+
+def block_id(block):
+    language, line, _ = block
+    return f"{language or 'plain'}-line{line}"
+
+
+def marked(blocks):
+    """``blocks`` as pytest parameters, with the :data:`KNOWN_DEFECTS` marks."""
+    params = []
+    for block in blocks:
+        reasons = [reason for piece, reason in KNOWN_DEFECTS.items() if piece in block[2]]
+        marks = [pytest.mark.xfail(strict=True, reason=reasons[0])] if reasons else []
+        params.append(pytest.param(block, id=block_id(block), marks=marks))
+    return params
+
+
+def of(language):
+    return [block for block in BLOCKS if block[0] == language]
+
+
+# ---------------------------------------------------------------------- the copy
+def tracked_files():
+    """The repository's tracked files (``git ls-files``), or, without git, its files less build
+    artefacts and caches."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        return [ROOT / name for name in listed.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        skip = {".git", "__pycache__", ".pytest_cache", ".hypothesis", "build", "dist", ".venv"}
+        return [p for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)
+                and not any(part.endswith(".egg-info") for part in p.parts)]
+
+
+def copy_repository(destination: Path) -> Path:
+    """A copy of the repository in ``destination``: its tracked files, and numba's cache of the
+    compiled kernels (``__pycache__/*.nbi, *.nbc`` and the digest) with the sources' times
+    kept, which numba's cache compares, so that the copy loads the kernels instead of
+    compiling them."""
+    for source in tracked_files():
+        if source.is_file():
+            target = destination / source.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    for cache in ROOT.glob("*/**/__pycache__"):
+        if ".git" in cache.parts:
+            continue
+        kept = [p for p in cache.iterdir() if p.suffix in (".nbi", ".nbc") or p.name.endswith(".digest")]
+        if kept:
+            target = destination / cache.relative_to(ROOT)
+            target.mkdir(parents=True, exist_ok=True)
+            for path in kept:
+                shutil.copy2(path, target / path.name)
+    return destination
+
+
+@pytest.fixture
+def repository(tmp_path):
+    return copy_repository(tmp_path / "kinematrix")
+
+
+# ---------------------------------------------------------------------- checks
+def named_files(text):
+    return sorted(set(FILE_NAME.findall(text)))
+
+
+def check_written(root: Path, names, before):
+    """Every file of ``names`` that did not exist ``before`` exists now and holds what its kind
+    says."""
+    for name in names:
+        if name in before:
+            continue
+        path = root / name
+        assert path.is_file(), f"{name} was not written"
+        data = path.read_bytes()
+        assert data, f"{name} is empty"
+        if name.endswith(".png"):
+            assert data.startswith(PNG) and len(data) > 10_000, f"{name} is not a picture"
+        elif name.endswith(".csv"):
+            lines = data.decode().splitlines()
+            assert lines[0].startswith("# units: ") and len(lines) >= 3, f"{name}: {lines[:3]}"
+        elif name.endswith(".toml"):
+            from mechanism import load_model
+
+            load_model(path)
+
+
+def existing(root, names):
+    return {name for name in names if (root / name).exists()}
+
+
+def run_shell(line, root):
+    return subprocess.run(["bash", "-c", line], cwd=root, env=user_environment(), capture_output=True, text=True,
+                          timeout=600)
+
+
+def user_commands(body):
+    """The commands of a ``sh`` block as this test runs them: the set-up line without
+    :data:`SETUP_STEPS`, no :data:`TEST_COMMAND`."""
+    commands = []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line or line == TEST_COMMAND:
+            continue
+        steps = [step.strip() for step in line.split("&&")]
+        kept = [step for step in steps if not any(rule.match(step) for rule in SETUP_STEPS)]
+        if len(kept) != len(steps):  # the set-up line: exactly its three steps are left out
+            assert len(steps) - len(kept) == len(SETUP_STEPS), line
+        if kept:
+            commands.append(" && ".join(kept))
+    return commands
+
+
+# ---------------------------------------------------------------------- the blocks
+@pytest.mark.readme
+@pytest.mark.parametrize("block", marked(of("sh")))
+def test_shell_block_runs_as_written(block, repository):
+    commands = user_commands(block[2])
+    assert commands or TEST_COMMAND in block[2]
+    for command in commands:
+        names = named_files(command)
+        before = existing(repository, names)
+        done = run_shell(command, repository)
+        assert done.returncode == 0, f"{command}\nexit {done.returncode}\n{done.stderr[-3000:]}"
+        assert "Traceback" not in done.stderr, done.stderr
+        check_written(repository, names, before)
+
+
+def python_chain(block):
+    """The blocks a user has pasted into one Python session when ``block`` has run: the blocks
+    it continues (:data:`CONTINUES`), then itself."""
+    blocks = of("python")
+    at = blocks.index(block)
+    chain = [block]
+    while chain[0][2].startswith(CONTINUES):
+        assert at > 0, f"README.md line {block[1]}: continues no snippet"
+        at -= 1
+        chain.insert(0, blocks[at])
+    return chain
+
+
+def sessions():
+    """The Python sessions of the README: each block that continues none starts one, and the
+    blocks that continue it follow in the same session."""
+    out = []
+    for block in of("python"):
+        if block[2].startswith(CONTINUES):
+            out[-1].append(block)
+        else:
+            out.append([block])
+    return out
+
+
+#: One Python session, as a user has it: each block pasted in turn into the same interpreter
+#: (``exec`` in one namespace, as ``python3`` runs what is pasted), each one's output and
+#: error kept apart, one JSON line per block; a block that fails ends the session.
+SESSION = r"""
+import contextlib, io, json, sys, traceback
+namespace = {"__name__": "__main__"}
+for line, source in json.loads(sys.argv[1]):
+    out, err, ok = io.StringIO(), io.StringIO(), True
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            exec(compile(source, f"README.md, line {line}", "exec"), namespace)
+        except BaseException:
+            ok = False
+            traceback.print_exc()
+    print(json.dumps({"line": line, "ok": ok, "stdout": out.getvalue(), "stderr": err.getvalue()}), flush=True)
+    if not ok:
+        break
+"""
+_SESSIONS = {}
+
+
+def run_session(blocks, tmp_path_factory):
+    """``(repository copy, {line: result})`` of the session of ``blocks``, run once per test
+    process (the tests of one session share it: ``xdist_group``)."""
+    key = tuple(line for _, line, _ in blocks)
+    if key not in _SESSIONS:
+        root = copy_repository(tmp_path_factory.mktemp("readme") / "kinematrix")
+        before = existing(root, named_files("\n".join(body for _, _, body in blocks)))
+        done = subprocess.run([sys.executable, "-c", SESSION, json.dumps([[line, body] for _, line, body in blocks])],
+                              cwd=root, env=user_environment(), capture_output=True, text=True, timeout=900)
+        results = {}
+        for text in done.stdout.splitlines():
+            result = json.loads(text)
+            results[result["line"]] = result
+        _SESSIONS[key] = (root, before, results, done.stderr)
+    return _SESSIONS[key]
+
+
+@pytest.mark.readme
+@pytest.mark.xdist_group("readme-python")
+@pytest.mark.parametrize("block", marked(of("python")))
+def test_python_snippet_runs_as_written(block, tmp_path_factory):
+    session = next(s for s in sessions() if block in s)
+    assert python_chain(block) == session[:session.index(block) + 1]
+    root, before, results, stderr = run_session(session, tmp_path_factory)
+    result = results.get(block[1])
+    assert result is not None, f"README.md line {block[1]} did not run (an earlier block failed)\n{stderr[-2000:]}"
+    assert result["ok"], f"README.md line {block[1]}:\n{result['stderr'][-3000:]}"
+    assert "Traceback" not in result["stderr"], result["stderr"]
+    assert result["stdout"].strip() or block[2].startswith(CONTINUES), "the snippet printed nothing"
+    check_written(root, named_files(block[2]), before)
+
+
+def test_every_snippet_after_the_first_is_self_contained_or_says_it_continues():
+    """A snippet stands alone (imports what it uses, loads what it analyses) unless its first
+    line says it continues the one before: the names it uses unbound are the fault."""
+    import ast
+    import builtins
+
+    for block in of("python"):
+        if block[2].startswith(CONTINUES):
+            continue
+        tree = ast.parse(block[2])
+        bound = set(dir(builtins))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+            elif isinstance(node, (ast.comprehension,)):
+                bound |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        assert used <= bound, f"README.md line {block[1]}: {sorted(used - bound)} used but never defined"
+
+
+@pytest.mark.readme
+def test_synopses_name_real_subcommands_and_options(tmp_path):
+    """Each ``text`` block line ``kinematrix SUBCOMMAND ... --option ...``: the subcommand is one
+    and every option it names is in that subcommand's ``--help`` (run through the installed
+    command)."""
+    helps = {}
+    lines = [line.split("#")[0].strip() for _, _, body in of("text") for line in body.splitlines()]
+    lines = [line for line in lines if line]
+    assert lines
+    for line in lines:
+        words = line.split()
+        assert words[0] == "kinematrix", line
+        sub = words[1]
+        if sub not in helps:
+            done = subprocess.run([entry_point(), sub, "--help"], cwd=tmp_path, env=user_environment(),
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, f"{line}: {done.stderr}"
+            helps[sub] = done.stdout
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line):
+            assert option in helps[sub], f"{line}: {option} is not an option of kinematrix {sub}"
+
+
+def test_toml_blocks_are_files_kinematrix_reads():
+    """The vary file shown parses and is a vary file of the shipped corner (as the text says)."""
+    from loops.study.designs import read_vary
+    from loops.suspension import load_suspension
+
+    blocks = of("toml")
+    assert blocks
+    corner = load_suspension(ROOT / "examples" / "double_wishbone.toml")
+    for _, line, body in blocks:
+        data = tomllib.loads(body)
+        if "design" in data:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as scratch:
+                path = Path(scratch) / "vary.toml"
+                path.write_text(body)
+                names, offsets = read_vary(path, corner)
+            assert names and len(offsets) == data["variants"], f"README.md line {line}"
+
+
+def test_every_fenced_block_is_covered_by_a_rule():
+    """No block escapes: each language has its rule above; the set-up line is the only one with
+    left-out steps, and the test command the only command not run."""
+    assert {language for language, _, _ in BLOCKS} <= {"sh", "python", "text", "toml"}, \
+        [block_id(b) for b in BLOCKS if b[0] not in ("sh", "python", "text", "toml")]
+    setups = [line for _, _, body in of("sh") for line in body.splitlines() if "python3 -m venv" in line]
+    assert len(setups) == 1
+    assert user_commands(setups[0]) == [setups[0].split("&&")[-1].strip()]
+    assert user_commands(setups[0])[0].startswith("kinematrix ")
+    assert sum(TEST_COMMAND == line.strip() for _, _, body in of("sh") for line in body.splitlines()) == 1
+
+
+def test_ci_installs_what_the_readme_installs():
+    """``.ci/run`` installs the project with the README's extras (``.[test]``, whose dask makes the
+    cluster tests run), and ends with the README's test command."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    installs = re.findall(r"pip install .*?-e \"([^\"]+)\"", ci)
+    setup = [extras for _, _, body in of("sh") for extras in re.findall(r"pip install -e \"([^\"]+)\"", body)]
+    assert installs == setup == [".[test]"], (installs, setup)
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(requirement.startswith("dask[distributed]") for requirement in extras["test"]), extras["test"]
+    assert ci.strip().splitlines()[-1].strip() == TEST_COMMAND
+
+
+def test_the_copy_loads_the_compiled_kernels(repository):
+    """The copy's kernels come from the cache copied with it: a sweep there does not compile."""
+    done = subprocess.run([sys.executable, "-c", "from mechanism import load_model; import numpy as np; "
+                           "load_model('examples/four_bar.toml').sweep({'A': np.linspace(0, 1, 3)})"],
+                          cwd=repository, env=user_environment(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0"):
+        assert "compiling kernels" not in done.stderr
