@@ -4,23 +4,24 @@
   plain functions (as the kernels inline them, here uncompiled), with the interface of the
   numpy oracle (:mod:`oracles.pairs`): ``matrix``, ``twists``, ``operators``, ``twist_rates``,
   ``advance``, ``value_rates``.
-* ``exp_so3``, ``log_so3``, ``dexp_inverse``, ``transform_twists``, ``lie_bracket``,
-  ``shift_twists``: the scalar kernels of :mod:`loops.kernels.rotations` and
-  :mod:`loops.kernels.rigid` looped over the leading axes (compiled, or plain Python with
-  ``NUMBA_DISABLE_JIT=1``).
+* ``exp_so3``, ``log_so3``: the scalar kernels of :mod:`loops.kernels.rotations` looped over
+  the leading axes (compiled, or plain Python with ``NUMBA_DISABLE_JIT=1``); and, as the
+  Python layer has them, ``dexp_inverse``, ``transform_twists``, ``lie_bracket``,
+  ``shift_twists`` (:mod:`loops.spatial`, over the kernels of :mod:`loops.kernels.stacked`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from loops.spatial import dexp_inverse, lie_bracket, shift_twists, transform_twists  # noqa: F401 (tests import them here)
 from oracles.transforms import twist_matrix
 
 
 def _kernels():
-    from loops.kernels import rigid, rotations  # noqa: PLC0415 (numba on first use)
+    from loops.kernels import rotations  # noqa: PLC0415 (numba on first use)
 
-    return rigid, rotations
+    return rotations
 
 
 def _each(function, inputs, out_shape):
@@ -38,35 +39,12 @@ def _each(function, inputs, out_shape):
 
 def exp_so3(w):
     """``(..., 3) -> (..., 3, 3)`` by :func:`loops.kernels.rotations.exp_so3`."""
-    return _each(_kernels()[1].exp_so3, [(w, (3,))], (3, 3))
+    return _each(_kernels().exp_so3, [(w, (3,))], (3, 3))
 
 
 def log_so3(R):
     """``(..., 3, 3) -> (..., 3)`` by :func:`loops.kernels.rotations.log_so3`."""
-    return _each(_kernels()[1].log_so3, [(R, (3, 3))], (3,))
-
-
-def dexp_inverse(w, v, transposed=False):
-    """``J_l(w)^-1 v`` (``J_l(w)^-T v``) by :func:`loops.kernels.rotations.dexp_inverse`."""
-    rotations = _kernels()[1]
-    scratch = np.empty((2, 3))
-    return _each(lambda a, b, out: rotations.dexp_inverse(a, b, transposed, out, scratch),
-                 [(w, (3,)), (v, (3,))], (3,))
-
-
-def transform_twists(T, xi):
-    """``Ad(T) xi``: ``(..., 4, 4)``, ``(..., 6) -> (..., 6)`` by :func:`loops.kernels.rigid.transform_twist`."""
-    return _each(_kernels()[0].transform_twist, [(T, (4, 4)), (xi, (6,))], (6,))
-
-
-def lie_bracket(a, b):
-    """``[a, b]`` of twists ``(..., 6)`` by :func:`loops.kernels.rigid.lie_bracket`."""
-    return _each(_kernels()[0].lie_bracket, [(a, (6,)), (b, (6,))], (6,))
-
-
-def shift_twists(xi, c):
-    """``(omega, v + omega x c)``: ``(..., 6)``, ``(..., 3) -> (..., 6)`` by :func:`loops.kernels.rigid.shift_twist`."""
-    return _each(_kernels()[0].shift_twist, [(xi, (6,)), (c, (3,))], (6,))
+    return _each(_kernels().log_so3, [(R, (3, 3))], (3,))
 
 
 class FamilyPair:
@@ -128,7 +106,7 @@ class FamilyPair:
         q = np.asarray(q, dtype=float)
         if not self.rotation_state:
             return q + dq
-        rotations = _kernels()[1]
+        rotations = _kernels()
         lead, rows = self._rows(q)
         _, steps = self._rows(np.broadcast_to(dq, q.shape))
         R = exp_so3(rows)

@@ -25,7 +25,6 @@ with the spherical pairs' rotation matrices ``rotations`` (m, 3, 3) as their sta
 
 from __future__ import annotations
 
-import numpy as np
 
 from ._compile import inline_kernel, internal_kernel, kernel
 from .pairs import pair_matrix, pair_twist

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanism.transforms import dexp_inverse, lie_bracket, transform_twists
-
+from ...spatial import dexp_inverse, lie_bracket, transform_twists
 from ...suspension import jets
 
 __all__ = ["Directions", "Along", "hooke_terms"]
