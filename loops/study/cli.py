@@ -13,7 +13,6 @@ import os
 import sys
 
 from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, number
-from mechanism.errors import ModelError
 from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, plot_call, \
     report_held, write_table
 from loops.suspension.analyses import ANALYSES
@@ -108,6 +107,7 @@ def scheduler_seconds(text):
     if text is None:
         return None
     from loops.study.cluster import scheduler_timeout
+    from mechanism.errors import ModelError
 
     try:
         return scheduler_timeout(number(text, "--scheduler-timeout"))
