@@ -29,7 +29,7 @@ from loops.kernels.arrays import copy_vector
 from loops.kernels.points import point_position, point_velocity
 from loops.kernels.rotations import cross
 
-from ..loads import call_load_into  # upward on purpose: numba object-mode callback into Python load functions
+from ..loads import call_load_into  # up a layer on purpose: numba object-mode callback into Python load functions
 
 __all__ = ["table_value", "load_values", "applied_loads"]
 
