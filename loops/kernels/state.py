@@ -28,7 +28,7 @@ __all__ = ["Topology", "Geometry", "Work", "Scratch", "SquareBlock", "Factor", "
            "STEPS_TAKEN", "STEP_BUDGET", "WALK_COUNTERS",
            "LAST_ERROR", "LAST_ITERATIONS", "CONDITIONING_HERE", "REACHED", "CORRECTOR_RESULT", "WALK_DIAGNOSTICS",
            "ERROR", "ITERATIONS", "CORRECTION", "FACTORIZATIONS", "CORRECTOR_RESULT_SIZE",
-           "CURVED_HERE", "CURVED_BEFORE", "RECORDING", "CURVED_FLAGS"]
+           "CURVED_HERE", "CURVED_BEFORE", "RECORDING", "CURVED_FLAGS", "LoadArrays", "Weights"]
 
 # ----------------------------------------------------------------- the compiled system
 Topology = namedtuple("Topology", [
@@ -157,3 +157,25 @@ CORRECTOR_RESULT_SIZE = 4
 #: records curvatures.
 CURVED_HERE, CURVED_BEFORE, RECORDING = range(3)
 CURVED_FLAGS = 3
+
+# ------------------------------------------------------------------------ the loads
+LoadArrays = namedtuple("LoadArrays", [
+    "spring_cols", "spring_stiffness", "spring_free", "spring_damping",
+    "force_cols", "force_keys", "force_ptr", "force_times", "force_values",
+    "point_links", "point_at", "point_keys", "point_ptr", "point_times", "point_values",
+    "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
+    "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
+    "strut_damping", "bushing_start", "bushing_stiffness", "bushing_damping", "bushing_preload",
+])
+LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units, :mod:`loops.loads`): pair
+springs (columns, stiffness, free value, damping), pair forces and point forces (columns or
+links and points; per load a callback key or -1 and a table ``ptr``/``times``/``values``),
+prescribed motions (columns, keys, tables of (value, rate, second rate)), spring-dampers, and
+bushings (per bushing the first of its six columns, its stiffness and damping (6, 6) and
+preload (6,) in its own axes: translations first, N/m, N m/rad, N s/m, N m s/rad, N, N m).
+Gravity is not here: the dynamics treat it as a potential (trace form) or at the centres of
+mass (Kane's form), the statics by :class:`Weights`."""
+
+#: The weights of the links for the statics kernels: masses (L,) kg, centres of mass in link
+#: frames (L, 3) m, gravity (3,) m/s^2, and the links with mass (int64).
+Weights = namedtuple("Weights", ["masses", "coms", "gravity", "massive"])
