@@ -319,7 +319,7 @@ def _stiffness(topology, geometry, loads, weights, work, G, S):
         for col in range(n):
             p = topology.column_pair[col]
             lie_bracket(S.V[topology.first[p]], work.xi[col], bracket)
-            if pair_twist_rate(topology.family[p], topology.beta[p], work.q, S.rates, topology.start[p],
+            if pair_twist_rate(topology.family[p], topology.parameters[p], work.q, S.rates, topology.start[p],
                                col - topology.start[p], own):
                 transform_twist(work.W[p], own, world)
                 for r in range(6):
