@@ -264,3 +264,44 @@ def test_g_without_mass_and_held_by_mistakes_are_said(corner):
 def test_own_case_text_reads_every_key():
     case = parse_case("x=-0.5, lateral=0.25, z=1.5, mx=10, my=-20, mz=30, at=wheel-centre, unit=N, name=kerb")
     assert case == LoadCase("kerb", -0.5, 0.25, 1.5, (10.0, -20.0, 30.0), "wheel-centre", "N")
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--case", "cornerng", "--travel", "0"], "case: expected one of static, braking"),
+    (["--case", "vertical=1, sideways=2", "--travel", "0"], "case: 'sideways=2': expected key=value"),
+    (["--travel", "0"], "--case: required by --analysis loads"),
+    (["--case", "bump"], "travel: held by the travel drivers: give the wheel travels"),
+    (["--case", "bump", "--held-by", "hand"], "held_by: expected 'driver' or 'spring'"),
+])
+def test_command_line_mistakes_exit_2_in_one_line(capsys, args, expected):
+    from dynamics.cli import main
+
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--analysis", "loads", *args]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"kinematrix: error: {expected}")
+
+
+def test_command_line_g_without_mass_exits_2(capsys):
+    from dynamics.cli import main
+
+    args = ["suspension", str(EXAMPLES / "double_wishbone.toml"), "--analysis", "loads", "--case", "cornering",
+            "--travel", "0"]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().endswith("give [vehicle] mass (kg) and front_weight (the front axle's "
+                                                    "share)")
+
+
+def test_command_line_writes_the_table_and_the_sheet(tmp_path, capsys):
+    from dynamics.cli import main
+
+    out, sheet = tmp_path / "loads.csv", tmp_path / "loads.png"
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--analysis", "loads", "--case", "braking",
+                 "--travel", "-40:40:40", "--out", str(out), "--plot", str(sheet)]) == 0
+    lines = out.read_text().splitlines()
+    front = load_suspension(EXAMPLES / "front_axle.toml")
+    expected = load_case(front, "braking", [-0.04, 0.0, 0.04])
+    header = lines[1].split(",")
+    row = dict(zip(header, map(float, lines[3].split(","))))
+    assert row["wheel_travel"] == 0.0
+    assert row["lower_ball_left_fz"] == pytest.approx(expected.metric("lower_ball_left_fz")[1], rel=1e-12)
+    assert sheet.stat().st_size > 20000 and sheet.read_bytes()[:4] == b"\x89PNG"
