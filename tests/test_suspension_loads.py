@@ -305,3 +305,16 @@ def test_command_line_writes_the_table_and_the_sheet(tmp_path, capsys):
     assert row["wheel_travel"] == 0.0
     assert row["lower_ball_left_fz"] == pytest.approx(expected.metric("lower_ball_left_fz")[1], rel=1e-12)
     assert sheet.stat().st_size > 20000 and sheet.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_freedom_the_corner_does_not_fix_is_refused():
+    """A flap hanging from the body is a freedom neither travel, steering nor hub fixes."""
+    path = EXAMPLES / "double_wishbone.toml"
+    m = load_model(path)
+    m.add_link("flap", mass=1.0, com=(0.0, 0.0, -0.1), inertia=np.diag([0.01, 0.01, 0.01]))
+    m.add_pair("flap_pivot", "revolute", "ground", "flap", at=(0.0, 0.0, 0.0), axis=(1.0, 0.0, 0.0))
+    flapped = Suspension.of_corner(m, load_suspension(path).corners["left"])
+    with pytest.raises(ModelError, match="leave freedoms flap_pivot free"):
+        load_case(flapped, OWN, [0.0])
+    with pytest.raises(ModelError, match="expected a name"):
+        LoadCase("")
