@@ -222,6 +222,8 @@ def test_csv_in_file_units_with_the_units_line(tmp_path):
     load_case(front, "cornering", [-0.02, 0.0]).to_csv(out)
     lines = out.read_text().splitlines()
     assert lines[0].startswith("# units: length=mm") and "force=N" in lines[0] and "wheel_travel=mm" in lines[0]
+    assert "analysis: load case cornering (0, -1, 1 g forward, outboard, up; moment 0, 0, 0 N m; at the contact " \
+           "patch) held by the driver of 'front-axle'" in lines[0]
     assert lines[1].startswith("wheel_travel,travel_force_left,travel_force_right,rack_travel_force,")
     assert lines[2].startswith("-20.0,")
 

@@ -44,14 +44,27 @@ from ..statics import equilibrium
 from .corner import UP
 from .load_cases import case_for
 from .measure import contact_patch
+from .model import SuspensionResult
 from .motion import Motion
 
-__all__ = ["load_case", "HELD_BY"]
+__all__ = ["load_case", "LoadCaseResult", "HELD_BY"]
 
 #: What holds the wheel at each position: the travel drivers, or the suspension spring.
 HELD_BY = ("driver", "spring")
 #: Newton iterations of the spring-held travel, and its travel step for the stiffness (m).
 SPRING_ITERATIONS, SPRING_STEP = 30, 1e-4
+
+
+class LoadCaseResult(SuspensionResult):
+    """A :class:`~loops.suspension.model.SuspensionResult` whose CSV's first line also names the
+    load case and what holds the wheel."""
+
+    @property
+    def csv_note(self):
+        case = self.case
+        return (f"analysis: load case {case.name} ({case.longitudinal:g}, {case.lateral:g}, {case.vertical:g} "
+                f"{case.unit} forward, outboard, up; moment {', '.join(f'{m:g}' for m in case.moment)} N m; at the "
+                f"{case.at.replace('-', ' ')}) held by the {self.held_by} of {self.suspension.name!r}")
 
 
 class _Wheels:
@@ -109,7 +122,7 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
 
     Returns
     -------
-    SuspensionResult
+    LoadCaseResult (a SuspensionResult)
         analysis ``"load case"``; ``case`` (the LoadCase), ``held_by``, ``reactions``
         (:class:`loops.reactions.PairReactions`, every pair), ``body_forces`` {pair: (N, 3)}
         and ``applied`` {side: (point (N, 3), force (3,), moment (3,))} besides the columns.
@@ -276,6 +289,7 @@ def _finish(susp, wheels, travel, held_by, solved):
         columns.append(Column(f"{spring.name}_force", spring.stiffness * (spring.free_length - length), "force", 0))
     inputs = [Column("wheel_travel", np.asarray(travel, dtype=float), "length", 0)]
     result = susp.finish(eq, "load case", "wheel-centre", inputs, columns, None)
+    result.__class__ = LoadCaseResult
     result.case, result.held_by, result.reactions, result.body_forces = wheels.case, held_by, reactions, body_forces
     result.applied = {side: (where[side], wheels.force[side], wheels.moment[side]) for side in wheels.sides}
     result.loaded_links = dict(wheels.link)
