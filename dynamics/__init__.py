@@ -17,7 +17,7 @@ _EXPORTS = {
     "simulate": ".simulate", "SimulationResult": ".simulate", "EnergyHistory": ".simulate",
     "equations_of_motion": ".equations", "EquationsOfMotion": ".equations",
     "inverse_dynamics": ".inverse_dynamics", "InverseDynamicsResult": ".inverse_dynamics",
-    "pair_reactions": ".inverse_dynamics", "PairReactions": ".inverse_dynamics",
+    "pair_reactions": ".inverse_dynamics", "PairReactions": "loops.reactions",
     "pseudo_inertia": ".pseudo_inertia", "inertia_from_pseudo": ".pseudo_inertia",
     "transform_pseudo_inertia": ".pseudo_inertia", "kinetic_energy_trace": ".pseudo_inertia",
 }
@@ -27,7 +27,7 @@ def __getattr__(name):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'dynamics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(importlib.import_module(module, None if module[0] != "." else __name__), name)
     globals()[name] = value
     return value
 

@@ -2,7 +2,7 @@
 
 :class:`DynamicModel` compiles a frozen model once for dynamics: its kinematic system
 (:func:`loops.compiled.compile_model`, point-driver road loops included), the mass
-properties of its links, its loads (:mod:`dynamics.loads`) and its mobility
+properties of its links, its loads (:mod:`loops.loads`) and its mobility
 (``check().dof``, ``.passive``). :func:`equations_of_motion` is the public entry: it walks
 the independent coordinates from the design pose to the requested values (the one
 continuation of :mod:`loops.continuation`, as a sweep does) and evaluates the mass matrix
@@ -35,11 +35,11 @@ from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import Walk, WalkStopped
 from loops.linear import null_space
+from loops.loads import compile_loads, compile_weights
 from loops.mobility import mobility_report
 from loops.results import SweepResult
 from mechanism.errors import ModelError, SweepStopped
 
-from .loads import compile_loads
 from .motion import Inertia, state_from_walk
 from .pseudo_inertia import pseudo_inertia
 
@@ -88,7 +88,7 @@ class DynamicModel:
     dof, passive : int, from :func:`loops.mobility.mobility_report`
     J : (L, 4, 4) pseudo-inertias; masses (L,), coms (L, 3), inertias (L, 3, 3)
     gravity : (3,) m/s^2
-    loads : dynamics.loads.LoadArrays (no prescribed motions)
+    loads : loops.loads.LoadArrays (no prescribed motions); weights : loops.loads.Weights
     """
 
     def __init__(self, model):
@@ -104,6 +104,7 @@ class DynamicModel:
         self.gravity = np.asarray(model.gravity, dtype=float)
         self.massive = np.flatnonzero(np.abs(self.J).reshape(len(links), -1).max(axis=1) > 0).astype(np.int64)
         self.loads = compile_loads(self.system, model, self)
+        self.weights = compile_weights(self.system, model)
 
     def inertia(self, method="lagrange") -> Inertia:
         """Mass properties for the kernels with the formulation ``method``."""
@@ -235,7 +236,7 @@ def finite_values(values, names, where):
 def evaluate_state(dyn, state, block, inertia, loads, rates, t, m, prescribed_accelerations=()):
     """Run :func:`dynamics.kernels.motion.dynamics_at` at a closed ``state`` (loads at ``t``);
     returns its status."""
-    from .kernels.loads import load_values  # noqa: PLC0415
+    from loops.kernels.loads import load_values  # noqa: PLC0415
     from .kernels.motion import dynamics_at  # noqa: PLC0415
 
     system = dyn.system

@@ -12,20 +12,9 @@ model's own loads. The motion is a sweep (:func:`loops.sweep.sweep`: the one wal
 kinematics), and the forces come from :func:`dynamics.kernels.motion.dynamics_at` with every
 driver prescribed.
 
-:func:`pair_reactions`: Newton-Euler on every link. The unknowns are the wrenches
-``R_p = (n_o, f)`` (moment about the origin, force; world frame) that the first link of
-each pair applies to its second link. Every moving link balances them against its rate
-of momentum and the applied loads (gravity, point forces, spring-dampers),
-
-    sum_{p: second = i} R_p - sum_{p: first = i} R_p = (c_i x m_i a_Gi + I_i alpha_i + w_i x I_i w_i,
-                                                        m_i a_Gi) - W_i^applied,
-
-and each pair transmits, along each of its own freedoms j, exactly the generalized force
-in that variable (spring, damper, pair force, driver): ``xi_j . R_p = tau_j``. The system
-is solved in the least-squares, minimum-norm sense (moments weighed by the mechanism size):
-redundant constraints (a planar loop's out-of-plane components) make some reaction
-components indeterminate, and minimum norm shares them out evenly. Results are given at
-the pair centre, in global axes and in the pair's frame on its first link (frame j).
+:func:`pair_reactions`: the force and moment transmitted by each pair, the statics' reactions
+(:func:`loops.reactions.pair_reactions`, Newton-Euler on every link) with each link's inertia
+wrench, minus its rate of momentum, among the loads it balances.
 """
 
 from __future__ import annotations
@@ -34,10 +23,11 @@ import numpy as np
 
 from loops.configuration import constraint_matrix, evaluate
 from loops.linear import square_block
+from loops.reactions import PairReactions
+from loops.reactions import pair_reactions as loops_pair_reactions
 from loops.results import Column, Trajectory
 from loops.sweep import driver_table, per_position, sweep
 from mechanism.errors import ModelError, SweepStopped
-from mechanism.transforms import cross
 
 from .equations import ASSEMBLY_TOLERANCE, dynamic_model, method_code, snapshot_of
 from .motion import new_state
@@ -45,57 +35,9 @@ from .motion import new_state
 __all__ = ["inverse_dynamics", "InverseDynamicsResult", "pair_reactions", "PairReactions"]
 
 
-class PairReactions:
-    """Force and moment transmitted by each pair at a series of states.
-
-    The wrench is the one the pair's first link applies to its second link (the second
-    applies the opposite). ``force`` (N) and ``moment`` (N m, about the pair centre) in
-    global axes; ``*_local`` in the axes of the pair's frame on its first link (frame j:
-    Z along the pair axis).
-
-    Attributes
-    ----------
-    t : (N,) s (or the sweep's times)
-    pairs : list of str, the real pairs
-    residual : (N,) norm of the Newton-Euler residual (N; small when the motion is consistent)
-    """
-
-    def __init__(self, t, pairs, forces, moments, frames, residual):
-        self.t = t
-        self.pairs = list(pairs)
-        self._forces, self._moments, self._frames = forces, moments, frames
-        self.residual = residual
-
-    def _index(self, pair):
-        if pair not in self.pairs:
-            raise ModelError(f"pair {pair!r}", f"not a pair of the model (known: {', '.join(self.pairs)})")
-        return self.pairs.index(pair)
-
-    def force(self, pair):
-        """(N, 3) N, global axes."""
-        return self._forces[:, self._index(pair)].copy()
-
-    def moment(self, pair):
-        """(N, 3) N m about the pair centre, global axes."""
-        return self._moments[:, self._index(pair)].copy()
-
-    def frame(self, pair):
-        """(N, 4, 4) pose of the pair's frame j (on its first link), global."""
-        return self._frames[:, self._index(pair)].copy()
-
-    def force_local(self, pair):
-        """(N, 3) N in the pair's frame j axes."""
-        i = self._index(pair)
-        return np.einsum("nji,nj->ni", self._frames[:, i, :3, :3], self._forces[:, i])
-
-    def moment_local(self, pair):
-        """(N, 3) N m about the pair centre, in the pair's frame j axes."""
-        i = self._index(pair)
-        return np.einsum("nji,nj->ni", self._frames[:, i, :3, :3], self._moments[:, i])
-
-
 def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None) -> PairReactions:
-    """Pair wrenches by Newton-Euler on each link (see the module docstring).
+    """Pair wrenches along a motion: :func:`loops.reactions.pair_reactions` with each link's inertia
+    wrench (METHOD.md, "Kane's form": ``-(c x m a_G + I alpha + w x I w, m a_G)``) added to its loads.
 
     Parameters
     ----------
@@ -109,71 +51,25 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
     from loops.kernels.velocity import link_velocities  # noqa: PLC0415 (kernels load on first use)
 
     from .kernels.kane import inertia_wrench  # noqa: PLC0415
-    from .kernels.loads import applied_loads, load_values  # noqa: PLC0415
 
     system = dyn.system
     topology = system.topology
-    n_links, n_pairs = topology.links, topology.pairs
-    ground = topology.ground
-    moving = np.array([i for i in range(n_links) if i != ground], dtype=int)
-    incidence = np.zeros((n_links, n_pairs))
-    incidence[topology.second, np.arange(n_pairs)] += 1.0
-    incidence[topology.first, np.arange(n_pairs)] -= 1.0
-    scale = system.scale
-    # Unknowns r = (n_o / scale, f) per pair; link rows (moment / scale, force).
-    link_block = np.kron(incidence[moving], np.eye(6))
-    count = len(q)
-    forces = np.zeros((count, n_pairs, 3))
-    moments = np.zeros((count, n_pairs, 3))
-    frames = np.zeros((count, n_pairs, 4, 4))
-    residual = np.zeros(count)
-    weights = np.where(system.rotational, 1.0 / scale, 1.0)
-    loads = dyn.loads
-    pair_values = np.zeros((len(loads.force_cols), 1))
-    point_values = np.zeros((len(loads.point_links), 3))
-    prescribed = np.zeros((len(loads.prescribed_cols), 3))
-    pair_forces, wrenches, powers = np.zeros(system.n), np.zeros((n_links, 6)), np.zeros(2)
-    inertia = np.zeros((n_links, 6))
-    scratch = np.zeros((8, 3))
+    count, n_links = len(q), topology.links
+    if velocities is None:
+        velocities = np.zeros((count, n_links, 6))
+        for k in range(count):
+            config = evaluate(system, q[k])
+            link_velocities(topology, np.ascontiguousarray(config.twists), np.ascontiguousarray(q_dot[k]),
+                            velocities[k])
+    inertia = np.zeros((count, n_links, 6))
     for k in range(count):
-        config = evaluate(system, q[k])
-        if velocities is None:
-            V = np.zeros((n_links, 6))
-            link_velocities(topology, np.ascontiguousarray(config.twists), np.ascontiguousarray(q_dot[k]), V)
-        else:
-            V = np.ascontiguousarray(velocities[k])
-        poses = np.ascontiguousarray(config.link_poses)
+        poses = np.ascontiguousarray(evaluate(system, q[k]).link_poses)
         for i in range(n_links):
-            inertia_wrench(poses[i], V[i], np.ascontiguousarray(link_accelerations[k, i]), dyn.masses[i], dyn.coms[i],
-                           dyn.inertias[i], inertia[i])
-        centres = np.einsum("lij,lj->li", poses[:, :3, :3], dyn.coms) + poses[:, :3, 3]
-        weight = dyn.masses[:, None] * dyn.gravity[None, :]
-        gravity = np.concatenate([cross(centres, weight), weight], axis=1)
-        load_values(loads, float(t[k]), pair_values, point_values, prescribed)
-        applied_loads(loads, np.ascontiguousarray(config.q), np.ascontiguousarray(q_dot[k]), poses, V, pair_values,
-                      point_values, pair_forces, wrenches, powers, scratch)
-        rhs_links = (inertia - gravity - wrenches)[moving]
-        rhs_links[:, :3] /= scale
-        tau = pair_forces + drive[k]
-        # Pair rows: xi_j . R_p = tau_j, with R_p = (scale r_m, r_f).
-        pair_rows = np.zeros((system.n, n_pairs * 6))
-        cols = topology.column_pair[:, None] * 6 + np.arange(6)[None, :]
-        twist_scaled = np.concatenate([config.twists[:, :3] * scale, config.twists[:, 3:]], axis=1)
-        np.put_along_axis(pair_rows, cols, twist_scaled * weights[:, None], axis=1)
-        A = np.vstack([link_block, pair_rows])
-        b = np.concatenate([rhs_links.ravel(), tau * weights])
-        solution, *_ = np.linalg.lstsq(A, b, rcond=1e-10)
-        residual[k] = float(np.linalg.norm(A @ solution - b))
-        r = solution.reshape(n_pairs, 6)
-        force = r[:, 3:]
-        moment_origin = r[:, :3] * scale
-        centre = config.pair_frames[:, :3, 3]
-        forces[k] = force
-        moments[k] = moment_origin - cross(centre, force)
-        frames[k] = config.pair_frames
-    real = [i for i, p in enumerate(system.pairs) if not p.virtual]
-    return PairReactions(np.asarray(t, dtype=float), [system.pairs[i].name for i in real], forces[:, real],
-                         moments[:, real], frames[:, real], residual)
+            inertia_wrench(poses[i], np.ascontiguousarray(velocities[k, i]),
+                           np.ascontiguousarray(link_accelerations[k, i]), dyn.masses[i], dyn.coms[i], dyn.inertias[i],
+                           inertia[k, i])
+    return loops_pair_reactions(system, dyn.loads, dyn.weights, q, q_dot, t, drive, extra=-inertia,
+                                velocities=velocities)
 
 
 class InverseDynamicsResult(Trajectory):

@@ -7,7 +7,7 @@ the linearized closure ``B``, eq. 3); the solve layer (:mod:`loops.linear`), the
 corrector (:mod:`loops.newton`) and the one walk along the closure
 (:mod:`loops.continuation`); sweeps (:mod:`loops.sweep`) with held freedoms
 (:mod:`loops.held`); the trajectory record (:mod:`loops.results`); mobility
-(:mod:`loops.mobility`). The per-configuration arithmetic runs in compiled kernels
+(:mod:`loops.mobility`); static equilibrium (:mod:`loops.statics`). The per-configuration arithmetic runs in compiled kernels
 (:mod:`loops.kernels`), loaded on first use.
 """
 
@@ -18,7 +18,8 @@ import types
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: importing the command line's modules (``loops.cli``) costs nothing for ``kinematrix --help``.
 _EXPORTS = {"CompiledSystem": ".compiled", "compile_model": ".compiled", "MobilityReport": ".mobility",
-            "mobility_report": ".mobility", "SweepResult": ".results", "Trajectory": ".results", "sweep": ".sweep"}
+            "mobility_report": ".mobility", "SweepResult": ".results", "Trajectory": ".results", "sweep": ".sweep",
+            "equilibrium": ".statics", "EquilibriumResult": ".statics"}
 
 
 def __getattr__(name):
@@ -48,4 +49,4 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = ["MobilityReport", "mobility_report", "SweepResult", "Trajectory", "sweep", "CompiledSystem",
-           "compile_model"]
+           "compile_model", "equilibrium", "EquilibriumResult"]

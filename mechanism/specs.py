@@ -29,6 +29,7 @@ __all__ = [
     "PairForceSpec",
     "SpringDamperSpec",
     "PointForceSpec",
+    "BushingSpec",
     "Model",
 ]
 
@@ -155,6 +156,43 @@ class PointForceSpec:
     force: LoadValue
 
 
+def _six_by_six(values) -> np.ndarray:
+    """A bushing's rates as its (6, 6) matrix: the diagonal of 6 given rates, or the matrix given."""
+    values = np.asarray(values, dtype=float)
+    return np.diag(values) if values.shape == (6,) else values.reshape(6, 6)
+
+
+@dataclass(frozen=True)
+class BushingSpec:
+    """A compliant connection between ``first`` and ``second`` link (METHOD.md, "The bushing family").
+
+    ``at`` (3,) m, global at the design pose; ``axes`` (3, 3) its x, y and z directions (rows,
+    unit, right-handed; global at the design pose): its frames on both links. ``stiffness`` and
+    ``damping`` as given, 6 rates (translations along its axes N/m and N s/m, then turns about
+    them N m/rad and N m s/rad) or a (6, 6) symmetric matrix; ``preload`` (6,) N and N m, the
+    force and moment on the second link at no deflection. ``replaces`` names the rigid pair it
+    stands for in the compliant variant (or None).
+    """
+
+    name: str
+    first: str
+    second: str
+    at: np.ndarray
+    axes: np.ndarray
+    stiffness: np.ndarray
+    damping: np.ndarray
+    preload: np.ndarray
+    replaces: str | None = None
+
+    def stiffness_matrix(self) -> np.ndarray:
+        """(6, 6) N/m, N m/rad, in its axes (translations first)."""
+        return _six_by_six(self.stiffness)
+
+    def damping_matrix(self) -> np.ndarray:
+        """(6, 6) N s/m, N m s/rad, in its axes."""
+        return _six_by_six(self.damping)
+
+
 @dataclass(frozen=True)
 class Model:
     """Frozen model: what analyses take and results keep.
@@ -164,6 +202,11 @@ class Model:
     ``units`` are the model's own units (its file's ``[units]``; SI for a model built in
     Python): the default units of every file written from it and of the values in its
     messages. Values in the model are SI whatever ``units`` says.
+
+    ``pairs`` are the pairs the analyses see: in the compliant variant (``use_bushings``) the
+    declared pairs but those the bushings replace, then the bushings (pairs of the bushing
+    type); in the rigid variant the declared pairs, then the bushings that replace nothing as
+    welds. ``declared_pairs`` are the rigid pairs as declared (None: ``pairs``).
     """
 
     name: str
@@ -178,6 +221,9 @@ class Model:
     gravity: np.ndarray
     reference: tuple  # ((pair name, values ndarray), ...)
     units: Units = SI
+    bushings: tuple = ()
+    use_bushings: bool = False
+    declared_pairs: tuple | None = None
 
     def link(self, name: str) -> LinkSpec:
         return next(link for link in self.links if link.name == name)

@@ -22,7 +22,7 @@ PACKAGES = ("mechanism", "loops", "dynamics")
 #: public API's convenience methods (DESIGN.md: ``m.check()``, ``m.sweep()``, ``m.assemble()``, a
 #: notebook's ``_repr_html_``, and the closure check a model file's reader makes through
 #: ``Mechanism.closure_defect``), which import the engine inside the method, and the numba
-#: object-mode callback of the dynamics kernels into the Python load functions.
+#: object-mode callback of the load kernels into the Python load functions.
 UPWARD_EXCEPTIONS = {
     ("mechanism.model", "loops.mobility"),
     ("mechanism.model", "loops.sweep"),
@@ -30,7 +30,7 @@ UPWARD_EXCEPTIONS = {
     ("mechanism.model", "loops.compiled"),
     ("mechanism.model", "loops.configuration"),
     ("mechanism.model", "loops.views.notebook"),
-    ("dynamics.kernels.loads", "dynamics.loads"),
+    ("loops.kernels.loads", "loops.loads"),
 }
 
 

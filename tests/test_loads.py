@@ -1,4 +1,4 @@
-"""Loads as generalized forces (``dynamics.loads``): pair springs, dampers, pair forces, point
+"""Loads as generalized forces (``loops.loads``): pair springs, dampers, pair forces, point
 forces and point-to-point spring-dampers, checked by virtual work on closed assemblies."""
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from dynamics import equations_of_motion, simulate
-from dynamics.loads import load_function
+from loops.loads import load_function
 from mechanism import ModelError, load_model
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -121,8 +121,8 @@ def test_called_back_values_are_refused_for_a_view_taken_inside_a_kernel():
     numba = pytest.importorskip("numba")
     if numba.config.DISABLE_JIT:
         pytest.skip("object mode exists only in compiled code")
-    from dynamics import loads
-    from dynamics.kernels.loads import _evaluate
+    from loops import loads
+    from loops.kernels.loads import _evaluate
 
     @numba.njit(_nrt=False)
     def into_the_rows_after_the_first(keys, ptr, times, values, t, out):

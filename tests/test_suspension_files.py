@@ -43,7 +43,8 @@ def test_shipped_files_load():
     front = load_suspension(EXAMPLES / "front_axle.toml")
     assert front.is_axle and front.name == "front-axle" and front.units == Units("mm", "deg")
     assert front.vehicle == Vehicle(axle="front", wheelbase=2.7, cg_height=0.55, track=1.56, brake_front=0.65,
-                                    drive_front=1.0, brakes="outboard", rack_travel_per_turn=-0.05)
+                                    drive_front=1.0, brakes="outboard", rack_travel_per_turn=-0.05,
+                                    mass=1500.0, front_weight=0.6)
     assert front.design_track() == pytest.approx(1.56, abs=1e-15)
     rear = load_suspension(EXAMPLES / "five_link_rear.toml")
     assert not rear.is_axle and rear.corners["left"].kingpin is None

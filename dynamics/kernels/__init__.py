@@ -3,7 +3,6 @@
 * :mod:`.trace`: the trace form of Lagrange's equations (Pavlov eq. 7): mass matrix,
   velocity-product terms and gravity forces;
 * :mod:`.kane`: the same by Kane's form (Newton-Euler), the independent cross-check;
-* :mod:`.loads`: applied loads as pair forces and link wrenches, and their power;
 * :mod:`.energy`: kinetic (eq. 7) and potential energy;
 * :mod:`.motion`: the dynamics at one state: closing the loops at the driven values,
   transmission matrix, link Jacobians, bias accelerations, equations of motion;

@@ -25,7 +25,7 @@ prescribed (rheonomic) ones ``p(t)``; every other pair variable follows from the
   link Jacobians ``V_i^(s)`` (partial twists, along the tree), the rates, the bias
   accelerations (eq. 4 differentiated, prescribed accelerations included), the mass matrix
   and velocity terms by the trace form (:mod:`.trace`, eq. 7) or Kane's form (:mod:`.kane`),
-  the applied loads (:mod:`.loads`) and the independent accelerations.
+  the applied loads (:mod:`loops.kernels.loads`) and the independent accelerations.
 * :func:`rhs` is ``y' = F(t, y)`` for ``y = (u, u', W_dissipated, W_external, W_driver)``.
 """
 
@@ -39,6 +39,7 @@ from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_pr
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
 from loops.kernels.continuation import on_branch, tangent_at
+from loops.kernels.loads import applied_loads, load_values
 from loops.kernels.newton import CONVERGED, apply_step, corrector, seat_spherical
 from loops.kernels.state import (BRANCH_RATIO, CONDITIONING, CORRECTION, ITERATION_LIMIT, NEWTON_STEP_LIMIT, TOLERANCE,
                                  TRUSTED_CONDITIONING, VALID)
@@ -46,7 +47,6 @@ from loops.kernels.tree import tree_twists
 from loops.kernels.velocity import link_velocities, solve_with_drivers
 
 from .kane import newton_euler_terms
-from .loads import applied_loads, load_values
 from .trace import trace_terms
 
 __all__ = ["OK", "CLOSURE_FAILED", "SINGULAR", "NO_INERTIA", "close_stage", "curvature_at", "dynamics_at",

@@ -1,7 +1,7 @@
 """The named state the dynamics kernels take, and their constants (no numba here).
 
 The Python layer builds these (:mod:`dynamics.motion`, :mod:`dynamics.integrate`,
-:mod:`dynamics.loads`, :mod:`dynamics.run`) and re-exports them where its users look; the
+:mod:`dynamics.run`) and re-exports them where its users look; the
 kernels take them. Named tuples carry the arrays; the integrator's two small vectors, which
 it reads and updates at every step, stay arrays (one argument each, an entry one load) with
 their entries named by the index constants below, as for the walk (:mod:`loops.kernels.state`).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["Inertia", "Kinematics", "DynamicScratch", "State", "Compiled", "Tableau", "DOP853_KIND", "RK45_KIND",
-           "IntegratorScratch", "Samples", "LoadArrays",
+           "IntegratorScratch", "Samples",
            "T_END", "RTOL", "ATOL", "LONGEST_STEP", "STEP", "STEP_BUDGET", "SWITCH_THRESHOLD", "DEAD_POINT_THRESHOLD",
            "REJECTED", "SHORTEST_STEP", "CONTROLS", "STEPS", "REJECTIONS", "RHS_CALLS", "NEXT_SAMPLE", "STORED", "CLOSURE_FAILURES",
            "COUNTERS"]
@@ -44,21 +44,8 @@ State.__doc__ = """A closed state (see the module docstring): ``work``, ``factor
 (n, d) and ``curvature`` (n, d, d)."""
 Compiled = namedtuple("Compiled", ["topology", "geometry", "block", "inertia", "loads", "params", "m"])
 Compiled.__doc__ = """What the dynamics kernels take of a model: its topology, geometry and square
-block, its :class:`Inertia` and loads (:class:`LoadArrays`), the walk's parameters ``params``
+block, its :class:`Inertia` and loads (:class:`loops.kernels.state.LoadArrays`), the walk's parameters ``params``
 (:mod:`loops.kernels.state`) and the number ``m`` of independent coordinates."""
-
-LoadArrays = namedtuple("LoadArrays", [
-    "spring_cols", "spring_stiffness", "spring_free", "spring_damping",
-    "force_cols", "force_keys", "force_ptr", "force_times", "force_values",
-    "point_links", "point_at", "point_keys", "point_ptr", "point_times", "point_values",
-    "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
-    "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
-    "strut_damping",
-])
-LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units): pair springs
-(columns, stiffness, free value, damping), pair forces and point forces (columns or links and
-points; per load a callback key or -1 and a table ``ptr``/``times``/``values``), prescribed
-motions (columns, keys, tables of (value, rate, second rate)) and spring-dampers."""
 
 # ------------------------------------------------------------------- the integrator
 #: :attr:`Tableau.kind`: Dormand and Prince's 8(5,3) pair, or their 5(4) pair.

@@ -17,7 +17,7 @@ energies along a result, the inverse dynamics); they may call the others, not th
 (a callee that does not say otherwise is compiled with its caller's runtime).
 ``callback_kernel`` holds the GIL, for the kernels that call Python load functions back
 (numba's object mode; without reference counting it cannot return an array, so the Python
-side writes into the kernel's array: :func:`dynamics.loads.call_load_into`).
+side writes into the kernel's array: :func:`loops.loads.call_load_into`).
 
 Compile time is mostly LLVM's, and it grows with the number of fields a kernel receives:
 numba passes every array of a named tuple as seven to eleven arguments of its own and copies

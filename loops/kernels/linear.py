@@ -31,7 +31,7 @@ from .state import (BAND_OVERFLOW, CONDITIONING, DETERMINANT_SIGN, LEAST_SQUARES
 #: Pivot ratio above which the block counts as well conditioned without an estimate.
 CHEAP_CONDITIONING = 0.05
 
-__all__ = ["band_lu", "band_pivot", "band_determinant_sign", "band_solve", "band_solve_transposed",
+__all__ = ["lu_factor", "lu_solve", "band_lu", "band_pivot", "band_determinant_sign", "band_solve", "band_solve_transposed",
            "band_one_norm_of_inverse", "factorize_block", "solve_block", "transmission", "solve_scaled", "solution_at",
            "scaled_rhs"]
 
@@ -508,3 +508,52 @@ def transmission(block, factor, G, buffer, tangents):
         scale = 1.0 / block.column_scale[block.driven[k]]
         for col in block.free:
             G[col, k] = solution_at(block, factor, b, block.column_position[col]) * block.column_scale[col] * scale
+
+
+@internal_kernel
+def lu_factor(A, pivots):
+    """Dense LU with partial pivoting in place (``A`` (k, k)); False when a pivot vanishes (below
+    1e-14 of the largest entry)."""
+    k = A.shape[0]
+    largest = 0.0
+    for i in range(k):
+        for j in range(k):
+            largest = max(largest, abs(A[i, j]))
+    if largest == 0.0:
+        return k == 0
+    for j in range(k):
+        p = j
+        for i in range(j + 1, k):
+            if abs(A[i, j]) > abs(A[p, j]):
+                p = i
+        pivots[j] = p
+        if abs(A[p, j]) <= 1e-14 * largest:
+            return False
+        if p != j:
+            for c in range(k):
+                A[j, c], A[p, c] = A[p, c], A[j, c]
+        inverse = 1.0 / A[j, j]
+        for i in range(j + 1, k):
+            A[i, j] *= inverse
+            f = A[i, j]
+            if f != 0.0:
+                for c in range(j + 1, k):
+                    A[i, c] -= f * A[j, c]
+    return True
+
+
+@internal_kernel
+def lu_solve(A, pivots, b):
+    """Solve ``A x = b`` in place with the factors of :func:`lu_factor`."""
+    k = A.shape[0]
+    for j in range(k):
+        p = pivots[j]
+        if p != j:
+            b[j], b[p] = b[p], b[j]
+    for i in range(k):
+        for j in range(i):
+            b[i] -= A[i, j] * b[j]
+    for i in range(k - 1, -1, -1):
+        for j in range(i + 1, k):
+            b[i] -= A[i, j] * b[j]
+        b[i] /= A[i, i]

@@ -28,7 +28,9 @@ __all__ = ["Topology", "Geometry", "Work", "Scratch", "SquareBlock", "Factor", "
            "STEPS_TAKEN", "STEP_BUDGET", "WALK_COUNTERS",
            "LAST_ERROR", "LAST_ITERATIONS", "CONDITIONING_HERE", "REACHED", "CORRECTOR_RESULT", "WALK_DIAGNOSTICS",
            "ERROR", "ITERATIONS", "CORRECTION", "FACTORIZATIONS", "CORRECTOR_RESULT_SIZE",
-           "CURVED_HERE", "CURVED_BEFORE", "RECORDING", "CURVED_FLAGS"]
+           "CURVED_HERE", "CURVED_BEFORE", "RECORDING", "CURVED_FLAGS", "LoadArrays", "Weights",
+           "StaticsScratch", "EquilibriumRecord", "FORCE_TOLERANCE", "SETTLE_ITERATIONS", "SETTLE_STEP",
+           "STATICS_PARAMETERS", "LOAD_SCALE", "RESIDUAL", "CORRECTED", "SETTLED", "STATICS_INFO"]
 
 # ----------------------------------------------------------------- the compiled system
 Topology = namedtuple("Topology", [
@@ -157,3 +159,67 @@ CORRECTOR_RESULT_SIZE = 4
 #: records curvatures.
 CURVED_HERE, CURVED_BEFORE, RECORDING = range(3)
 CURVED_FLAGS = 3
+
+# ------------------------------------------------------------------------ the loads
+LoadArrays = namedtuple("LoadArrays", [
+    "spring_cols", "spring_stiffness", "spring_free", "spring_damping",
+    "force_cols", "force_keys", "force_ptr", "force_times", "force_values",
+    "point_links", "point_at", "point_keys", "point_ptr", "point_times", "point_values",
+    "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
+    "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
+    "strut_damping", "bushing_start", "bushing_stiffness", "bushing_damping", "bushing_preload",
+])
+LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units, :mod:`loops.loads`): pair
+springs (columns, stiffness, free value, damping), pair forces and point forces (columns or
+links and points; per load a callback key or -1 and a table ``ptr``/``times``/``values``),
+prescribed motions (columns, keys, tables of (value, rate, second rate)), spring-dampers, and
+bushings (per bushing the first of its six columns, its stiffness and damping (6, 6) and
+preload (6,) in its own axes: translations first, N/m, N m/rad, N s/m, N m s/rad, N, N m).
+Gravity is not here: the dynamics treat it as a potential (trace form) or at the centres of
+mass (Kane's form), the statics by :class:`Weights`."""
+
+#: The weights of the links for the statics kernels: masses (L,) kg, centres of mass in link
+#: frames (L, 3) m, gravity (3,) m/s^2, and the links with mass (int64).
+Weights = namedtuple("Weights", ["masses", "coms", "gravity", "massive"])
+
+# ------------------------------------------------------------------------ the statics
+#: The arrays of the statics kernels (:mod:`loops.kernels.statics`) at one configuration with
+#: ``D`` driven columns (the fixed ones, then the free coordinates ``u``, ``k`` of them):
+#: link wrenches ``W`` and their subtree sums ``F`` (L, 6), and their rates along one driven
+#: column ``dW``, ``dF``, with the link velocities ``V`` (L, 6) along it; the pair forces ``P``,
+#: the generalized forces in the pair variables ``Q`` and the pair forces' rates ``dP`` (n,),
+#: the column of rates ``rates`` (n,) and a step ``step`` (n,); ``Z`` (n, D) the rates of the
+#: generalized forces along each driven column; the closure's multipliers ``mu`` (rows,);
+#: each pair's transmitted wrench ``Omega`` (P, 6); the generalized forces ``forces`` (D,)
+#: and stiffness ``K`` (D, D) in the driven columns; the free block's copy ``reduced`` and LU
+#: ``lu`` (k, k) with ``pivots`` (k,), a free step ``du`` (k,) and the equilibrium path's
+#: slope ``slope`` (k, D - k); the load values at the time (``pair_values`` (F, 1),
+#: ``point_values`` (P, 3)); zero rates and link velocities (``zero_rates`` (n,),
+#: ``zero_links`` (L, 6): statics has no damping); a Newton step's start ``saved_q`` (n,) and
+#: ``saved_rotations`` (m, 3, 3); scratch ``v3`` (16, 3), ``v6`` (4, 6),
+#: ``buffer`` (at least rows and n long), and ``info`` (:data:`STATICS_INFO`,).
+StaticsScratch = namedtuple("StaticsScratch", [
+    "W", "F", "dW", "dF", "V", "P", "Q", "dP", "rates", "step", "Z", "mu", "Omega", "forces", "K", "reduced", "lu",
+    "pivots", "du", "slope", "pair_values", "point_values", "zero_rates", "zero_links", "saved_q", "saved_rotations",
+    "v3", "v6", "buffer", "info",
+])
+
+#: What an equilibrium walk records at every position it reaches (row i for position i):
+#: variables ``q`` (N, n), spherical ``rotations`` (N, m, 3, 3), link poses ``T`` (N, L, 4, 4),
+#: the equilibrium path's tangent ``G`` (N, n, f) along the f fixed columns, the efforts the
+#: fixed columns hold ``efforts`` (N, f), the reduced stiffness ``K`` (N, k, k) in the free
+#: coordinates, and ``info`` (N, STATICS_INFO) (load scale, force residual, ...).
+EquilibriumRecord = namedtuple("EquilibriumRecord", ["q", "rotations", "T", "G", "efforts", "K", "info"])
+
+#: The statics' parameters (float64, :data:`STATICS_PARAMETERS`,): the force tolerance
+#: (reduced forces over the load scale), the Newton iterations one equilibrium may take, the
+#: largest predicted motion of one Newton step (rad, or sizes).
+FORCE_TOLERANCE, SETTLE_ITERATIONS, SETTLE_STEP = range(3)
+STATICS_PARAMETERS = 3
+
+#: ``StaticsScratch.info``: the load scale (N m per unit motion: the loads' generalized forces
+#: summed in magnitude), the largest reduced force in the free coordinates over it, the sum of
+#: the Newton steps of the last equilibrium (dimensionless), and 1 when the last equilibrium
+#: was reached (0 otherwise).
+LOAD_SCALE, RESIDUAL, CORRECTED, SETTLED = range(4)
+STATICS_INFO = 4

@@ -56,7 +56,8 @@ class Input:
     name : the analysis function's keyword (``travel``, ``rack``, ``roll_angle``)
     option : its command-line option (``--travel``)
     quantity : ``"length"``, ``"angle"``, ``"steering"`` (the steering variable's, a length
-        for a rack) or ``"model"`` (a second model file: its Suspension)
+        for a rack), ``"model"`` (a second model file: its Suspension) or ``"text"`` (a word
+        or text passed as given: a load case)
     what : what it is, for messages (``"the wheel travel values"``)
     help : the option's help text (the first analysis that declares an option gives it)
     required : the analysis needs it (else ``default``)
@@ -105,6 +106,8 @@ class Analysis:
     own_metrics : the per-wheel metrics only it has, besides the catalogue's
         :data:`~loops.suspension.metrics.METRICS` (roll: ``roll_camber``, ``roll_steer``)
     notes : ``{option: why}`` said when an option of another analysis is given to this one
+    catalogue : its columns are the catalogue's metrics (False: a table of its own, as the load
+        case's forces, :mod:`.hardpoint_loads`, and its own sheet)
     """
 
     name: str
@@ -120,6 +123,7 @@ class Analysis:
     levels: str | None = None
     own_metrics: tuple = ()
     notes: dict = field(default_factory=dict)
+    catalogue: bool = True
 
     def run(self, suspension, **inputs):
         """The analysis of ``suspension`` with ``inputs`` (SI; ``travel_at``, ``tolerance``)."""
@@ -173,6 +177,18 @@ ANALYSES = {a.name: a for a in (
                     help="pitch: the rear axle's (or corner's) model file, [vehicle] wheelbase behind")),
              ("wheel_travel_front", "wheel_travel_rear", "anti_dive_front", "anti_lift_front", "anti_lift_rear",
               "anti_squat_rear"), study=False, sensitivities=False),
+    Analysis("loads", "load case", "hardpoint_loads:load_case",
+             "hardpoint loads of a load case (--case) over wheel travel (--held-by driver) or where the spring "
+             "holds it (--held-by spring)",
+             (Input("case", "--case", "text", "the load case",
+                    help="load case: static, braking, acceleration, cornering, bump, pothole, combined, or an own "
+                    "'vertical=1, lateral=-0.5, longitudinal=0, at=contact-patch, unit=g' (unit g of the corner's "
+                    "static load, [vehicle] mass and front_weight, or N; mx, my, mz in N m)"),
+              replace(_TRAVEL, required=False, plan=None),
+              Input("held_by", "--held-by", "text", "what holds the wheel", required=False,
+                    help="loads: what holds the wheel, 'driver' (the travel drivers at --travel, default) or "
+                    "'spring' (the travel where the spring carries the load)")),
+             (), study=False, sensitivities=False, catalogue=False),
 )}
 
 

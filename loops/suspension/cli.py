@@ -76,6 +76,12 @@ def command_line_inputs(entry, args, suspension, items=None, study=False):
     for item in items:
         text = _given(args, item)
         required = item.required and not item.single and len(groups.get(item.one_of, ())) < 2
+        if item.quantity == "text":
+            if text is None and required:
+                raise UserError(f"{item.option}: required by --analysis {kind}")
+            if text is not None:
+                out[item.name] = text
+            continue
         if item.quantity == "model":
             if text is None and required:
                 raise UserError(f"{item.option}: required by --analysis {kind}")

@@ -86,6 +86,10 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
     results = [results] if not isinstance(results, (list, tuple)) else list(results)
     if not results:
         raise ModelError("results", "nothing to draw")
+    if results[0].analysis == "load case":
+        if len(results) != 1 or metrics is not None:
+            raise ModelError("results", "a load case's sheet draws one design, its own panels")
+        return _load_sheet(results[0], path, results[0].units if units is None else Units.of(units), title)
     kinds = {r.analysis for r in results}
     if len(kinds) != 1:
         raise ModelError("results", f"the designs ran different analyses ({', '.join(sorted(kinds))})")
@@ -347,6 +351,70 @@ def _views(front, side, result, label, color, units, extremes, extents):
                 _instant_centres(front, side, result, corner, side_name if len(corners) == 2 else None, design,
                                  patch, color, units, draw_side=side_name == "left" or len(corners) == 1)
     _roll_centre(front, result, design, color, units)
+
+
+def _load_sheet(result, path, units, title):
+    """A load case's sheet: the body-side force of every pair drawn as an arrow on the front
+    and side views at the design position (the applied load red at the wheel), a bar per
+    hardpoint (its force at the design position, and the largest over the positions light),
+    and the driver, rack, spring and member forces against wheel travel."""
+    from ..plotting import new_figure, save_figure  # noqa: PLC0415
+
+    fig = new_figure((19, 11.2))
+    grid = fig.add_gridspec(2, 3, width_ratios=(1.2, 1.0, 1.0))
+    front, side, bars = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[:, 1])
+    curves, members = fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[1, 2])
+    index, length = _design_index(result), units.factor("length")
+    lines, _ = _link_lines(result, index)
+    drawn = np.concatenate(list(lines.values())) * length
+    span = float(np.ptp(drawn, axis=0).max())
+    forces = result.body_forces
+    biggest = max([float(np.linalg.norm(f[index])) for f in forces.values()]
+                  + [float(np.linalg.norm(a[1])) for a in result.applied.values()] + [1e-12])
+    arrows = [(result.reactions.frame(name)[index, :3, 3], f[index], "tab:blue") for name, f in forces.items()]
+    arrows += [(where[index], force, "tab:red") for where, force, _ in result.applied.values()]
+    for ax, (h, v) in ((front, (1, 2)), (side, (0, 2))):
+        for xyz in lines.values():
+            ax.plot(xyz[:, h] * length, xyz[:, v] * length, color="0.35", linewidth=1.4)
+        for at, force, color in arrows:
+            tip = force * 0.3 * span / biggest
+            ax.annotate("", xy=(at[h] * length + tip[h], at[v] * length + tip[v]), xytext=(at[h] * length, at[v] * length),
+                        arrowprops={"arrowstyle": "->", "color": color, "linewidth": 1.5})
+        _fit(ax, np.vstack([drawn, drawn.min(axis=0) - 0.3 * span, drawn.max(axis=0) + 0.3 * span]), h, v)
+        ax.set_aspect("equal", adjustable="box")
+        ax.grid(True, alpha=0.3)
+        ax.set_xlabel(f"{'yx'[h == 0]} [{units.length}]")
+        ax.set_ylabel(f"z [{units.length}]")
+    front.set_title(f"front view: forces on the body side (blue), the load (red); {biggest:.4g} N = "
+                    f"{0.3 * span:.3g} {units.length}", fontsize=TEXT_SIZE)
+    side.set_title("side view", fontsize=TEXT_SIZE)
+    names = list(forces)
+    at_design = [float(np.linalg.norm(forces[n][index])) for n in names]
+    largest = [float(np.linalg.norm(forces[n], axis=1).max()) for n in names]
+    bars.barh(names, largest, color="tab:blue", alpha=0.3, label="largest over the positions")
+    bars.barh(names, at_design, color="tab:blue", label="at the design position")
+    bars.invert_yaxis()
+    bars.set_xlabel("force on the body side [N]")
+    bars.legend(fontsize=TEXT_SIZE, loc="lower right")
+    bars.tick_params(axis="y", labelsize=TEXT_SIZE)
+    travel = result.metric("wheel_travel") * length
+    for ax, pick in ((curves, lambda n: "_force" in n), (members, lambda n: n.endswith("_axial"))):
+        for name in (n for n in result.metrics if pick(n)):
+            ax.plot(travel, result.metric(name), marker="o" if len(travel) == 1 else None, label=readable(name))
+        ax.set_xlabel(f"wheel travel [{units.length}]")
+        ax.set_ylabel("N")
+        ax.grid(True, alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=TEXT_SIZE)
+    curves.set_title("driver (+ up), rack and spring (+ compression) forces", fontsize=TEXT_SIZE)
+    members.set_title("two-force members' axial force (+ tension)", fontsize=TEXT_SIZE)
+    case = result.case
+    fig.suptitle(title or f"load case {case.name} of {_name(result)}: held by the {result.held_by}; force "
+                 f"{case.longitudinal:g}, {case.lateral:g}, {case.vertical:g} {case.unit} (forward, outboard, up) "
+                 f"at the {case.at.replace('-', ' ')}")
+    if path is not None:
+        save_figure(fig, path, dpi=90)
+    return fig
 
 
 def _point(result, name, index):

@@ -1,6 +1,7 @@
 """Vehicle parameters an axle's metrics need: wheelbase, centre-of-mass height, brake and drive
 layout (anti-dive, anti-lift, anti-squat), track (checked against the geometry), the
-steering's rack travel per steering-wheel turn (steering ratio, steering-wheel input).
+steering's rack travel per steering-wheel turn (steering ratio, steering-wheel input), the
+mass and its share on the front axle (the corner's static load of load cases in g).
 
 A model file carries them as its ``[vehicle]`` table (:func:`vehicle_from_table`), lengths in
 the file's units.
@@ -15,7 +16,10 @@ from mechanism.errors import ModelError
 
 from .corner import check_scale
 
-__all__ = ["Vehicle", "vehicle_from_table"]
+__all__ = ["Vehicle", "vehicle_from_table", "STANDARD_GRAVITY"]
+
+#: Standard gravity, m/s^2: the "g" of load cases (ISO 80000-3).
+STANDARD_GRAVITY = 9.80665
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,10 @@ class Vehicle:
         Rack travel per turn of the steering wheel, m per revolution (the "c-factor"); its
         sign is that of the rack's variable when the steering wheel turns left
         (counter-clockwise, ISO 8855's positive steering-wheel angle).
+    mass : float or None
+        The vehicle's mass, kg (load cases in g: :meth:`corner_load`).
+    front_weight : float or None
+        Share of the vehicle's weight on the front axle at rest, 0 to 1 (default 0.5).
     """
 
     axle: str = "front"
@@ -54,6 +62,8 @@ class Vehicle:
     drive_front: float | None = None
     brakes: str = "outboard"
     rack_travel_per_turn: float | None = None
+    mass: float | None = None
+    front_weight: float | None = None
 
     def __post_init__(self):
         if self.axle not in ("front", "rear"):
@@ -64,7 +74,9 @@ class Vehicle:
             value = getattr(self, key)
             if value is not None:
                 object.__setattr__(self, key, _number(value, f"vehicle.{key}", positive=True))
-        for key in ("brake_front", "drive_front"):
+        if self.mass is not None:
+            object.__setattr__(self, "mass", _number(self.mass, "vehicle.mass", positive=True))
+        for key in ("brake_front", "drive_front", "front_weight"):
             value = getattr(self, key)
             if value is not None:
                 value = _number(value, f"vehicle.{key}")
@@ -92,6 +104,15 @@ class Vehicle:
         if self.drive_front is None:
             return None
         return self.drive_front if self.front else 1.0 - self.drive_front
+
+    def corner_load(self, gravity=STANDARD_GRAVITY):
+        """The static load on one wheel of this axle, N: ``mass * gravity * share / 2``, the share
+        ``front_weight`` (default 0.5) for the front axle, its complement for the rear; None
+        without ``mass``. ``gravity`` m/s^2 (default standard gravity, 9.80665)."""
+        if self.mass is None:
+            return None
+        share = 0.5 if self.front_weight is None else self.front_weight
+        return self.mass * gravity * (share if self.front else 1.0 - share) / 2.0
 
     def check_against(self, size):
         """Located ModelError when a length is more than 30 times off the model's ``size`` (m)."""

@@ -1,10 +1,11 @@
-"""Applied loads as generalized forces (METHOD.md, "Dynamics (7)"), compiled.
+"""Applied loads as generalized forces (METHOD.md, "Dynamics (7)" and "Statics (E1)"), compiled.
 
 Loads come in two forms every formulation shares:
 
 * *pair forces* ``Q_q`` (n,): generalized forces in pair variables (N m or N): pair springs
-  ``-k (q - q_free)``, viscous pair dampers ``-c q'`` and external pair forces ``f(t)``; a
-  positive pair force does positive work when its variable increases;
+  ``-k (q - q_free)``, viscous pair dampers ``-c q'``, external pair forces ``f(t)`` and
+  bushings (METHOD.md, "The bushing family (B1)-(B3)"); a positive pair force does positive
+  work when its variable increases;
 * *link wrenches* ``W_i = (n_o, f)`` (L, 6): force ``f`` and its moment about the global
   origin on link i, paired with spatial velocities so that the power is ``W_i . V_i``: point
   forces and point-to-point spring-dampers (coil-overs).
@@ -15,7 +16,7 @@ treats it as a potential, the Kane form as a force at each centre of mass.
 
 Time-dependent values are tables ``(times, values)`` interpolated linearly and held beyond
 their ends (a constant is a one-entry table), or Python functions of time, called back
-through :func:`dynamics.loads.call_load` (numba's object mode) with the key the model
+through :func:`loops.loads.call_load` (numba's object mode) with the key the model
 compiled them under.
 """
 
@@ -25,13 +26,15 @@ import numba
 import numpy as np
 
 from ._compile import callback_kernel, internal_kernel, kernel
-from loops.kernels.arrays import copy_vector
-from loops.kernels.points import point_position, point_velocity
-from loops.kernels.rotations import cross
+from .arrays import copy_vector
+from .points import point_position, point_velocity
+from .rotations import cross, dexp_inverse
 
-from ..loads import call_load_into  # up a layer on purpose: numba object-mode callback into Python load functions
+# The layer exception of the kernels: numba's object mode calls the Python load functions back
+# through loops.loads, the one module above the kernels they import.
+from ..loads import call_load_into
 
-__all__ = ["table_value", "load_values", "applied_loads"]
+__all__ = ["table_value", "load_values", "applied_loads", "bushing_forces", "elastic_potential"]
 
 
 @internal_kernel
@@ -63,7 +66,7 @@ def _evaluate(keys, ptr, times, values, t, out):
     The called-back values are written into ``out`` by Python (object mode cannot return
     an array to a kernel compiled without reference counting); ``out`` must be an array the
     kernels were given, not a view taken inside them (numba hands object mode the array a
-    view was taken from: :func:`dynamics.loads.call_load_into` checks the shape)."""
+    view was taken from: :func:`loops.loads.call_load_into` checks the shape)."""
     rows, columns = out.shape[0], out.shape[1]
     for i in range(rows):
         if keys[i] >= 0:
@@ -88,8 +91,8 @@ def load_values(loads, t, pair_values, point_values, prescribed_values):
 def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces, wrenches, powers, v3):
     """Pair forces ``Q_q`` (n,), link wrenches (L, 6) and ``powers = [dissipated, external]`` (W).
 
-    The spring-dampers' tension ``k (length - free) + c length'`` pulls their points together.
-    ``v3``: (8, 3) scratch.
+    The spring-dampers' tension ``k (length - free) + c length'`` pulls their points together;
+    bushings by :func:`bushing_forces`. ``v3``: (8, 3) scratch.
     """
     pair_forces[:] = 0.0
     wrenches[:, :] = 0.0
@@ -138,5 +141,73 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
             wrenches[lb, r] -= moment[r]
             wrenches[lb, 3 + r] -= on_a[r]
         dissipated += loads.strut_damping[i] * rate * rate
+    dissipated += bushing_forces(loads, q, q_dot, pair_forces, v3)
     powers[0] = dissipated
     powers[1] = external
+
+
+@internal_kernel(forceinline=True)
+def bushing_forces(loads, q, q_dot, pair_forces, v3):
+    """Add each bushing's pair forces to ``pair_forces`` (n,); returns their dissipated power (W).
+
+    A bushing's deflection is ``d = (t, w)``, its translations (m, its frame j axes) and the
+    rotation vector of its turn (rad); its rates ``d' = (t', J_l(w)^-1 omega)``, ``omega`` the
+    relative angular velocity (its rotation columns' rates). The force it exerts on its second
+    link is ``f = p - K d - C d'`` (preload, stiffness, damping), the wrench of the potential
+    ``1/2 d . K d - p . d`` and of the damping; in its pair variables (their increments: the
+    translations, and turns about frame j's axes) that is ``(f_t, J_l(w)^-T f_r)`` (METHOD.md
+    (B2)). ``v3``: (8, 3) scratch.
+    """
+    dissipated = 0.0
+    w_dot, elastic, viscous, turned = v3[0], v3[1], v3[2], v3[3]
+    for b in range(loads.bushing_start.shape[0]):
+        c = loads.bushing_start[b]
+        K, C, p = loads.bushing_stiffness[b], loads.bushing_damping[b], loads.bushing_preload[b]
+        w = q[c + 3:c + 6]
+        dexp_inverse(w, q_dot[c + 3:c + 6], False, w_dot, v3[4:6])
+        for half in range(2):  # the translations' rows, then the rotation's
+            for r in range(3):
+                row = 3 * half + r
+                e, v = p[row], 0.0
+                for j in range(3):
+                    e -= K[row, j] * q[c + j] + K[row, 3 + j] * w[j]
+                    v -= C[row, j] * q_dot[c + j] + C[row, 3 + j] * w_dot[j]
+                elastic[r] = e
+                viscous[r] = v
+                dissipated -= v * (q_dot[c + row] if half == 0 else w_dot[r])
+            if half == 0:
+                for r in range(3):
+                    pair_forces[c + r] += elastic[r] + viscous[r]
+            else:
+                for r in range(3):
+                    elastic[r] += viscous[r]
+                dexp_inverse(w, elastic, True, turned, v3[4:6])
+                for r in range(3):
+                    pair_forces[c + 3 + r] += turned[r]
+    return dissipated
+
+
+@internal_kernel
+def elastic_potential(q, poses, loads, scratch):
+    """Potential energy (J) of the pair springs ``1/2 k (q - q_free)^2``, the spring-dampers'
+    springs ``1/2 k (length - free_length)^2`` and the bushings ``1/2 d . K d - p . d`` at the
+    variables ``q`` (n,) and link poses ``poses`` (L, 4, 4). ``scratch``: (2, 3)."""
+    total = 0.0
+    for i in range(loads.spring_cols.shape[0]):
+        stretch = q[loads.spring_cols[i]] - loads.spring_free[i]
+        total += 0.5 * loads.spring_stiffness[i] * stretch * stretch
+    a, b = scratch[0], scratch[1]
+    for i in range(loads.strut_link_a.shape[0]):
+        point_position(poses[loads.strut_link_a[i]], loads.strut_at_a[i], a)
+        point_position(poses[loads.strut_link_b[i]], loads.strut_at_b[i], b)
+        length = np.sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+        total += 0.5 * loads.strut_stiffness[i] * (length - loads.strut_free[i]) ** 2
+    for k in range(loads.bushing_start.shape[0]):
+        c = loads.bushing_start[k]
+        K, p = loads.bushing_stiffness[k], loads.bushing_preload[k]
+        for r in range(6):
+            s = 0.0
+            for j in range(6):
+                s += K[r, j] * q[c + j]
+            total += q[c + r] * (0.5 * s - p[r])
+    return total

@@ -1,8 +1,9 @@
-"""Applied loads of a model, compiled into the arrays of :mod:`dynamics.kernels.loads`.
+"""Applied loads of a model, compiled into the arrays of :mod:`loops.kernels.loads`.
 
-Loads come in two forms every formulation shares (see :mod:`dynamics.kernels.loads`): pair
-forces in pair variables (pair springs, viscous pair dampers, external pair forces) and
-wrenches on links (point forces, point-to-point spring-dampers). Load values are numbers
+Loads come in two forms every formulation shares (see :mod:`loops.kernels.loads`): pair
+forces in pair variables (pair springs, viscous pair dampers, external pair forces, bushings)
+and wrenches on links (point forces, point-to-point spring-dampers). The statics
+(:mod:`loops.statics`) and the dynamics take them alike. Load values are numbers
 (or 3-vectors), tables ``(times, values)`` interpolated linearly and held constant beyond
 their ends, or functions of time ``f(t)``. Numbers and tables become arrays; functions are
 registered under a key and called back from the compiled code by :func:`call_load_into`, which
@@ -21,9 +22,10 @@ import numpy as np
 
 from mechanism.errors import ModelError
 
-from .kernels.state import LoadArrays
+from .kernels.state import LoadArrays, Weights
 
-__all__ = ["LoadArrays", "compile_loads", "load_function", "call_load", "call_load_into", "constant_motion"]
+__all__ = ["LoadArrays", "Weights", "compile_loads", "compile_weights", "load_function", "call_load",
+           "call_load_into", "constant_motion"]
 
 
 _REGISTRY: dict = {}
@@ -148,6 +150,7 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
         else:
             motions.add(constant_motion(f), 3, f"prescribed {name!r}", owner)
     struts = list(model.spring_dampers)
+    bushings = list(model.bushings) if model.use_bushings else []
     index = system.variable_index
     link = system.link_index
     return LoadArrays(
@@ -163,4 +166,19 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
         np.array([s.at_a for s in struts], dtype=float).reshape(-1, 3),
         np.array([s.at_b for s in struts], dtype=float).reshape(-1, 3),
         np.array([s.stiffness for s in struts], dtype=float), np.array([s.free_length for s in struts], dtype=float),
-        np.array([s.damping for s in struts], dtype=float))
+        np.array([s.damping for s in struts], dtype=float),
+        np.array([system.pair_slices[b.name].start for b in bushings], dtype=np.int64),
+        np.array([b.stiffness_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
+        np.array([b.damping_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
+        np.array([b.preload for b in bushings], dtype=float).reshape(-1, 6))
+
+
+def compile_weights(system, model) -> Weights:
+    """The :class:`Weights` of ``model``'s links (its compiled ``system``'s order; virtual links
+    weigh nothing)."""
+    links = system.links
+    masses = np.array([link.mass for link in links], dtype=float)
+    coms = np.array([link.com for link in links], dtype=float).reshape(-1, 3)
+    gravity = np.asarray(model.gravity, dtype=float)
+    massive = np.flatnonzero(masses > 0.0).astype(np.int64) if np.any(gravity != 0.0) else np.zeros(0, np.int64)
+    return Weights(masses, coms, gravity.copy(), massive)
