@@ -155,11 +155,26 @@ def free_fall(model_path=MODEL, damper=DAMPER, t_end=FREE_FALL_T_END, samples=FR
            "knee_speed_at_lock": None, "knee_pin_speed_at_lock": None, "lock_index": None}
     if len(crossed):
         i = int(crossed[0])
-        t_lock, w = _hermite_root(sim.t[i:i + 2], breaks[i:i + 2], rates[i:i + 2])
-        pin_speed = np.linalg.norm(sim.point_velocity("knee_pin")[i:i + 2], axis=1)
-        out.update(lock_time=t_lock, knee_speed_at_lock=float(abs((1 - w) * rates[i] + w * rates[i + 1])),
-                   knee_pin_speed_at_lock=float((1 - w) * pin_speed[0] + w * pin_speed[1]), lock_index=i)
+        t_lock, knee_speed, pin_speed = _lock_event(gear, sim, i, design_break, sense)
+        out.update(lock_time=t_lock, knee_speed_at_lock=knee_speed, knee_pin_speed_at_lock=pin_speed, lock_index=i)
     return out
+
+
+def _lock_event(gear, sim, i, design_break, sense, refine=400):
+    """``(time, knee speed, knee pin speed)`` where the stay's break first reaches zero between
+    samples i and i + 1: the run is taken again from sample i (its actuator value and rate) over
+    that step with ``refine`` samples, and the root is the cubic Hermite one of the last interval
+    (the knee's rate grows steeply towards the dead centre: one interpolation over the coarse
+    step misses it by ~1e-4 rad)."""
+    t0, t1 = sim.t[i], sim.t[i + 1]
+    again = simulate(gear, t_end=t1 - t0, q0={"actuator": float(sim.q("actuator")[i])},
+                     qd0={"actuator": float(sim.q_dot("actuator")[i])}, t_eval=np.linspace(0.0, t1 - t0, refine + 1),
+                     rtol=1e-10)
+    breaks, rates = design_break - sense * again.q("knee"), -sense * again.q_dot("knee")
+    k = int(np.flatnonzero((breaks[:-1] > 0.0) & (breaks[1:] <= 0.0))[0])
+    t_lock, w = _hermite_root(again.t[k:k + 2], breaks[k:k + 2], rates[k:k + 2])
+    pin = np.linalg.norm(again.point_velocity("knee_pin")[k:k + 2], axis=1)
+    return t0 + t_lock, float(abs((1 - w) * rates[k] + w * rates[k + 1])), float((1 - w) * pin[0] + w * pin[1])
 
 
 def _hermite_root(t, y, dy):
@@ -174,3 +189,91 @@ def _hermite_root(t, y, dy):
         lo, hi = (s, hi) if value > 0.0 else (lo, s)
     s = 0.5 * (lo + hi)
     return float(t[0] + s * h), float(s)
+
+
+def analyse(model_path=MODEL):
+    """The three runs (dicts of SI values, see :func:`retraction`, :func:`down_lock`, :func:`free_fall`)."""
+    return {"retraction": retraction(model_path), "lock": down_lock(model_path), "free_fall": free_fall(model_path)}
+
+
+def into_stop(lock, case):
+    """The loads' moment on the knee towards further over-centre (N m): what the knee stop holds
+    (positive: the lock is pressed shut; negative: the lock springs must hold it)."""
+    return -lock["knee_sense"] * lock["held"][case]["knee_moment"]
+
+
+def plot(results, path):
+    """Actuator force over the retraction; the stay's break through its dead centre to the lock;
+    the free fall's leg angle, stay break and knee speed against time."""
+    ret, lock, fall = results["retraction"], results["lock"], results["free_fall"]
+    fig = Figure(figsize=(13, 8), layout="constrained")
+    grid = fig.add_gridspec(2, 2)
+    ax_force, ax_lock = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    ax_fall, ax_knee = fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
+    plot_curves(np.degrees(ret["leg_angle"]), {f"gravity + {DRAG / 1000:.0f} kN drag": -ret["force"] / 1000.0,
+                                               "gravity only": -ret["gravity_only"] / 1000.0}, ax=ax_force,
+                x_label="leg angle [deg] (0 down, 90 retracted)", y_label="actuator pull [kN]",
+                title=f"actuator force, slow retraction (peak {-ret['force'].min() / 1000:.2f} kN pull; "
+                      "drag is parallel to the hinges)")
+    ax_force.lines[1].set_linestyle("--")
+    plot_curves(np.degrees(lock["leg_angle"]), {"stay break": np.degrees(lock["break"])}, ax=ax_lock,
+                x_label="leg angle [deg]", y_label="stay break [deg] (+ folding side, - over centre)",
+                title=f"down-lock: {np.degrees(lock['margin']):.2f} deg past the dead centre, "
+                      f"{into_stop(lock, 'gravity and drag'):.0f} N m into the stop (1 g)")
+    ax_lock.axhline(0.0, color="0.5", linewidth=0.8)
+    ax_lock.plot([np.degrees(lock["locked_leg_angle"])], [np.degrees(lock["break"][-1])], "o", color="tab:red",
+                 label="locked")
+    ax_lock.plot([np.degrees(lock["dead_centre_leg_angle"])], [0.0], "s", color="k", label="dead centre")
+    ax_lock.legend(fontsize="small")
+    cut = len(fall["t"]) if fall["lock_index"] is None else fall["lock_index"] + 2
+    t = fall["t"][:cut]
+    plot_curves(t, {"leg angle [deg]": np.degrees(fall["leg_angle"][:cut]),
+                    "stay break [deg]": np.degrees(fall["break"][:cut])}, ax=ax_fall, x_label="time [s]",
+                y_label="", title=f"free fall from the up-lock, actuator damper {fall['damper']:.3g} N s^2/m^2")
+    plot_curves(t, {"knee speed [deg/s]": np.degrees(np.abs(fall["break_rate"][:cut])),
+                    "leg speed [deg/s]": np.degrees(np.abs(fall["leg_speed"][:cut]))}, ax=ax_knee,
+                x_label="time [s]", y_label="", title="knee and leg speed")
+    if fall["lock_time"] is not None:
+        for ax in (ax_fall, ax_knee):
+            ax.axvline(fall["lock_time"], color="tab:red", linewidth=0.8)
+        ax_knee.annotate(f"lock at {fall['lock_time']:.3f} s, knee {np.degrees(fall['knee_speed_at_lock']):.0f} deg/s",
+                         (fall["lock_time"], np.degrees(fall["knee_speed_at_lock"])), xytext=(-220, 0),
+                         textcoords="offset points", fontsize="small", arrowprops={"arrowstyle": "->"})
+    save_figure(fig, path, dpi=110)
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", help="output directory, or the PNG file name (default: current directory)")
+    args = parser.parse_args(argv)
+    r = analyse()
+    ret, lock, fall = r["retraction"], r["lock"], r["free_fall"]
+    print(f"actuator force, slow retraction under 1 g and {DRAG / 1000:.1f} kN drag at the axle (- pulls):")
+    print(f"{'leg [deg]':>10s} {'actuator [mm]':>14s} {'force [N]':>11s}")
+    for index in range(0, len(ret["force"]), 10):
+        print(f"{np.degrees(ret['leg_angle'][index]):10.3f} {ret['actuator_length'][index] * MM:14.1f} "
+              f"{ret['force'][index]:11.1f}")
+    peak = int(np.argmin(ret["force"]))
+    print(f"peak pull {-ret['force'][peak]:.1f} N at leg {np.degrees(ret['leg_angle'][peak]):.2f} deg "
+          f"(drag changes it by {np.abs(ret['force'] - ret['gravity_only']).max():.1e} N: parallel to the hinges)")
+    print(f"down-lock: stay {np.degrees(lock['margin']):.4f} deg past its dead centre (leg at "
+          f"{np.degrees(lock['locked_leg_angle']):.2e} deg locked, {np.degrees(lock['dead_centre_leg_angle']):.4f} deg "
+          f"at the dead centre)")
+    for case in ("gravity and drag", "per kN of side load"):
+        held = lock["held"][case]
+        print(f"  {case}: {into_stop(lock, case):.1f} N m into the knee stop, stay compression "
+              f"{held['stay_compression']:.1f} N")
+    if fall["lock_time"] is None:
+        print(f"free fall: no lock within {fall['t'][-1]:.3f} s" + (f" ({fall['stop_reason']})"
+                                                                    if fall["stop_reason"] else ""))
+    else:
+        print(f"free fall (damper {fall['damper']:.3g} N s^2/m^2): locks at {fall['lock_time']:.4f} s, knee speed "
+              f"{np.degrees(fall['knee_speed_at_lock']):.1f} deg/s, knee pin {fall['knee_pin_speed_at_lock']:.3f} m/s")
+    r["png"] = plot(r, figure_path(args.out, "landing_gear_loads.png"))
+    print(f"wrote {r['png']}")
+    return r
+
+
+if __name__ == "__main__":
+    main()
