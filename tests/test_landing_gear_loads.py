@@ -131,3 +131,18 @@ def test_the_free_fall_balances_its_energy_and_locks_where_the_stay_is_straight(
     at_lock = simulate(gear, t_end=t_lock, q0=q0, qd0={}, t_eval=np.array([0.0, t_lock]), rtol=1e-9)
     assert abs(design_break - sense * at_lock.q("knee")[-1]) < 1e-5
     assert_allclose(-sense * at_lock.q_dot("knee")[-1], -full["knee_speed_at_lock"], rtol=1e-3)
+
+
+def test_a_free_fall_that_stops_keeps_what_it_had(gear_loads, monkeypatch):
+    """A run stopped part-way (here after 1 s) keeps its samples and says why; no lock is made up."""
+    from mechanism import SimulationStopped
+
+    def stopping(mechanism, t_end, **options):
+        options["t_eval"] = options["t_eval"][options["t_eval"] <= 1.0]
+        raise SimulationStopped("t = 1 s: closure failed (a test's stop)", simulate(mechanism, 1.0, **options))
+
+    monkeypatch.setattr(gear_loads, "simulate", stopping)
+    fall = gear_loads.free_fall()
+    assert fall["stop_reason"] == "t = 1 s: closure failed (a test's stop)"
+    assert fall["lock_time"] is None and fall["t"][-1] == 1.0 and len(fall["t"]) == 101
+    assert fall["leg_angle"][-1] < fall["leg_angle"][0]  # it had started to fall
