@@ -18,7 +18,8 @@ retraction, the side stay's over-centre margin at down-lock, and a free-fall ext
   (``damping_law="quadratic"``), until the stay reaches its dead centre (the lock: the lock
   springs, not modelled, take the knee over to its stop from there). ``simulate`` has no event
   stop: the run goes on to ``FREE_FALL_T_END`` and is cut at the first dead-centre crossing,
-  found by Hermite interpolation of the stay's break angle; a run that stops keeps what it had.
+  located by a dense re-run over that step from its first sample and a cubic Hermite root of
+  the stay's break angle; a run that stops keeps what it had.
 
 The masses are the model file's (leg with wheels 320 kg, stays 22 and 18 kg, actuator 14 and
 6 kg: plausible values for a regional airliner's main gear, not from a drawing); the drag
@@ -72,7 +73,7 @@ def gear_model(model_path=MODEL, drag=DRAG, side=0.0, damper=None):
     gear = load_model(model_path)
     axle = gear.points["axle"].at
     if drag or side:
-        gear.add_point_force("air_load", "leg", at=axle, force=(-drag, -side, 0.0))
+        gear.add_point_force("axle_load", "leg", at=axle, force=(-drag, -side, 0.0))
     if damper is not None:
         pairs = gear.pairs
         gear.add_spring_damper("free_fall_damper", "ground", pairs["actuator_base"].at, "leg",
@@ -136,8 +137,10 @@ def down_lock(model_path=MODEL):
 
 
 def free_fall(model_path=MODEL, damper=DAMPER, t_end=FREE_FALL_T_END, samples=FREE_FALL_SAMPLES):
-    """Released from the up-lock at rest under gravity, the actuator a quadratic damper; cut at
-    the stay's dead centre (dict, SI; ``stop_reason`` when the run stopped early)."""
+    """Released from the up-lock at rest under gravity, the actuator a quadratic damper; the
+    samples (``t``, ``break``, ``break_rate``, ``leg_angle``, ``leg_speed``) are cut at the first
+    one past the stay's dead centre, ``simulation`` is the whole run (dict, SI; ``stop_reason``
+    when the run stopped early: what it reached is kept)."""
     gear = gear_model(model_path, drag=0.0, damper=damper)
     down = float(np.linalg.norm(gear.pairs["actuator_end"].at - gear.pairs["actuator_base"].at))
     stop_reason = None
@@ -156,6 +159,7 @@ def free_fall(model_path=MODEL, damper=DAMPER, t_end=FREE_FALL_T_END, samples=FR
     if len(crossed):
         i = int(crossed[0])
         t_lock, knee_speed, pin_speed = _lock_event(gear, sim, i, design_break, sense)
+        out.update({key: out[key][:i + 2] for key in ("t", "break", "break_rate", "leg_angle", "leg_speed")})
         out.update(lock_time=t_lock, knee_speed_at_lock=knee_speed, knee_pin_speed_at_lock=pin_speed, lock_index=i)
     return out
 
@@ -225,13 +229,12 @@ def plot(results, path):
                  label="locked")
     ax_lock.plot([np.degrees(lock["dead_centre_leg_angle"])], [0.0], "s", color="k", label="dead centre")
     ax_lock.legend(fontsize="small")
-    cut = len(fall["t"]) if fall["lock_index"] is None else fall["lock_index"] + 2
-    t = fall["t"][:cut]
-    plot_curves(t, {"leg angle [deg]": np.degrees(fall["leg_angle"][:cut]),
-                    "stay break [deg]": np.degrees(fall["break"][:cut])}, ax=ax_fall, x_label="time [s]",
-                y_label="", title=f"free fall from the up-lock, actuator damper {fall['damper']:.3g} N s^2/m^2")
-    plot_curves(t, {"knee speed [deg/s]": np.degrees(np.abs(fall["break_rate"][:cut])),
-                    "leg speed [deg/s]": np.degrees(np.abs(fall["leg_speed"][:cut]))}, ax=ax_knee,
+    t = fall["t"]
+    plot_curves(t, {"leg angle [deg]": np.degrees(fall["leg_angle"]), "stay break [deg]": np.degrees(fall["break"])},
+                ax=ax_fall, x_label="time [s]", y_label="",
+                title=f"free fall from the up-lock, actuator damper {fall['damper']:.3g} N s^2/m^2")
+    plot_curves(t, {"knee speed [deg/s]": np.degrees(np.abs(fall["break_rate"])),
+                    "leg speed [deg/s]": np.degrees(np.abs(fall["leg_speed"]))}, ax=ax_knee,
                 x_label="time [s]", y_label="", title="knee and leg speed")
     if fall["lock_time"] is not None:
         for ax in (ax_fall, ax_knee):
