@@ -239,6 +239,7 @@ def plot(results, path):
     if fall["lock_time"] is not None:
         for ax in (ax_fall, ax_knee):
             ax.axvline(fall["lock_time"], color="tab:red", linewidth=0.8)
+        ax_knee.plot([fall["lock_time"]], [np.degrees(fall["knee_speed_at_lock"])], "o", color="tab:red")
         ax_knee.annotate(f"lock at {fall['lock_time']:.3f} s, knee {np.degrees(fall['knee_speed_at_lock']):.0f} deg/s",
                          (fall["lock_time"], np.degrees(fall["knee_speed_at_lock"])), xytext=(-220, 0),
                          textcoords="offset points", fontsize="small", arrowprops={"arrowstyle": "->"})
