@@ -170,7 +170,8 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
         np.array([system.pair_slices[b.name].start for b in bushings], dtype=np.int64),
         np.array([b.stiffness_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
         np.array([b.damping_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
-        np.array([b.preload for b in bushings], dtype=float).reshape(-1, 6))
+        np.array([b.preload for b in bushings], dtype=float).reshape(-1, 6),
+        np.array([s.damping_law == "quadratic" for s in struts], dtype=np.bool_))
 
 
 def compile_weights(system, model) -> Weights:

@@ -33,6 +33,7 @@ from . import _validate as check_arg
 from .errors import ModelError
 from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
+    DAMPING_LAWS,
     GROUND,
     LinkSpec,
     Model,
@@ -272,16 +273,22 @@ class Mechanism:
         self._pair_forces.append(PairForceSpec(variable, _load_value(force, f"{where}: force", ())))
         self._changed()
 
-    def add_spring_damper(self, name, link_a, at_a, link_b, at_b, stiffness, free_length=None, damping=0.0):
+    def add_spring_damper(self, name, link_a, at_a, link_b, at_b, stiffness, free_length=None, damping=0.0,
+                          damping_law="linear"):
         """Point-to-point spring-damper (coil-over) between two links.
 
         Attachment points are global at the design pose (m); stiffness N/m, free_length m
-        (default: the design length), damping N s/m.
+        (default: the design length). The damper's force along the line is ``damping v``
+        (``damping_law="linear"``, N s/m) or ``damping v |v|`` (``"quadratic"``, N s^2/m^2, a
+        hydraulic orifice), ``v`` the rate of the length (m/s); it opposes ``v``.
         """
         name = check_arg.name(name, "spring-damper name")
         where = f"spring-damper {name!r}"
         if name in self._spring_dampers:
             raise ModelError(where, "a spring-damper of that name exists already")
+        if not isinstance(damping_law, str) or damping_law not in DAMPING_LAWS:
+            raise ModelError(f"{where}: damping_law",
+                             f"expected one of {', '.join(map(repr, DAMPING_LAWS))}, got {check_arg.shown(damping_law)}")
         for key, link in (("link_a", link_a), ("link_b", link_b)):
             check_arg.known(link, self._links, f"{where}: {key}", "link")
         if link_a == link_b:
@@ -297,6 +304,7 @@ class Mechanism:
             check_arg.number(stiffness, f"{where}: stiffness", minimum=0.0),
             check_arg.number(free_length, f"{where}: free_length", minimum=0.0, is_length=True),
             check_arg.number(damping, f"{where}: damping", minimum=0.0),
+            damping_law,
         )
         self._changed()
 

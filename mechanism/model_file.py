@@ -31,6 +31,8 @@ helical ``pitch``                           L per turn         mm/rev
 ``gravity.vector``                          L/s^2              mm/s^2
 spring-damper ``stiffness``                 N/L                N/mm
 spring-damper ``damping``                   N s/L              N s/mm
+  with ``damping_law = "quadratic"``        N s^2/L^2          N s^2/mm^2
+  (force ``c v |v|``; default "linear")
 pair spring on an angle: ``free_value``     A                  deg
   ``stiffness``                             N L/A              N mm/deg
   ``damping``                               N L s/A            N mm s/deg

@@ -39,7 +39,7 @@ TABLES = {
     "pair_springs": (("pair", "stiffness"), ("free_value", "damping")),
     "pair_forces": (("pair", "force"), ()),
     "spring_dampers": (("name", "link_a", "at_a", "link_b", "at_b", "stiffness"),
-                       ("free_length", "damping")),
+                       ("free_length", "damping", "damping_law")),
     "point_forces": (("name", "link", "at", "force"), ()),
 }
 #: The top-level keys and tables a model file may hold.
@@ -442,10 +442,14 @@ class ModelReader:
         kwargs, passed = {}, {}
         for key in ("link_a", "link_b"):
             kwargs[key] = self.name_of(place, key, entry[key])
+        if "damping_law" in entry:  # the builder says what is wrong with a bad law
+            kwargs["damping_law"] = entry["damping_law"]
+            passed["damping_law"] = (entry["damping_law"], entry["damping_law"])
+        damping = "quadratic_damping" if entry.get("damping_law") == "quadratic" else "linear_damping"
         for key, quantity, shape in (("at_a", "length", (3,)), ("at_b", "length", (3,)),
                                      ("stiffness", "linear_stiffness", ()),
                                      ("free_length", "length", ()),
-                                     ("damping", "linear_damping", ())):
+                                     ("damping", damping, ())):
             if key in entry:
                 kwargs[key] = self.numbers(place, key, entry[key], quantity, shape)
                 passed[key] = (entry[key], kwargs[key])

@@ -161,7 +161,11 @@ class ModelWriter:
             self.key("at_b", self.si(sd.at_b, "length"))
             self.key("stiffness", self.si(sd.stiffness, "linear_stiffness"))
             self.key("free_length", self.si(sd.free_length, "length"))
-            self.key("damping", self.si(sd.damping, "linear_damping"))
+            if sd.damping_law == "linear":
+                self.key("damping", self.si(sd.damping, "linear_damping"))
+            else:
+                self.key("damping", self.si(sd.damping, "quadratic_damping"))
+                self.key("damping_law", sd.damping_law)
 
         for index, pf in enumerate(model.point_forces):
             place = f"point_forces[{index}] ({pf.name!r})"

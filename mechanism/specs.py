@@ -21,6 +21,7 @@ from .units import SI, Units
 
 __all__ = [
     "GROUND",
+    "DAMPING_LAWS",
     "LinkSpec",
     "PairSpec",
     "PointSpec",
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 GROUND = "ground"
+
+#: The laws of a spring-damper's damper: force ``c v`` or ``c v |v|`` (``v`` the rate of its length).
+DAMPING_LAWS = ("linear", "quadratic")
 
 #: A load given as a constant, a function of time ``f(t)``, or a table ``(times, values)``.
 LoadValue = Union[float, np.ndarray, Callable[[float], Any], tuple]
@@ -133,7 +137,9 @@ class PairForceSpec:
 class SpringDamperSpec:
     """Point-to-point spring-damper between two links (attachment points global, design pose).
 
-    Tension force ``stiffness (length - free_length) + damping length'`` pulls the points together.
+    Tension force ``stiffness (length - free_length) + damper force`` pulls the points together;
+    the damper force is ``damping length'`` (``damping_law`` "linear", N s/m) or ``damping
+    length' |length'|`` ("quadratic", N s^2/m^2: a hydraulic orifice).
     """
 
     name: str
@@ -144,6 +150,7 @@ class SpringDamperSpec:
     stiffness: float
     free_length: float
     damping: float = 0.0
+    damping_law: str = "linear"
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ QUANTITIES = {
     "pitch": "length",  # per turn, whatever the angle unit
     "linear_stiffness": "force/length",
     "linear_damping": "force*time/length",
+    "quadratic_damping": "force*time^2/length^2",  # a hydraulic damper's c in c v |v|
     "angular_stiffness": "force*length/angle",
     "angular_damping": "force*length*time/angle",
     "torque": "force*length",

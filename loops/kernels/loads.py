@@ -91,7 +91,8 @@ def load_values(loads, t, pair_values, point_values, prescribed_values):
 def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces, wrenches, powers, v3):
     """Pair forces ``Q_q`` (n,), link wrenches (L, 6) and ``powers = [dissipated, external]`` (W).
 
-    The spring-dampers' tension ``k (length - free) + c length'`` pulls their points together;
+    The spring-dampers' tension ``k (length - free) + c v`` (or ``c v |v|``, a quadratic damper;
+    ``v = length'``) pulls their points together;
     bushings by :func:`bushing_forces`. ``v3``: (8, 3) scratch.
     """
     pair_forces[:] = 0.0
@@ -129,7 +130,8 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
         rate = 0.0
         for r in range(3):
             rate += (b[r] - a[r]) / length * (vb[r] - va[r])
-        tension = loads.strut_stiffness[i] * (length - loads.strut_free[i]) + loads.strut_damping[i] * rate
+        damper = loads.strut_damping[i] * rate * (abs(rate) if loads.strut_quadratic[i] else 1.0)
+        tension = loads.strut_stiffness[i] * (length - loads.strut_free[i]) + damper
         for r in range(3):
             on_a[r] = tension * (b[r] - a[r]) / length
         cross(a, on_a, moment)
@@ -140,7 +142,7 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
         for r in range(3):
             wrenches[lb, r] -= moment[r]
             wrenches[lb, 3 + r] -= on_a[r]
-        dissipated += loads.strut_damping[i] * rate * rate
+        dissipated += damper * rate
     dissipated += bushing_forces(loads, q, q_dot, pair_forces, v3)
     powers[0] = dissipated
     powers[1] = external

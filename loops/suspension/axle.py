@@ -146,7 +146,7 @@ class _Copy:
         for sd in model.spring_dampers:
             m.add_spring_damper(self.name(sd.name), self.link(sd.link_a), self.point(sd.at_a),
                                 self.link(sd.link_b), self.point(sd.at_b), stiffness=sd.stiffness,
-                                free_length=sd.free_length, damping=sd.damping)
+                                free_length=sd.free_length, damping=sd.damping, damping_law=sd.damping_law)
         for pf in model.point_forces:
             m.add_point_force(self.name(pf.name), self.link(pf.link), self.point(pf.at), _mapped(pf.force, M))
 
