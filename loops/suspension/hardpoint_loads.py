@@ -248,7 +248,7 @@ def _members(model, wheel_links):
 
 def _finish(susp, wheels, travel, held_by, solved):
     eq, efforts, reactions, where = solved
-    model, system, count = eq.model, eq.system, len(eq)
+    model, system = eq.model, eq.system
     distance = _body_side(model)
     columns = []
     for side in wheels.sides:
