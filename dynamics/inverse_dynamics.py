@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.configuration import constraint_matrix, evaluate
-from loops.linear import square_block
+from loops.configuration import evaluate
+from loops.linear import square_block_at
 from loops.results import Column, Trajectory
 from loops.sweep import driver_table, per_position, sweep
 from mechanism.errors import ModelError, SweepStopped
@@ -299,10 +299,9 @@ def _efforts(dyn, result, inertia, speeds, accelerations, times):
     system = dyn.system
     driven = np.array([system.variable_index[name] for name in result.drivers], dtype=np.int64)
     config = evaluate(system, result._q[0], result._rotations[0])
-    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    block = square_block_at(system, config, driven)
     if block is None:
-        config = evaluate(system, result._q[-1], result._rotations[-1])
-        block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+        block = square_block_at(system, evaluate(system, result._q[-1], result._rotations[-1]), driven)
     state = new_state(system, block, dyn.loads, 0, result._q[0], result._rotations[0])
     reached = efforts_at_positions(system.topology, system.geometry, block, inertia, dyn.loads, state,
                                    np.ascontiguousarray(result._q), np.ascontiguousarray(result._rotations),
