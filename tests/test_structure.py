@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse
 from numpy.testing import assert_allclose
 
-from core_models import EXAMPLES
+from core_models import EXAMPLES, pendulums
 from loops import linear, structure
 from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate
@@ -126,18 +126,8 @@ def test_blocks_hold_and_sweep_as_the_dense_path(name, monkeypatch):
     assert_allclose(other._q, reference._q, atol=1e-9)
 
 
-def pendulums(count):
-    """The four-bar of ``core_models`` with ``count`` free pendulums on the ground (each its own
-    freedom): more than ``DENSE_VARIABLES`` variables for 61 and more."""
-    m = load_model(EXAMPLES / "four_bar.toml")
-    for i in range(count):
-        m.add_link(f"p{i}", mass=1.0, com=(0, -50.0 - i, 0))
-        m.add_pair(f"h{i}", "revolute", "ground", f"p{i}", at=(0, -i, 0), axis=(0, 0, 1))
-    return m
-
-
 def test_a_large_model_holds_its_pendulums_and_sweeps():
-    """200 pendulums (804 variables, the block path): dof 201, every pendulum held at 0, the
+    """200 pendulums (204 variables, the block path): dof 201, every pendulum held at 0, the
     four-bar's sweep that of the four-bar alone (1e-9)."""
     model = pendulums(200)
     assert model.check().dof == 201
