@@ -298,8 +298,8 @@ class SimulationRun:
         y = np.r_[self.base.work.q[self.block.driven[:m]], rates, np.zeros(3)]
         status, f = self._evaluate(0.0, y, self.end)
         if status != 0:
-            if status == 3:
-                self._stop(f"at t = 0 s: {no_inertia_message(self.dyn, self.block.driven, self.end.kin.M)}")
+            if status == 3:  # the model cannot be simulated at all: a mistake in it, not a stop on the way
+                raise ModelError("q0", no_inertia_message(self.dyn, self.block.driven, self.end.kin.M))
             self._stop("the initial state cannot be evaluated (a singular position)")
         if not len(self.samples) or self.samples[0] == 0.0:
             self._record(0.0, y, self.end)

@@ -7,7 +7,8 @@ read-only arrays that every kernel takes:
 
 ``Topology`` (shared by every design variant of the model)
     counts ``n`` (variables), ``pairs``, ``links``, ``loops``, ``gauges``, ``spheres`` and the
-    ``ground`` link's index; per pair its ``family``, ``coefficients`` (2, 2), ``beta``,
+    ``ground`` link's index; per pair its ``family`` (code in :data:`mechanism.pairs.FAMILIES`),
+    ``parameters`` (its constants, :meth:`~mechanism.pairs.PairType.parameters`),
     ``start``/``size`` of its variables, ``first``/``second`` link and ``sphere`` (index of its
     rotation state, or -1); per variable its ``column_pair`` and ``rotational`` flag; the
     tree as ``tree_order`` (child links, parents first), ``parent``, ``tree_pair`` and
@@ -30,6 +31,7 @@ import numpy as np
 
 from mechanism.errors import ModelError
 from mechanism.limits import COINCIDENT_SIZE, MAX_OFFSET_RATIO, MIN_SIZE
+from mechanism.pairs import compiled_parameters
 from mechanism.points import road_loop
 from mechanism.specs import GROUND
 
@@ -38,7 +40,6 @@ from .kernels.state import Geometry, Topology
 from .loop_basis import independent_loops
 
 __all__ = ["Topology", "Geometry", "CompiledSystem", "compile_model"]
-
 
 
 def _frozen(values, dtype=float):
@@ -123,7 +124,7 @@ class CompiledSystem:
         self.rotational = _frozen(rotational, bool)
         self.public = _frozen(public, bool)
         self.additive = _frozen([self.pairs[p].pair_type.additive for p in column_pair], bool)
-        spherical = [i for i, p in enumerate(self.pairs) if p.pair_type.compiled_parameters()[0] == 2]
+        spherical = [i for i, p in enumerate(self.pairs) if p.pair_type.rotation_state]
         self.spherical_pairs = _frozen(spherical, np.int64)
         self.spherical_columns = _frozen(
             np.array([np.arange(slices[self.pairs[i].name].start, slices[self.pairs[i].name].stop)
@@ -132,12 +133,7 @@ class CompiledSystem:
 
     def _topology(self, gauge_links):
         pairs = self.pairs
-        families, coefficients, betas = [], [], []
-        for pair in pairs:
-            family, c, beta = pair.pair_type.compiled_parameters()
-            families.append(family)
-            coefficients.append(c)
-            betas.append(beta)
+        families, parameters = compiled_parameters([pair.pair_type for pair in pairs])
         sphere = np.full(len(pairs), -1, dtype=np.int64)
         sphere[self.spherical_pairs] = np.arange(len(self.spherical_pairs))
         n_links = len(self.links)
@@ -171,7 +167,7 @@ class CompiledSystem:
         return Topology(
             n=self.n, pairs=len(pairs), links=n_links, loops=len(self.loops), gauges=len(gauge_links),
             spheres=len(self.spherical_pairs), ground=self.link_index[GROUND],
-            family=_frozen(families, np.int64), coefficients=_frozen(coefficients), beta=_frozen(betas),
+            family=_frozen(families, np.int64), parameters=_frozen(parameters),
             start=_frozen([self.pair_slices[p.name].start for p in pairs], np.int64),
             size=_frozen([p.size for p in pairs], np.int64), first=_frozen(first, np.int64),
             second=_frozen(second, np.int64), sphere=_frozen(sphere, np.int64),

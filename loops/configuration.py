@@ -15,8 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
-from mechanism.transforms import exp_so3
-
 from .kernels.state import Scratch, Work
 
 __all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work", "Scratch",
@@ -90,9 +88,16 @@ class Configuration:
 
 def rotations_of(system, q) -> np.ndarray:
     """Rotation matrices (m, 3, 3) of the spherical pairs' rotation vectors in ``q``."""
-    if not len(system.spherical_columns):
-        return np.zeros((0, 3, 3))
-    return np.ascontiguousarray(exp_so3(np.asarray(q, dtype=float)[system.spherical_columns]))
+    vectors = np.asarray(q, dtype=float)[system.spherical_columns]
+    rotations = np.zeros((len(vectors), 3, 3))
+    if not vectors.any():  # the design pose: the identity, which exp gives exactly (nothing to compile)
+        rotations[:, [0, 1, 2], [0, 1, 2]] = 1.0
+        return rotations
+    from .kernels.rotations import exp_so3  # noqa: PLC0415 (kernels load on first use)
+
+    for vector, rotation in zip(vectors, rotations):
+        exp_so3(vector, rotation)
+    return rotations
 
 
 def evaluate(system, q, rotations=None) -> Configuration:

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mechanism.pairs import KINDS, PAIR_TYPES
+
 __all__ = [
     "figure_path",
     "new_figure",
@@ -43,15 +45,9 @@ __all__ = [
     "PAIR_MARKERS",
 ]
 
-#: Marker of each pair type in snapshots and animations (matplotlib marker codes).
-PAIR_MARKERS = {
-    "revolute": "o",
-    "prismatic": "s",
-    "cylindrical": "D",
-    "helical": "*",
-    "hooke": "X",
-    "spherical": "^",
-}
+#: Marker of each pair type in snapshots and animations (matplotlib marker codes), as the
+#: pair types give them (:attr:`mechanism.pairs.PairType.marker`).
+PAIR_MARKERS = {kind: PAIR_TYPES[kind].marker for kind in KINDS}
 
 #: Points whose spread across their best-fit plane is below this fraction of their extent
 #: are taken to lie in that plane (and get a 2D view besides the 3D one).

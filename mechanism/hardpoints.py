@@ -1,8 +1,9 @@
 """Hardpoint names: how a design study and a hardpoint table address the points of a model.
 
 A hardpoint is a global design-pose location a model gives (:class:`~mechanism.specs.Model`):
-a pair's centre (``at``), a point (``at``) or a spring-damper's end (``at_a``, ``at_b``); a
-screw pair's axis (revolute, prismatic, cylindrical, helical) is a hardpoint direction.
+a pair's centre (``at``), a point (``at``) or a spring-damper's end (``at_a``, ``at_b``); the
+axis of a pair whose type says so (:attr:`~mechanism.pairs.PairType.axis_hardpoint`: the
+screw pairs, revolute, prismatic, cylindrical, helical) is a hardpoint direction.
 Names, as in the hardpoint tables of :mod:`loops.suspension.hardpoints`:
 
 * ``PAIR`` a pair's centre, ``PAIR.axis`` its axis;
@@ -19,10 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hardpoint", "hardpoints_of", "point_hardpoint", "AXIS_PAIRS"]
-
-#: Pair types whose axis is a hardpoint direction (one axis through the pair's centre).
-AXIS_PAIRS = ("revolute", "prismatic", "cylindrical", "helical")
+__all__ = ["Hardpoint", "hardpoints_of", "point_hardpoint"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ def hardpoints_of(model) -> dict[str, Hardpoint]:
         if pair.virtual or pair.local:
             continue
         out[pair.name] = Hardpoint(pair.name, "pairs", pair.name, "at", np.asarray(pair.at, dtype=float))
-        if pair.kind in AXIS_PAIRS:
+        if pair.pair_type.axis_hardpoint:
             axis = np.asarray(pair.axis, dtype=float)
             out[f"{pair.name}.axis"] = Hardpoint(f"{pair.name}.axis", "pairs", pair.name, "axis",
                                                  axis / np.linalg.norm(axis))

@@ -3,7 +3,7 @@
 Every ``add_*`` validates its arguments at once and raises
 :class:`~mechanism.errors.ModelError` naming the object and the key. Geometry is global
 at the design pose (hardpoints from a drawing), SI units and radians; each pair's two
-frames come from its location and axis (:func:`mechanism.frames.pair_frames`), every
+frames come from its location and axis (its type's ``frames``, :mod:`mechanism.pairs`), every
 link matrix follows from them, and the design pose closes with all pair values zero.
 
 Mechanisms easier to state by link shapes (Denavit-Hartenberg style) declare each pair
@@ -31,7 +31,6 @@ import numpy as np
 
 from . import _validate as check_arg
 from .errors import ModelError
-from .frames import pair_frames
 from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
     GROUND,
@@ -153,15 +152,20 @@ class Mechanism:
         Parameters
         ----------
         name : str
-        type : {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical"}
-            (``"universal"`` is accepted for ``"hooke"``).
+        type : {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical", "planar"}
+            (``"universal"`` is accepted for ``"hooke"``; the registry :mod:`mechanism.pairs`
+            lists them).
         first, second : str
             Link names; the pair variables describe the motion of ``second`` relative to
             ``first`` (right-handed rotation about ``axis``, slide along it).
         at : (3,) m, global
-            Pair centre (a point on the axis for revolute, prismatic, cylindrical, helical).
+            Pair centre (a point on the axis for revolute, prismatic, cylindrical, helical;
+            a point of the plane for planar).
         axis : (3,), any non-zero length
-            Pair axis (not used by spherical and Hooke pairs).
+            Pair axis (not used by spherical and Hooke pairs); a planar pair's normal: its
+            ``"P.0"``, ``"P.1"`` slide the second link's centre along the plane's X and Y (m;
+            X the global axis least parallel to the normal made normal to it, Y = normal x X),
+            ``"P.2"`` turns it about the normal (rad).
         axes : ((3,), (3,))
             Hooke pair only: the pin on ``first`` and the pin on ``second``.
         pitch : float
@@ -181,12 +185,7 @@ class Mechanism:
             check_arg.known(link, self._links, f"{where}: {role} link", "link")
         if first == second:
             raise ModelError(where, f"joins link {first!r} to itself")
-        if type == "helical":
-            pitch = check_arg.number(pitch, f"{where}: pitch", is_length=True) if pitch is not None else None
-            if pitch is None:
-                raise ModelError(f"{where}: pitch", "a helical pair needs pitch= (m per turn)")
-        elif pitch is not None:
-            raise ModelError(f"{where}: pitch", f"only a helical pair takes a pitch, not {type!r}")
+        options = PAIR_TYPES[type].read_options(where, type, pitch)
 
         local = frame_on_first is not None or frame_on_second is not None
         if local:
@@ -196,45 +195,21 @@ class Mechanism:
                 raise ModelError(where, "give either link-local frames or global at/axis, not both")
             frame_j = check_arg.transform(frame_on_first, f"{where}: frame_on_first")
             frame_k = check_arg.transform(frame_on_second, f"{where}: frame_on_second")
-            pair_type = make_pair_type(type, pitch=pitch)
+            pair_type = make_pair_type(type, **options)
             spec = PairSpec(name, pair_type, first, second, frame_j, frame_k, local=True)
         else:
-            spec = self._global_pair(name, type, first, second, at, axis, axes, pitch)
+            spec = self._global_pair(name, type, first, second, at, axis, axes, options)
         self._pairs[name] = spec
         self._changed()
 
-    def _global_pair(self, name, kind, first, second, at, axis, axes, pitch):
+    def _global_pair(self, name, kind, first, second, at, axis, axes, options):
         where = f"pair {name!r}"
         if at is None:
             raise ModelError(f"{where}: at", "missing pair location")
         at = check_arg.vector(at, f"{where}: at", is_length=True)
-        beta = None
-        if kind in ("hooke", "universal"):
-            if axes is None:
-                raise ModelError(f"{where}: axes", "a Hooke pair needs axes=(pin_on_first, pin_on_second)")
-            if axis is not None:
-                raise ModelError(f"{where}: axis", "a Hooke pair takes axes=, not axis=")
-            if not isinstance(axes, (tuple, list)) or len(axes) != 2:
-                raise ModelError(f"{where}: axes", "expected two pin directions")
-            pins = (check_arg.direction(axes[0], f"{where}: axes[0]"),
-                    check_arg.direction(axes[1], f"{where}: axes[1]"))
-            cross = np.linalg.norm(np.cross(*pins))
-            if cross < 1e-6:
-                raise ModelError(f"{where}: axes", "the two pins are parallel")
-            beta = float(np.arctan2(cross, pins[0] @ pins[1]))
-            axes, axis_used = pins, None
-        elif kind == "spherical":
-            if axis is not None or axes is not None:
-                raise ModelError(f"{where}: axis", "a spherical pair takes no axis")
-            axis_used = None
-        else:
-            if axes is not None:
-                raise ModelError(f"{where}: axes", f"only a Hooke pair takes axes=, not {kind!r}")
-            if axis is None:
-                raise ModelError(f"{where}: axis", f"a {kind} pair needs an axis")
-            axis_used = check_arg.direction(axis, f"{where}: axis")
-        pair_type = make_pair_type(kind, pitch=pitch, beta=beta)
-        frame_j, frame_k = pair_frames(pair_type.kind, at, axis_used, axes)
+        axis_used, axes, constants = PAIR_TYPES[kind].read_axes(where, kind, axis, axes)
+        pair_type = make_pair_type(kind, **options, **constants)
+        frame_j, frame_k = pair_type.frames(at, axis_used, axes)
         return PairSpec(name, pair_type, first, second, _read_only(frame_j), _read_only(frame_k),
                         at=at, axis=axis_used, axes=axes)
 
@@ -389,7 +364,7 @@ class Mechanism:
             raise ModelError(where, f"expected a pair variable name, got {check_arg.shown(variable)}")
         for pair in self._pairs.values():
             if variable in pair.variable_names():
-                if pair.kind == "spherical":
+                if not pair.pair_type.additive:
                     raise ModelError(where, f"{variable!r} is a spherical-pair component; "
                                      "only additive pair variables take springs and forces")
                 return variable
@@ -469,6 +444,23 @@ class Mechanism:
         self._changed()
         return {name: np.array(v) for name, v in self._reference.items()}
 
+    def closure_defect(self):
+        """How far the loops are from closing at the reference assembly (zero pair values at
+        the design pose, or :meth:`assemble`'s values): ``(defect, loop)``, the largest
+        closure defect (dimensionless: rad, and gap over the mechanism's size) and the loop
+        holding it as ``"name: pair-pair-..."`` ("" without loops).
+
+        Raises :class:`~mechanism.errors.ModelError` where the model cannot be analysed (links
+        not connected, sizes beyond mechanism/limits.py), located at the pair or link.
+        """
+        from loops.compiled import compile_model  # noqa: PLC0415 (loops imports mechanism)
+        from loops.configuration import evaluate  # noqa: PLC0415
+        from loops.newton import worst_loop  # noqa: PLC0415
+
+        system = compile_model(self.snapshot())
+        config = evaluate(system, system.reference_q())
+        return config.closure_error(), worst_loop(system, config)
+
     def moved(self, hardpoints) -> "Mechanism":
         """A copy of this mechanism with some hardpoints moved: a design variant.
 
@@ -500,7 +492,7 @@ class Mechanism:
                 at = value if point.key == "at" else pair.at
                 axis = value if point.key == "axis" else pair.axis
                 out._pairs[point.owner] = out._global_pair(pair.name, pair.kind, pair.first, pair.second, at, axis,
-                                                           pair.axes, getattr(pair.pair_type, "pitch", None))
+                                                           pair.axes, pair.pair_type.options())
             elif point.table == "points":
                 out._points[point.owner] = replace(out._points[point.owner],
                                                    at=check_arg.vector(value, where, is_length=True))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .frames import pair_frames
 from .pairs import make_pair_type
 from .specs import GROUND, LinkSpec, PairSpec
 
@@ -56,10 +55,12 @@ def road_loop(driver, point) -> tuple[list[LinkSpec], list[PairSpec]]:
     for i, (axis, pair_name) in enumerate(zip(
             (driver.direction, e1, e2),
             (driver.name, virtual_name(driver.name, "normal 1"), virtual_name(driver.name, "normal 2")))):
-        frame_j, frame_k = pair_frames("prismatic", at, axis)
-        pairs.append(PairSpec(pair_name, make_pair_type("prismatic"), chain[i], chain[i + 1],
+        slide = make_pair_type("prismatic")
+        frame_j, frame_k = slide.frames(at, axis)
+        pairs.append(PairSpec(pair_name, slide, chain[i], chain[i + 1],
                               frame_j, frame_k, at=at, axis=axis, virtual=i > 0))
-    frame_j, frame_k = pair_frames("spherical", at)
-    pairs.append(PairSpec(virtual_name(driver.name, "ball"), make_pair_type("spherical"),
+    ball = make_pair_type("spherical")
+    frame_j, frame_k = ball.frames(at)
+    pairs.append(PairSpec(virtual_name(driver.name, "ball"), ball,
                           names[-1], point.link, frame_j, frame_k, at=at, virtual=True))
     return links, pairs

@@ -14,7 +14,8 @@ import numpy as np
 from numpy.testing import assert_allclose
 
 from mechanism import Mechanism, dh_transform, load_model
-from mechanism.transforms import inverse
+from mechanism.transforms import frame_from_axis, inverse
+from oracles.pairs import oracle_of
 from reference import closed_forms as cf
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -98,6 +99,51 @@ def spatial_point_driven():
     Hooke pair) instead of the crank; ``lift`` reaches its dead point near +6 mm."""
     m = spatial_all_pairs()
     m.add_point_driver("lift", point="T", direction=(0.3, 0.2, 1.0))
+    return m
+
+
+#: Normal of the plane of :func:`block_on_plane` (tilted, so that no frame axis is global).
+PLANE_NORMAL = np.array([0.2, -0.4, 1.0]) / np.linalg.norm([0.2, -0.4, 1.0])
+#: Crank of :func:`block_on_plane`, m.
+BLOCK_CRANK = 0.08
+
+
+def block_points(normal=PLANE_NORMAL):
+    """The crank tip B (m, the block's pin, at the design pose) and the planar pair's centre C
+    on the block of :func:`block_on_plane`: B a crank length from the origin normal to
+    ``normal``, C 0.03 m from B in the plane."""
+    normal = np.asarray(normal, dtype=float) / np.linalg.norm(normal)
+    along = np.cross(normal, [0.0, 1.0, 0.0])
+    pin = BLOCK_CRANK * along / np.linalg.norm(along)
+    return pin, pin + 0.03 * np.cross(normal, pin) / BLOCK_CRANK
+
+
+def block_on_plane(chain=False, normal=PLANE_NORMAL):
+    """A block on a tilted plane, driven by a crank: ground -A(revolute about the normal, at the
+    origin)- crank -B(revolute about the normal at the crank tip)- block -P(planar, on the plane
+    through the tip, centred at C on the block)- ground. A planar loop (3 of its 6 equations
+    repeat): two freedoms, the crank and the block's turn about B. Size ~0.1 m.
+
+    ``chain=True``: P replaced by its equivalent chain of massless links, a prismatic pair Px
+    along the planar frame's X, one Py along its Y and a revolute pair Pr about the normal,
+    all at C (the same motion, the same values)."""
+    normal = np.asarray(normal, dtype=float) / np.linalg.norm(normal)
+    pin, centre = block_points(normal)
+    m = Mechanism("block-on-plane" + (" (chain)" if chain else ""))
+    for link in ("crank", "block"):
+        m.add_link(link)
+    m.add_pair("A", "revolute", "ground", "crank", at=(0, 0, 0), axis=normal)
+    m.add_pair("B", "revolute", "crank", "block", at=pin, axis=normal)
+    if chain:
+        plane = frame_from_axis(centre, normal)
+        m.add_link("slide x")
+        m.add_link("slide y")
+        m.add_pair("Px", "prismatic", "ground", "slide x", at=centre, axis=plane[:3, 0])
+        m.add_pair("Py", "prismatic", "slide x", "slide y", at=centre, axis=plane[:3, 1])
+        m.add_pair("Pr", "revolute", "slide y", "block", at=centre, axis=normal)
+    else:
+        m.add_pair("P", "planar", "ground", "block", at=centre, axis=normal)
+    m.add_point("T", "block", at=centre + 0.02 * normal + 0.01 * pin / BLOCK_CRANK)
     return m
 
 
@@ -263,7 +309,7 @@ def assert_pairs_coincide(result, size, tol=CLOSURE_TOL):
     same frame carried by its second link: ``T_first F_j A(q) = T_second F_k`` (eq. 1-2), with
     ``F_j``, ``F_k`` and ``A`` from the frozen model's pair records."""
     for pair in result.model.pairs:
-        reached = result.pose(pair.first) @ pair.frame_on_first @ pair.pair_type.matrix(pair_values(result, pair.name))
+        reached = result.pose(pair.first) @ pair.frame_on_first @ oracle_of(pair.pair_type).matrix(pair_values(result, pair.name))
         carried = result.pose(pair.second) @ pair.frame_on_second
         assert_allclose(reached[:, :3, :3], carried[:, :3, :3], rtol=0.0, atol=tol,
                         err_msg=f"pair {pair.name}: frames turned apart")
@@ -286,7 +332,7 @@ def loop_product(pairs, loop, values):
     link = loop.links[0]
     for pair_name, direction in loop.walk:
         p = pairs[pair_name]
-        A = p.pair_type.matrix(np.atleast_1d(np.asarray(values[pair_name], dtype=float)))
+        A = oracle_of(p.pair_type).matrix(np.atleast_1d(np.asarray(values[pair_name], dtype=float)))
         if direction > 0:
             assert p.first == link, (pair_name, link)
             leave, enter, move, link = p.frame_on_first, p.frame_on_second, A, p.second

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from loops.configuration import rotations_of
-from mechanism.transforms import exp_so3, log_so3
+from oracles.transforms import exp_so3, log_so3
 
 
 def step(system, q, dq, rotations):

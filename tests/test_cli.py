@@ -3,7 +3,6 @@ command on files in tmp_path:
 values in the file's units both ways, exit status 0/1/2, one-line errors, CSV and PNG output."""
 
 import csv
-import importlib.util
 import math
 import os
 import re

@@ -214,6 +214,27 @@ def test_a_garbage_scheduler_is_one_line_at_once(work):
     assert not (work / "s.csv").exists()
 
 
+@pytest.mark.parametrize("extra, fragment", [
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "0"], "--scheduler-timeout: expected seconds"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "soon"], "--scheduler-timeout: 'soon' is not a"),
+    (["--scheduler-timeout", "3"], "--scheduler-timeout: the wait for a --scheduler"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"],
+     "scheduler: cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'"),
+])
+def test_the_scheduler_timeout_option_is_checked_and_used(work, extra, fragment):
+    """``--scheduler-timeout SECONDS``: checked before any work; the wait it sets is the one
+    the message reports (nothing answers on port 1)."""
+    proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
+                          "0", "--out", "s.csv", *extra, cwd=work, timeout=60)
+    if extra[-1] == "1":  # a line saying where it connects and how long it waits, then the error
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        waiting, error = proc.stderr.splitlines()
+        assert "waiting at most 1 s" in waiting and fragment in error and "after 1 s" in error, proc.stderr
+    else:
+        one_line_error(proc, fragment)
+    assert not (work / "s.csv").exists()
+
+
 def test_a_latin_1_hardpoint_table_is_read(work):
     """As spreadsheet programs write it: a degree sign in a comment, Latin-1 bytes."""
     table = "# units: length=mm\n# lower ball moved 5 mm outboard, 20 \xb0C\nname,x,y,z\nlower_ball,0,725,100\n"

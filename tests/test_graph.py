@@ -20,6 +20,7 @@ from loops.compiled import compile_model
 from loops.configuration import evaluate
 from mechanism import Mechanism, ModelError
 from mechanism.transforms import inverse
+from oracles.pairs import oracle_of
 
 MECHANISMS = {
     "four-bar": four_bar,
@@ -129,7 +130,7 @@ def test_tree_paths_give_the_link_poses(build):
     for edge in system.tree:  # parents first
         pair = pairs[edge.pair]
         values = q[system.pair_slices[pair.name]]
-        across = pair.frame_on_first @ pair.pair_type.matrix(values) @ inverse(pair.frame_on_second)
+        across = pair.frame_on_first @ oracle_of(pair.pair_type).matrix(values) @ inverse(pair.frame_on_second)
         pose[edge.child] = pose[edge.parent] @ (across if edge.forward else inverse(across))
     for link, T in pose.items():
         # A few products of O(1) rotations and O(0.5 m) offsets: round-off only.

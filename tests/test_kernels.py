@@ -3,7 +3,7 @@
 Every model file shipped in ``examples/`` that :func:`mechanism.load_model` reads (all of
 them, the suspension corner and axle files included: each is also a mechanism with its
 road loop), plus ``core_models.spatial_all_pairs`` (the only model with a helical pair; no
-example has one), at random configurations: the design pose (``reference_q``) plus offsets
+example has one) and ``core_models.block_on_plane`` (a planar pair), at random configurations: the design pose (``reference_q``) plus offsets
 of 0.3 rad on angles and 3 % of the model's size on slides, spherical pairs turned by 0.3 rad
 rotation vectors. The configurations are not closed; the kernels evaluate any q. Two
 examples (solar_array, spring_pendulum) are open chains: their defects and B are empty, and
@@ -13,7 +13,8 @@ the pose, pair and point checks apply.
   the textbook matrix of each pair type: revolute ``Rot_z(g)``, prismatic ``Trans_z(s)``,
   cylindrical ``Rot_z(g) Trans_z(s)``, helical ``Rot_z(g) Trans_z(pitch g / 2 pi)``, Hooke
   ``Rot_z(phi) Rot_x(beta) Rot_z(theta)``, spherical ``[[R, 0], [0, 1]]`` with R the
-  rotation of the pair's rotation vector (scipy's, not the library's exponential).
+  rotation of the pair's rotation vector (scipy's, not the library's exponential), planar
+  ``Trans(x, y, 0) Rot_z(theta)``.
 * Link poses and pair frames (eq. 5), ``link_poses`` and ``pair_frames``: products of the
   constant link matrices (pair frames ``F_j``, ``F_k``) and the textbook pair matrices along
   the spanning tree from the ground, ``T_child = T_parent F_j A F_k^-1`` (inverted when the
@@ -61,13 +62,13 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.spatial.transform import Rotation
 
-from core_models import EXAMPLES, loop_product, spatial_all_pairs
+from core_models import EXAMPLES, block_on_plane, loop_product, spatial_all_pairs
 from kinematics_helpers import link_velocities, twist_rate_terms
 from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate, new_work, rotations_of
 from loops.point_kinematics import point_accelerations, point_positions, point_velocities
 from mechanism import Mechanism, load_model
-from mechanism.transforms import rotation_about_x, rotation_about_z, translation_along_z
+from mechanism.transforms import rotation_about_x, rotation_about_z, translation, translation_along_z
 
 TOL = 1e-12
 ANGLE_OFFSET = 0.3  # rad
@@ -79,12 +80,15 @@ CONFIGURATIONS = 3
 MODEL_FILES = sorted(p for p in EXAMPLES.glob("*.toml") if not p.stem.endswith("_vary"))
 CASES = {path.stem: path for path in MODEL_FILES}
 CASES["spatial_all_pairs (core_models, helical)"] = spatial_all_pairs
+CASES["block_on_plane (core_models, planar)"] = block_on_plane
 
 # Q operators (METHOD.md "Derivatives: the Q operators"): hat of the unit twists about and along Z.
 _Q_TURN = np.zeros((4, 4))
 _Q_TURN[1, 0], _Q_TURN[0, 1] = 1.0, -1.0
 _Q_SLIDE = np.zeros((4, 4))
 _Q_SLIDE[2, 3] = 1.0
+_Q_SLIDE_X, _Q_SLIDE_Y = np.zeros((4, 4)), np.zeros((4, 4))
+_Q_SLIDE_X[0, 3] = _Q_SLIDE_Y[1, 3] = 1.0
 
 
 def _q_rotation(axis):
@@ -107,6 +111,8 @@ def _screw(pair_type):
 
 def _pair_matrix(pair_type, q):
     """Textbook ``A(q)`` of one pair (4, 4)."""
+    if pair_type.kind == "planar":
+        return translation([q[0], q[1], 0.0]) @ rotation_about_z(q[2])
     if pair_type.kind == "hooke":
         return rotation_about_z(q[0]) @ rotation_about_x(pair_type.beta) @ rotation_about_z(q[1])
     if pair_type.kind == "spherical":
@@ -118,7 +124,10 @@ def _pair_matrix(pair_type, q):
 
 
 def _pair_derivatives(pair_type, A):
-    """``dA/dq_k`` (k, 4, 4) from the Q operators: ``Q A``, but ``A Q_z`` for the Hooke pair's second pin."""
+    """``dA/dq_k`` (k, 4, 4) from the Q operators: ``Q A``, but ``A Q_z`` for the Hooke pair's second pin
+    and the planar pair's turn (the last factor of each)."""
+    if pair_type.kind == "planar":
+        return np.array([_Q_SLIDE_X @ A, _Q_SLIDE_Y @ A, A @ _Q_TURN])
     if pair_type.kind == "hooke":
         return np.array([_Q_TURN @ A, A @ _Q_TURN])
     if pair_type.kind == "spherical":
@@ -236,12 +245,12 @@ def case(request):
 
 
 def test_every_example_loads_as_a_mechanism_and_every_pair_type_is_covered():
-    """Every examples/*.toml is a Mechanism to load_model; the cases hold all six pair types."""
+    """Every examples/*.toml is a Mechanism to load_model; the cases hold all seven pair types."""
     kinds = set()
     for case in CASES.values():
         kinds |= {p.pair_type.kind for p in _system(case).pairs}
     assert len(MODEL_FILES) >= 15
-    assert kinds == {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical"}
+    assert kinds == {"revolute", "prismatic", "cylindrical", "helical", "hooke", "spherical", "planar"}
 
 
 def test_pair_matrices_are_the_textbook_matrices(case):
@@ -336,7 +345,16 @@ def test_points_and_link_velocities_are_the_pose_products_and_their_rates(case):
 def _pair_rates(pair_type, A, rate, acceleration):
     """``A'`` and ``A''`` (4, 4) along a path with the pair's rates and accelerations, from the Q
     operators: ``Q' A`` and ``(Q'' + Q' Q') A`` (screw, spherical: left increments about frame j's
-    axes), ``phi' Q A + theta' A Q`` and its derivative (Hooke)."""
+    axes), ``phi' Q A + theta' A Q`` and its derivative (Hooke), ``V A + theta' A Q`` with the
+    slides' ``V = x' Q_x + y' Q_y`` and its derivative (planar)."""
+    if pair_type.kind == "planar":
+        Q = _Q_TURN
+        V = rate[0] * _Q_SLIDE_X + rate[1] * _Q_SLIDE_Y
+        V_dot = acceleration[0] * _Q_SLIDE_X + acceleration[1] * _Q_SLIDE_Y
+        first = V @ A + rate[2] * A @ Q
+        second = (V_dot @ A + V @ V @ A + 2 * rate[2] * V @ A @ Q + acceleration[2] * A @ Q
+                  + rate[2] ** 2 * A @ Q @ Q)
+        return first, second
     if pair_type.kind == "hooke":
         Q = _Q_TURN
         first = rate[0] * Q @ A + rate[1] * A @ Q

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from mechanism import Mechanism, ModelError, load_model, save_model
 from mechanism import _validate
-from mechanism import model_file
+from mechanism import model_file, model_reader, toml_values
 from mechanism.model_file import Units, read_model
 from mechanism.pairs import PairType
 
@@ -376,7 +376,7 @@ def test_unit_conversion_round_trips_exactly(value, quantity, units):
        .filter(lambda v: np.linalg.norm(v) > 1e-6))
 def test_directions_are_written_as_fixed_points_of_the_normalization(vector):
     """The builder stores v/|v|; what is written must normalize to itself."""
-    canonical = model_file._canonical_direction(vector, "axis")
+    canonical = toml_values.canonical_direction(vector, "axis")
     assert np.array_equal(_validate.direction(canonical, "axis"), canonical)
     np.testing.assert_allclose(canonical, np.asarray(vector) / np.linalg.norm(vector), rtol=0, atol=1e-15)
 
@@ -410,7 +410,7 @@ BAD_FILES = {
                               "pair_forces, spring_dampers, point_forces, assemble, corner, vehicle, axle)"),
     "unknown pair type": (edit('type = "revolute"\n' + C_LINKS, 'type = "revolving"\n' + C_LINKS),
                           "four_bar.toml: pairs[2] ('C'): type: unknown pair type 'revolving' (expected "
-                          "one of cylindrical, helical, hooke, prismatic, revolute, spherical, universal)"),
+                          "one of cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal)"),
     "missing link": (edit(C_LINKS, 'links = ["coupler", "rockr"]'),
                      "four_bar.toml: pairs[2] ('C'): links: unknown link 'rockr'"),
     "missing link in a point": (edit('link = "coupler"\nat = [64.1', 'link = "copuler"\nat = [64.1'),
@@ -552,7 +552,7 @@ def test_a_link_local_model_that_does_not_close_needs_a_guess(tmp_path):
 
 
 def test_a_file_larger_than_the_limit_is_refused_at_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(model_file, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(model_reader, "MAX_FILE_BYTES", 1000)
     path = write(tmp_path, FOUR_BAR + "# padding " * 200)
     with pytest.raises(ModelError) as info:
         load_model(path)
@@ -563,7 +563,7 @@ def test_a_file_larger_than_the_limit_is_refused_at_once(tmp_path, monkeypatch):
 def test_the_file_size_limit_is_16_mib():
     from mechanism.limits import MAX_FILE_BYTES
 
-    assert model_file.MAX_FILE_BYTES == MAX_FILE_BYTES == 16 * 2**20
+    assert model_reader.MAX_FILE_BYTES == MAX_FILE_BYTES == 16 * 2**20
 
 
 @pytest.mark.parametrize("depth, line", [(17, 6), (5000, 6)])

@@ -1,9 +1,14 @@
-"""Tests of mechanism.pairs: pair matrices, Q operators, twist rates, read-back, spherical charts.
+"""Tests of mechanism.pairs: the family functions (the one implementation of pair matrices, twists
+and their rates) and the registry.
 
 References: METHOD.md's pair table and "Derivatives: the Q operators" (left convention
 ``dA/dq_k = Q_k A``, ``Q_k = hat(S_k)`` in frame j); every analytic derivative is checked
 against central finite differences, as RTB's ``tests/test_jacob.py`` does against
-``numjac``. The spherical pair must not lock where a ZXZ Euler set does (DESIGN.md).
+``numjac``, and every function against the numpy oracle of ``tests/oracles/pairs.py``
+(products of basis matrices, another route to the same matrices). The spherical pair must
+not lock where a ZXZ Euler set does (DESIGN.md). The family functions run here as plain
+Python (:class:`stacked_kernels.FamilyPair`); compiled, tests/test_kernels.py holds the
+kernels that inline them to the textbook matrices.
 """
 
 from __future__ import annotations
@@ -12,21 +17,25 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from mechanism import pairs as pr
+import mechanism.pairs as pairs
 from mechanism import transforms as tf
+from oracles import transforms as tfo
+from oracles.pairs import oracle_of
+from stacked_kernels import FamilyPair, log_so3
 
 PAIR_TYPES = [
-    pr.Revolute(),
-    pr.Prismatic(),
-    pr.Cylindrical(),
-    pr.Helical(pitch=0.005),
-    pr.Helical(pitch=-0.02),
-    pr.Hooke(),
-    pr.Hooke(beta=0.6),
-    pr.Hooke(beta=2.5),
-    pr.Spherical(),
+    FamilyPair(pairs.Revolute()),
+    FamilyPair(pairs.Prismatic()),
+    FamilyPair(pairs.Cylindrical()),
+    FamilyPair(pairs.Helical(pitch=0.005)),
+    FamilyPair(pairs.Helical(pitch=-0.02)),
+    FamilyPair(pairs.Hooke()),
+    FamilyPair(pairs.Hooke(beta=0.6)),
+    FamilyPair(pairs.Hooke(beta=2.5)),
+    FamilyPair(pairs.Spherical()),
+    FamilyPair(pairs.make_pair_type("planar")),
 ]
-IDS = [repr(p) for p in PAIR_TYPES]
+IDS = [repr(p.pair_type) for p in PAIR_TYPES]
 
 # Central differences with h = 1e-6 on O(1) entries: truncation h^2/6 |A'''| ~ 2e-13,
 # round-off ~ eps |A| / h ~ 2e-10. rtol 1e-8 and atol 1e-9 leave a factor >= 5 over the
@@ -98,10 +107,10 @@ def test_operators_are_left_derivatives(pair):
             # The operator is a twist: skew rotation block, zero bottom row (METHOD.md).
             assert_allclose(Q[k][:3, :3], -Q[k][:3, :3].T, rtol=0.0, atol=0.0)
             assert_array_equal(Q[k][3], 0.0)
-            assert_allclose(tf.twist_matrix(pair.twists(q)[k]), Q[k], rtol=0.0, atol=0.0)
+            assert_allclose(tfo.twist_matrix(pair.twists(q)[k]), Q[k], rtol=0.0, atol=0.0)
 
 
-@pytest.mark.parametrize("pair", [p for p in PAIR_TYPES if p.additive], ids=[repr(p) for p in PAIR_TYPES if p.additive])
+@pytest.mark.parametrize("pair", [p for p in PAIR_TYPES if p.additive], ids=[i for p, i in zip(PAIR_TYPES, IDS) if p.additive])
 def test_additive_advance_is_plain_sum(pair):
     rng = np.random.default_rng(22)
     q, dq = random_values(pair, rng, 2)
@@ -111,7 +120,8 @@ def test_additive_advance_is_plain_sum(pair):
 def test_one_parameter_operators_commute_with_matrix():
     """For rotation/translation along the pair's own Z, Q A == A Q (METHOD.md)."""
     rng = np.random.default_rng(23)
-    for pair in (pr.Revolute(), pr.Prismatic(), pr.Cylindrical(), pr.Helical(0.01)):
+    for pair in (FamilyPair(pairs.Revolute()), FamilyPair(pairs.Prismatic()), FamilyPair(pairs.Cylindrical()),
+                 FamilyPair(pairs.Helical(0.01))):
         for q in random_values(pair, rng, 10):
             A = pair.matrix(q)
             for Q in pair.operators(q):
@@ -120,7 +130,7 @@ def test_one_parameter_operators_commute_with_matrix():
 
 def test_helical_twist_has_the_lead():
     """Helical twist: unit rotation about Z plus lead pitch / 2 pi along Z (m/rad)."""
-    pair = pr.Helical(pitch=0.006)
+    pair = FamilyPair(pairs.Helical(pitch=0.006))
     S = pair.twists(np.array([0.7]))
     assert_allclose(S, [[0, 0, 1, 0, 0, 0.006 / (2 * np.pi)]], rtol=RTOL, atol=ATOL)
 
@@ -135,7 +145,7 @@ def test_twist_rates_match_finite_differences(pair):
         assert_allclose(pair.twist_rates(q, q_dot), (plus - minus) / (2 * H), rtol=FD_RTOL, atol=FD_ATOL)
 
 
-@pytest.mark.parametrize("pair", [p for p in PAIR_TYPES if p.additive], ids=[repr(p) for p in PAIR_TYPES if p.additive])
+@pytest.mark.parametrize("pair", [p for p in PAIR_TYPES if p.additive], ids=[i for p, i in zip(PAIR_TYPES, IDS) if p.additive])
 def test_twist_rates_give_second_derivative_of_matrix(pair):
     """A'' = (sum_k hat(S_k') q_k' + (sum_k hat(S_k) q_k')^2) A along q(t) = q + t q_dot.
 
@@ -148,14 +158,14 @@ def test_twist_rates_give_second_derivative_of_matrix(pair):
     for q, q_dot in zip(random_values(pair, rng, 20), rng.normal(size=(20, pair.size))):
         A = pair.matrix(q)
         V = np.einsum("k,kij->ij", q_dot, pair.operators(q))
-        Vdot = np.einsum("k,kij->ij", q_dot, tf.twist_matrix(pair.twist_rates(q, q_dot)))
+        Vdot = np.einsum("k,kij->ij", q_dot, tfo.twist_matrix(pair.twist_rates(q, q_dot)))
         d2A = (pair.matrix(q + h * q_dot) - 2 * A + pair.matrix(q - h * q_dot)) / h**2
         assert_allclose((Vdot + V @ V) @ A, d2A, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("pair", PAIR_TYPES, ids=IDS)
 def test_values_from_matrix_round_trip(pair):
-    """values_from_matrix(matrix(q)) == q inside each chart's domain.
+    """The oracle's reader gives back q from the family's matrix(q), inside each chart's domain.
 
     Angles of revolute/cylindrical/Hooke pairs in (-pi, pi); the helical angle is read
     from the slide, so any number of turns comes back; spherical rotation vectors have
@@ -165,7 +175,7 @@ def test_values_from_matrix_round_trip(pair):
     q = random_values(pair, rng, 100)
     if pair.kind == "helical":
         q = rng.uniform(-40.0, 40.0, size=(100, 1))
-    back = pair.values_from_matrix(pair.matrix(q))
+    back = oracle_of(pair.pair_type).values_from_matrix(pair.matrix(q))
     assert back.shape == q.shape
     assert_allclose(back, q, rtol=1e-10, atol=1e-10)
 
@@ -198,7 +208,7 @@ LOCK_POSES = {
     "pi about y": np.array([0.0, np.pi, 0.0]),
     "pi about z": np.array([0.0, 0.0, np.pi]),
     "0.8 about z": np.array([0.0, 0.0, 0.8]),
-    "pi about x then 1.1 about z": tf.log_so3(tf.rotation_about_x(np.pi)[:3, :3] @ tf.rotation_about_z(1.1)[:3, :3]),
+    "pi about x then 1.1 about z": tfo.log_so3(tf.rotation_about_x(np.pi)[:3, :3] @ tf.rotation_about_z(1.1)[:3, :3]),
     "pi - 1e-9 about x": np.array([np.pi - 1e-9, 0.0, 0.0]),
     "pi - 1e-9 about (1, 1, 0)": (np.pi - 1e-9) * np.array([1.0, 1.0, 0.0]) / np.sqrt(2.0),
 }
@@ -219,7 +229,7 @@ def test_spherical_well_conditioned_at_euler_lock_poses(name):
     """At ZXZ lock poses the spherical pair's three twists stay orthonormal and its chart
     Jacobian keeps all three singular values equal to sqrt(2) (condition number 1),
     while the ZXZ Euler Jacobian at the same rotation loses a rank."""
-    pair = pr.Spherical()
+    pair = FamilyPair(pairs.Spherical())
     q = LOCK_POSES[name]
     S = pair.twists(q)
     # Exact: the twists are the constant generators (e_x, e_y, e_z; zero translation).
@@ -245,25 +255,25 @@ def test_spherical_well_conditioned_at_euler_lock_poses(name):
 @pytest.mark.parametrize("name", list(LOCK_POSES))
 def test_spherical_advance_composes_left_rotations(name):
     """matrix(advance(q, dq)) == exp(dq) matrix(q), also for chains of steps and near pi."""
-    pair = pr.Spherical()
+    pair = FamilyPair(pairs.Spherical())
     rng = np.random.default_rng(27)
     q = LOCK_POSES[name]
     for scale in (1e-8, 1e-4, 1e-1, 1.0):
         dq = rng.normal(scale=scale, size=3)
         q_new = pair.advance(q, dq)
         # Rodrigues and log near pi: round-off of a few products, 1e-12.
-        assert_allclose(pair.matrix(q_new)[:3, :3], tf.exp_so3(dq) @ pair.matrix(q)[:3, :3], rtol=RTOL, atol=ATOL)
+        assert_allclose(pair.matrix(q_new)[:3, :3], tfo.exp_so3(dq) @ pair.matrix(q)[:3, :3], rtol=RTOL, atol=ATOL)
         assert np.linalg.norm(q_new) <= np.pi + 1e-12  # re-seated in the principal chart
     # Two steps compose like two left rotations.
     d1, d2 = rng.normal(scale=0.3, size=(2, 3))
-    expected = tf.exp_so3(d2) @ tf.exp_so3(d1) @ pair.matrix(q)[:3, :3]
+    expected = tfo.exp_so3(d2) @ tfo.exp_so3(d1) @ pair.matrix(q)[:3, :3]
     assert_allclose(pair.matrix(pair.advance(pair.advance(q, d1), d2))[:3, :3], expected, rtol=RTOL, atol=ATOL)
 
 
 def test_spherical_advance_walks_through_pi():
     """Turning about a fixed axis in small steps through pi: the value stays the principal
     rotation vector (it flips to the opposite side at pi) and the matrix never drifts."""
-    pair = pr.Spherical()
+    pair = FamilyPair(pairs.Spherical())
     axis = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
     step = 1e-3
     q = (np.pi - 0.05) * axis
@@ -273,19 +283,20 @@ def test_spherical_advance_walks_through_pi():
         angle += step
         assert np.linalg.norm(q) <= np.pi + 1e-12
     # 100 steps of Rodrigues + log: round-off accumulates linearly, ~100 * 1e-15.
-    assert_allclose(pair.matrix(q)[:3, :3], tf.exp_so3(angle * axis), rtol=1e-12, atol=1e-12)
+    assert_allclose(pair.matrix(q)[:3, :3], tfo.exp_so3(angle * axis), rtol=1e-12, atol=1e-12)
     assert_allclose(q, (angle - 2 * np.pi) * axis, rtol=1e-12, atol=1e-12)
 
 
 def test_spherical_values_from_matrix_near_pi():
-    """Read-back near and at pi gives the same rotation (sign at exactly pi is free)."""
-    pair = pr.Spherical()
+    """Read-back (the kernels' logarithm, as the corrector re-seats the value) near and at pi
+    gives the same rotation (sign at exactly pi is free)."""
+    pair = FamilyPair(pairs.Spherical())
     rng = np.random.default_rng(28)
     for gap in (1e-3, 1e-7, 1e-11, 0.0):
         axes = rng.normal(size=(10, 3))
         axes /= np.linalg.norm(axes, axis=1, keepdims=True)
         q = (np.pi - gap) * axes
-        back = pair.values_from_matrix(pair.matrix(q))
+        back = log_so3(pair.matrix(q)[:, :3, :3])  # the kernels' logarithm
         assert_allclose(pair.matrix(back), pair.matrix(q), rtol=RTOL, atol=ATOL)
         assert_allclose(np.linalg.norm(back, axis=1), np.pi - gap, rtol=1e-12, atol=1e-12)
 
@@ -294,7 +305,7 @@ def test_spherical_values_from_matrix_near_pi():
 def test_hooke_twists_are_the_two_pins():
     """First twist: rotation about Z_j (the first pin). Second: the second pin carried by the
     cross, Rot_z(phi) Rot_x(beta) e_z, in frame j; both through the cross centre."""
-    pair = pr.Hooke(beta=0.9)
+    pair = FamilyPair(pairs.Hooke(beta=0.9))
     rng = np.random.default_rng(29)
     for phi, theta in rng.uniform(-3, 3, size=(10, 2)):
         S = pair.twists(np.array([phi, theta]))
@@ -314,9 +325,74 @@ def test_spherical_value_rates_against_finite_differences(angle):
     axis = rng.normal(size=3)
     q = axis / np.linalg.norm(axis) * angle
     omega = rng.normal(size=3)
-    rate = pr.Spherical.value_rates(q, omega)
+    rate = FamilyPair(pairs.Spherical()).value_rates(q, omega)
     h = 1e-5
-    R_dot = (tf.exp_so3(q + h * rate) - tf.exp_so3(q - h * rate)) / (2 * h)
-    assert_allclose(tf.unskew(R_dot @ tf.exp_so3(q).T), omega, rtol=0, atol=1e-9)
-    stacked = pr.Spherical.value_rates(np.stack([q, q]), np.stack([omega, omega]))
+    R_dot = (tfo.exp_so3(q + h * rate) - tfo.exp_so3(q - h * rate)) / (2 * h)
+    assert_allclose(tfo.unskew(R_dot @ tfo.exp_so3(q).T), omega, rtol=0, atol=1e-9)
+    stacked = FamilyPair(pairs.Spherical()).value_rates(np.stack([q, q]), np.stack([omega, omega]))
     assert_allclose(stacked, [rate, rate], rtol=0, atol=0)
+
+
+# ------------------------------------------------------------------------ planar pair
+def test_planar_twists_are_the_slides_and_the_turn_about_the_moved_centre():
+    """S_0, S_1 slide along frame j's X and Y; S_2 turns about Z through the second link's
+    centre, which it leaves at rest: v + omega x (x, y, 0) = 0. A is Trans(x, y, 0) Rot_z(theta):
+    the same as a prismatic pair along X, one along Y and a revolute pair about Z in series."""
+    pair = FamilyPair(pairs.make_pair_type("planar"))
+    rng = np.random.default_rng(31)
+    for q in random_values(pair, rng, 10):
+        x, y, theta = q
+        S = pair.twists(q)
+        assert_array_equal(S[:2], [[0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0]])
+        assert_array_equal(S[2], [0, 0, 1, y, -x, 0])
+        assert_allclose(S[2, 3:] + np.cross(S[2, :3], [x, y, 0.0]), 0.0, rtol=0, atol=1e-16)
+        # Prismatic along X: Z of its frame turned onto X (Rot_y(pi/2)); along Y: onto Y (Rot_x(-pi/2)).
+        along_x = tf.rotation_about_y(np.pi / 2) @ FamilyPair(pairs.Prismatic()).matrix([x]) @ \
+            tf.rotation_about_y(-np.pi / 2)
+        along_y = tf.rotation_about_x(-np.pi / 2) @ FamilyPair(pairs.Prismatic()).matrix([y]) @ \
+            tf.rotation_about_x(np.pi / 2)
+        chain = along_x @ along_y @ FamilyPair(pairs.Revolute()).matrix([theta])
+        assert_allclose(pair.matrix(q), chain, rtol=RTOL, atol=ATOL)
+
+
+# ------------------------------------------------------------- against the numpy oracle
+@pytest.mark.parametrize("pair", PAIR_TYPES, ids=IDS)
+def test_family_functions_agree_with_the_oracle(pair):
+    """Matrix, twists and twist rates of the family functions equal the numpy oracle's (basis
+    products and gathers, tests/oracles/pairs.py) at random values and rates: round-off only."""
+    oracle = oracle_of(pair.pair_type)
+    rng = np.random.default_rng(30)
+    q = random_values(pair, rng, 40)
+    q_dot = rng.normal(size=q.shape)
+    assert_allclose(pair.matrix(q), oracle.matrix(q), rtol=RTOL, atol=ATOL)
+    assert_allclose(pair.twists(q), oracle.twists(q), rtol=RTOL, atol=ATOL)
+    assert_allclose(pair.twist_rates(q, q_dot), oracle.twist_rates(q, q_dot), rtol=RTOL, atol=ATOL)
+
+
+# ---------------------------------------------------------------------------- registry
+def test_registry_lists_every_type_once_with_its_family():
+    """Every name add_pair accepts maps to a type of one registered family, the families' codes
+    are their places in FAMILIES, the types' constants fit the kernels' parameter vector and
+    each type has a marker of its own."""
+    families = {family.name: code for code, family in enumerate(pairs.FAMILIES)}
+    assert len(families) == len(pairs.FAMILIES)
+    for name, cls in pairs.PAIR_TYPES.items():
+        assert name in (cls.kind, *cls.aliases)
+        assert any(cls in family.types for family in pairs.FAMILIES)
+    assert pairs.PAIR_TYPES["universal"] is pairs.Hooke
+    assert sorted(pairs.KINDS) == sorted({cls.kind for cls in pairs.PAIR_TYPES.values()})
+    for pair in PAIR_TYPES:
+        pair_type = pair.pair_type
+        assert pairs.family_code(pair_type) == families[pair_type.family.name]
+        assert type(pair_type) in pair_type.family.types
+        assert pair_type.parameters().shape == (pairs.PARAMETER_COUNT,)
+        assert len(pair_type.rotational) == pair_type.size
+    markers = [pairs.PAIR_TYPES[kind].marker for kind in pairs.KINDS]
+    assert len(set(markers)) == len(markers)
+
+
+def test_make_pair_type_passes_only_given_constants():
+    assert pairs.make_pair_type("helical", pitch=0.01, beta=None).pitch == 0.01
+    assert pairs.make_pair_type("universal", pitch=None).beta == pytest.approx(np.pi / 2, rel=0, abs=0)
+    assert pairs.make_pair_type("hooke", beta=0.4).beta == 0.4
+    assert type(pairs.make_pair_type("revolute", pitch=None, beta=None)) is pairs.Revolute

@@ -23,7 +23,7 @@ from kinematics_helpers import link_velocities
 from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate
 from loops.passive import idle_spin
-from mechanism.transforms import log_so3
+from oracles.transforms import log_so3
 
 TRAVEL = np.linspace(-0.08, 0.08, 41)
 RACK_END = np.array([-0.130, 0.320, 0.180])      # m, from examples/double_wishbone.toml

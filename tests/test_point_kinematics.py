@@ -19,7 +19,7 @@ from core_models import four_bar_link_local, spatial_all_pairs
 from kinematics_helpers import step
 from loops.configuration import evaluate, rotations_of
 from loops.point_kinematics import point_accelerations, point_positions, point_velocities
-from mechanism.transforms import exp_so3, twist_matrix
+from oracles.transforms import exp_so3, twist_matrix
 
 # Products and sums of O(1) numbers: round-off only.
 RTOL = 1e-12

@@ -12,7 +12,8 @@ from dynamics.pseudo_inertia import (
     pseudo_inertia,
     transform_pseudo_inertia,
 )
-from mechanism.transforms import exp_so3, homogeneous, translation, twist_matrix
+from mechanism.transforms import homogeneous, translation
+from oracles.transforms import exp_so3, twist_matrix
 
 # Every quantity below is O(1) (kg, m, kg m^2, 1/s); round-off is ~1e-15, so 1e-12 both
 # relative and absolute leaves room for the few dozen operations in each identity.

@@ -240,6 +240,16 @@ def test_bad_input_is_a_located_model_error(kwargs, where):
     assert message.startswith(where) and "\n" not in message
 
 
+def test_a_linkage_without_inertia_is_a_located_model_error_not_a_stop():
+    """The shipped RSSR linkage has no masses: it cannot be simulated at all, a mistake in the
+    model (ModelError at q0, naming the coordinate), not a simulation that stopped on its way
+    (SimulationStopped)."""
+    with pytest.raises(ModelError) as info:
+        simulate(load_model(EXAMPLES / "rssr.toml"), t_end=0.1, q0={"crank_angle": 0.0})
+    message = str(info.value)
+    assert message.startswith("q0: ") and "'crank_angle' carries no inertia" in message and "\n" not in message
+
+
 class _Terminal(io.StringIO):
     """A stderr that says it is a terminal."""
 

@@ -34,7 +34,7 @@ from loops.suspension.body_motion import static_roll_centre
 from loops.suspension.motion import Motion
 from mechanism import ModelError
 from mechanism.hardpoints import hardpoints_of
-from mechanism.transforms import twist_vector
+from oracles.transforms import twist_vector
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 H = 1e-6

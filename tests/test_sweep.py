@@ -508,7 +508,7 @@ def _prediction_errors(result, system, i, curved):
     """Predict position ``i + 1`` of ``result`` (equal steps, one driver at unit speed) from
     positions ``i - 2 .. i`` with or without their curvatures; returns the largest error
     (dimensionless) of the additive variables and of the spherical pairs' rotations (rad)."""
-    from mechanism.transforms import exp_so3
+    from oracles.transforms import exp_so3
     from loops.kernels.continuation import _predict
 
     q, rotations, tangents, curvature = result._q, result._rotations, result._tangents, result._q_ddot

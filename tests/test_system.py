@@ -33,7 +33,8 @@ from loops.compiled import compile_model
 from loops.configuration import constraint_matrix, evaluate, new_work, rotations_of
 from loops.linear import new_factor, square_block
 from loops.newton import solve_position
-from mechanism.transforms import inverse, twist_matrix
+from mechanism.transforms import inverse
+from oracles.transforms import twist_matrix
 
 H = 1e-6
 FD_RTOL = 1e-7

@@ -1,4 +1,7 @@
-"""Tests of mechanism.transforms: SO(3)/SE(3) maps, twists, Pavlov's layout, frames.
+"""Tests of the SO(3)/SE(3) maps (the kernel library, loops.kernels.rotations and .rigid, over
+stacked arrays by tests/stacked_kernels.py), twists, Pavlov's layout and the frames of
+mechanism.transforms; and of the numpy oracle (tests/oracles/transforms.py) the kernels are
+held to.
 
 References: Rodrigues' formula and the SO(3) logarithm as in R. M. Murray, Z. Li,
 S. S. Sastry, *A Mathematical Introduction to Robotic Manipulation* (CRC 1994), ch. 2
@@ -13,7 +16,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+import stacked_kernels as lib
 from mechanism import transforms as tf
+from oracles import transforms as tfo
 from reference.closed_forms import dh_matrix, rotation_matrix
 
 # Round-off budget: every identity below is a handful of float64 products of O(1)
@@ -31,7 +36,7 @@ def random_rotation_vectors(rng, n, min_angle=0.0, max_angle=np.pi):
 
 
 def random_transforms(rng, n, scale=1.0):
-    R = tf.exp_so3(random_rotation_vectors(rng, n))
+    R = lib.exp_so3(random_rotation_vectors(rng, n))
     return tf.homogeneous(R, rng.normal(scale=scale, size=(n, 3)))
 
 
@@ -43,7 +48,7 @@ def test_exp_so3_is_rodrigues():
     angles = np.linalg.norm(w, axis=1)
     expected = np.stack([rotation_matrix(wi, ai) for wi, ai in zip(w, angles)])
     # Two evaluations of the same closed form in different orders: round-off only.
-    assert_allclose(tf.exp_so3(w), expected, rtol=RTOL, atol=ATOL)
+    assert_allclose(lib.exp_so3(w), expected, rtol=RTOL, atol=ATOL)
 
 
 def test_exp_log_round_trip_random():
@@ -52,11 +57,11 @@ def test_exp_log_round_trip_random():
     w = random_rotation_vectors(rng, 200, 1e-3, np.pi - 1e-3)
     # Away from pi the angle comes from atan2(sin, cos) and the axis from the skew part
     # divided by sin >= sin(1e-3): the error stays a few hundred ulp at worst.
-    assert_allclose(tf.log_so3(tf.exp_so3(w)), w, rtol=1e-11, atol=1e-11)
+    assert_allclose(lib.log_so3(lib.exp_so3(w)), w, rtol=1e-11, atol=1e-11)
 
-    R = tf.exp_so3(random_rotation_vectors(rng, 200, 0.0, 2 * np.pi))
-    assert_allclose(tf.exp_so3(tf.log_so3(R)), R, rtol=RTOL, atol=ATOL)
-    angles = np.linalg.norm(tf.log_so3(R), axis=1)
+    R = lib.exp_so3(random_rotation_vectors(rng, 200, 0.0, 2 * np.pi))
+    assert_allclose(lib.exp_so3(lib.log_so3(R)), R, rtol=RTOL, atol=ATOL)
+    angles = np.linalg.norm(lib.log_so3(R), axis=1)
     assert np.all(angles <= np.pi + 1e-12)
 
 
@@ -66,7 +71,7 @@ def test_exp_log_round_trip_small_angles(angle):
     rng = np.random.default_rng(3)
     w = random_rotation_vectors(rng, 20, angle, angle)
     # Relative accuracy is what matters at small angles; atol far below the angle itself.
-    assert_allclose(tf.log_so3(tf.exp_so3(w)), w, rtol=1e-10, atol=1e-3 * angle)
+    assert_allclose(lib.log_so3(lib.exp_so3(w)), w, rtol=1e-10, atol=1e-3 * angle)
 
 
 @pytest.mark.parametrize("gap", [1e-1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12, 0.0])
@@ -74,10 +79,10 @@ def test_exp_log_round_trip_near_pi(gap):
     """Near pi the axis comes from the symmetric part: round trip stays accurate."""
     rng = np.random.default_rng(4)
     w = random_rotation_vectors(rng, 30, np.pi - gap, np.pi - gap)
-    R = tf.exp_so3(w)
-    w_back = tf.log_so3(R)
+    R = lib.exp_so3(w)
+    w_back = lib.log_so3(R)
     # The rotation itself is recovered to round-off at every gap.
-    assert_allclose(tf.exp_so3(w_back), R, rtol=RTOL, atol=ATOL)
+    assert_allclose(lib.exp_so3(w_back), R, rtol=RTOL, atol=ATOL)
     assert_allclose(np.linalg.norm(w_back, axis=1), np.pi - gap, rtol=1e-12, atol=1e-12)
     if gap >= 1e-10:
         # Below pi the rotation vector is unique. The axis from the symmetric part is
@@ -94,11 +99,11 @@ def test_exp_log_at_exactly_pi_about_coordinate_axes():
     """Rotations by pi about x, y, z and diagonals (Euler-lock poses) come back exactly."""
     axes = np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, -1, 1], [0, 1, -1]])
     axes /= np.linalg.norm(axes, axis=1, keepdims=True)
-    R = tf.exp_so3(np.pi * axes)
-    w = tf.log_so3(R)
+    R = lib.exp_so3(np.pi * axes)
+    w = lib.log_so3(R)
     assert_allclose(np.linalg.norm(w, axis=1), np.pi, rtol=1e-14, atol=1e-14)  # round-off
     assert_allclose(np.abs(np.einsum("ij,ij->i", w / np.pi, axes)), 1.0, rtol=1e-12, atol=1e-12)
-    assert_allclose(tf.exp_so3(w), R, rtol=RTOL, atol=ATOL)
+    assert_allclose(lib.exp_so3(w), R, rtol=RTOL, atol=ATOL)
 
 
 def test_rotation_builders_match_exp():
@@ -108,7 +113,7 @@ def test_rotation_builders_match_exp():
         w = np.zeros((len(angles), 3))
         w[:, axis] = angles
         T = builder(angles)
-        assert_allclose(T[:, :3, :3], tf.exp_so3(w), rtol=RTOL, atol=ATOL)
+        assert_allclose(T[:, :3, :3], lib.exp_so3(w), rtol=RTOL, atol=ATOL)
         assert_array_equal(T[:, 3, :], np.tile([0.0, 0.0, 0.0, 1.0], (len(angles), 1)))
         assert_array_equal(T[:, :3, 3], 0.0)
 
@@ -129,10 +134,10 @@ def test_inverse_of_rigid_transforms():
 def test_skew_is_cross_product_and_unskew_inverts_it():
     rng = np.random.default_rng(6)
     w, x = rng.normal(size=(2, 30, 3))
-    assert_allclose(np.einsum("...ij,...j->...i", tf.skew(w), x), np.cross(w, x), rtol=RTOL, atol=ATOL)
-    assert_allclose(tf.unskew(tf.skew(w)), w, rtol=0.0, atol=0.0)
+    assert_allclose(np.einsum("...ij,...j->...i", tfo.skew(w), x), np.cross(w, x), rtol=RTOL, atol=ATOL)
+    assert_allclose(tfo.unskew(tfo.skew(w)), w, rtol=0.0, atol=0.0)
     xi = rng.normal(size=(30, 6))
-    assert_allclose(tf.twist_vector(tf.twist_matrix(xi)), xi, rtol=0.0, atol=0.0)
+    assert_allclose(tfo.twist_vector(tfo.twist_matrix(xi)), xi, rtol=0.0, atol=0.0)
 
 
 def test_adjoint_identity():
@@ -140,23 +145,23 @@ def test_adjoint_identity():
     rng = np.random.default_rng(7)
     T = random_transforms(rng, 40, scale=2.0)
     xi = rng.normal(size=(40, 6))
-    left = T @ tf.twist_matrix(xi) @ tf.inverse(T)
-    Ad_xi = np.einsum("...ij,...j->...i", tf.adjoint(T), xi)
+    left = T @ tfo.twist_matrix(xi) @ tf.inverse(T)
+    Ad_xi = np.einsum("...ij,...j->...i", tfo.adjoint(T), xi)
     # Entries are O(|p| |omega|) ~ 10; 1e-12 relative / absolute covers the products.
-    assert_allclose(left, tf.twist_matrix(Ad_xi), rtol=RTOL, atol=ATOL)
-    assert_allclose(tf.transform_twists(T, xi), Ad_xi, rtol=RTOL, atol=ATOL)
+    assert_allclose(left, tfo.twist_matrix(Ad_xi), rtol=RTOL, atol=ATOL)
+    assert_allclose(lib.transform_twists(T, xi), Ad_xi, rtol=RTOL, atol=ATOL)
     # Ad is a homomorphism: Ad(T1 T2) = Ad(T1) Ad(T2).
     T2 = random_transforms(rng, 40)
-    assert_allclose(tf.adjoint(T @ T2), tf.adjoint(T) @ tf.adjoint(T2), rtol=RTOL, atol=ATOL)
+    assert_allclose(tfo.adjoint(T @ T2), tfo.adjoint(T) @ tfo.adjoint(T2), rtol=RTOL, atol=ATOL)
 
 
 def test_lie_bracket_is_matrix_commutator():
     """[a, b] == vee(hat(a) hat(b) - hat(b) hat(a)) (METHOD.md, acceleration)."""
     rng = np.random.default_rng(8)
     a, b = rng.normal(size=(2, 50, 6))
-    A, B = tf.twist_matrix(a), tf.twist_matrix(b)
+    A, B = tfo.twist_matrix(a), tfo.twist_matrix(b)
     commutator = A @ B - B @ A
-    assert_allclose(tf.twist_matrix(tf.lie_bracket(a, b)), commutator, rtol=RTOL, atol=ATOL)
+    assert_allclose(tfo.twist_matrix(lib.lie_bracket(a, b)), commutator, rtol=RTOL, atol=ATOL)
     # The commutator of two twists is itself a twist (zero bottom row, skew rotation part).
     assert_allclose(commutator[:, 3, :], 0.0, rtol=0.0, atol=ATOL)
     assert_allclose(commutator[:, :3, :3], -np.swapaxes(commutator[:, :3, :3], 1, 2), rtol=0.0, atol=ATOL)
@@ -174,9 +179,9 @@ def test_lie_bracket_is_derivative_of_carried_twist():
     h = 1e-6
     for _ in range(10):
         a, b = rng.normal(size=(2, 6))
-        plus = tf.transform_twists(expm(h * tf.twist_matrix(a)), b)
-        minus = tf.transform_twists(expm(-h * tf.twist_matrix(a)), b)
-        assert_allclose((plus - minus) / (2 * h), tf.lie_bracket(a, b), rtol=1e-8, atol=1e-8)
+        plus = lib.transform_twists(expm(h * tfo.twist_matrix(a)), b)
+        minus = lib.transform_twists(expm(-h * tfo.twist_matrix(a)), b)
+        assert_allclose((plus - minus) / (2 * h), lib.lie_bracket(a, b), rtol=1e-8, atol=1e-8)
 
 
 # --------------------------------------------------------------------- Pavlov layout
@@ -214,8 +219,8 @@ def test_method_q_operators_in_pavlov_layout():
     assert_array_equal(tf.to_pavlov(Q_PRI_METHOD), Q_PRI_PAVLOV)
     assert_array_equal(tf.from_pavlov(Q_REV_PAVLOV), Q_REV_METHOD)
     # And they are the hats of the revolute / prismatic unit twists about / along Z.
-    assert_array_equal(tf.twist_matrix([0, 0, 1, 0, 0, 0]), Q_REV_METHOD)
-    assert_array_equal(tf.twist_matrix([0, 0, 0, 0, 0, 1]), Q_PRI_METHOD)
+    assert_array_equal(tfo.twist_matrix([0, 0, 1, 0, 0, 0]), Q_REV_METHOD)
+    assert_array_equal(tfo.twist_matrix([0, 0, 0, 0, 0, 1]), Q_PRI_METHOD)
 
 
 def test_method_q_operators_differentiate_rot_z_and_trans_z():
@@ -287,3 +292,28 @@ def test_dh_transform_matches_reference():
         a, alpha, d, theta = rng.normal(size=4)
         assert_allclose(tf.dh_transform(a=a, alpha=alpha, d=d, theta=theta),
                         dh_matrix(a, alpha, theta, d), rtol=RTOL, atol=ATOL)
+
+
+# ------------------------------------------------------------- kernels against the oracle
+def test_kernel_library_agrees_with_the_numpy_oracle():
+    """exp, log, the inverse left Jacobian (and its transpose), Ad(T) xi, the bracket and the
+    shift of a twist to a point: the scalar kernels equal the numpy oracle's gathers and
+    products at random arguments (round-off; near pi the oracle's symmetric-part branch)."""
+    rng = np.random.default_rng(14)
+    w = np.concatenate([random_rotation_vectors(rng, 60, 0.0, np.pi),
+                        random_rotation_vectors(rng, 10, np.pi - 1e-3, np.pi - 1e-3),
+                        random_rotation_vectors(rng, 10, 1e-8, 1e-8)])
+    assert_allclose(lib.exp_so3(w), tfo.exp_so3(w), rtol=RTOL, atol=ATOL)
+    R = tfo.exp_so3(w)
+    assert_allclose(lib.log_so3(R), tfo.log_so3(R), rtol=1e-10, atol=1e-10)  # axis / sin near pi
+    v = rng.normal(size=w.shape)
+    for transposed in (False, True):
+        assert_allclose(lib.dexp_inverse(w, v, transposed), tfo.dexp_inverse(w, v, transposed),
+                        rtol=1e-10, atol=1e-10)  # c(t) ~ 1/(t sin t) near pi: a few hundred ulp
+    T = random_transforms(rng, 40, scale=2.0)
+    xi, eta = rng.normal(size=(2, 40, 6))
+    assert_allclose(lib.transform_twists(T, xi), tfo.transform_twists(T, xi), rtol=RTOL, atol=ATOL)
+    assert_allclose(lib.lie_bracket(xi, eta), tfo.lie_bracket(xi, eta), rtol=RTOL, atol=ATOL)
+    c = rng.normal(size=(40, 3))
+    assert_allclose(lib.shift_twists(xi, c), np.einsum("nij,nj->ni", tfo.point_shift_matrices(c), xi),
+                    rtol=RTOL, atol=ATOL)

@@ -39,7 +39,7 @@ from loops.kernels.acceleration import bias_rhs, link_accelerations, velocity_pr
 from loops.kernels.closure import configure
 from loops.kernels.linear import factorize_block
 from loops.kernels.continuation import on_branch, tangent_at
-from loops.kernels.newton import CONVERGED, apply_step, copy_factor, corrector, seat_spherical
+from loops.kernels.newton import CONVERGED, apply_step, corrector, seat_spherical
 from loops.kernels.state import (BRANCH_RATIO, CONDITIONING, CORRECTION, ITERATION_LIMIT, NEWTON_STEP_LIMIT, TOLERANCE,
                                  TRUSTED_CONDITIONING, VALID)
 from loops.kernels.tree import tree_twists

@@ -18,7 +18,6 @@ so each link's pose enters once. Nothing here uses centres of mass or inertia te
 
 from __future__ import annotations
 
-import numpy as np
 
 from ._compile import inline_kernel, internal_kernel
 

@@ -65,9 +65,12 @@ from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not k
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
-           "callback_kernel", "register_kernel_package"]
+           "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
 
 _STAMP = "kinematrix-kernels.digest"
+#: Sources the kernels inline that are no kernel package of their own: the pair families'
+#: (:mod:`.pairs` compiles their functions into the kernels that use them).
+INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
 #: The kernel packages registered so far (:func:`register_kernel_package`), in order: their
 #: source directories and the digests that stamp their caches.
 _PACKAGES = []
@@ -91,13 +94,14 @@ def _cache_directories():
 
 def _digest(directory, base):
     """The digest of a kernel package: numba's version, the digest ``base`` of the kinematics
-    kernels (whose kernels every other package's call or inline; "" for them) and its own
-    sources."""
+    kernels (whose kernels every other package's call or inline; "" for them), its own
+    sources and those of :data:`INLINED_DIRECTORIES`."""
     h = hashlib.sha256(numba.__version__.encode())
     h.update(base.encode())
-    for path in sorted(directory.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for source in (directory, *INLINED_DIRECTORIES):
+        for path in sorted(source.glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
     return h.hexdigest()
 
 

@@ -30,7 +30,7 @@ def velocity_product_terms(topology, q, q_dot, W, xi, V, terms, scratch):
     for col in range(topology.n):
         p = topology.column_pair[col]
         lie_bracket(V[topology.first[p]], xi[col], bracket)
-        if pair_twist_rate(topology.family[p], topology.beta[p], q, q_dot, topology.start[p],
+        if pair_twist_rate(topology.family[p], topology.parameters[p], q, q_dot, topology.start[p],
                            col - topology.start[p], own):
             transform_twist(W[p], own, world)
             for r in range(6):

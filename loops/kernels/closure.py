@@ -25,7 +25,6 @@ with the spherical pairs' rotation matrices ``rotations`` (m, 3, 3) as their sta
 
 from __future__ import annotations
 
-import numpy as np
 
 from ._compile import inline_kernel, internal_kernel, kernel
 from .pairs import pair_matrix, pair_twist
@@ -53,7 +52,7 @@ def evaluate(topology, geometry, work):
     dummy = work.scratch.m3[0]
     for p in range(topology.pairs):
         s = topology.sphere[p]
-        pair_matrix(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
+        pair_matrix(topology.family[p], topology.parameters[p], q, topology.start[p],
                     topology.size[p], rotations[s] if s >= 0 else dummy, A[p])
     ground = topology.ground
     T[ground, :, :] = 0.0
@@ -86,7 +85,7 @@ def world_twists(topology, geometry, work):
     unit = work.scratch.v6[0]
     for col in range(topology.n):
         p = topology.column_pair[col]
-        pair_twist(topology.family[p], topology.coefficients[p], topology.beta[p], q, topology.start[p],
+        pair_twist(topology.family[p], topology.parameters[p], q, topology.start[p],
                    col - topology.start[p], unit)
         transform_twist(W[p], unit, xi[col])
 

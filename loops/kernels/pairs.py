@@ -1,127 +1,82 @@
-"""Pair matrices ``A(q)``, unit twists ``S_k(q)`` and their rates, per pair family (METHOD.md table).
+"""Pair matrices ``A(q)``, unit twists ``S_k(q)`` and their rates, compiled from the pair families.
 
-A pair's variable matrix maps frame k (on its second link) to frame j (on its first). Its
-derivative follows the left convention of :mod:`mechanism.pairs`: ``dA = sum_k hat(S_k) A dq_k``
-with ``S_k`` the unit twist of variable k in frame j. Three families cover every type:
+The arithmetic is the families' own (:mod:`mechanism.pairs`, one module per family: plain
+functions in the subset of Python numba compiles); this module compiles each family's
+functions and builds, from the registry :data:`mechanism.pairs.FAMILIES`, one dispatch per
+function over the pair's family code (its place in the registry, ``topology.family``):
 
-* ``SCREW`` (revolute, prismatic, cylindrical, helical): ``A = Rot_z(g) Trans_z(s)`` with
-  ``(g, s)`` linear in the variables, ``(g, s) = sum_k q_k (coefficients[k, 0], coefficients[k, 1])``;
-  ``S_k = (0, 0, c_k0, 0, 0, c_k1)`` is constant.
-* ``HOOKE``: ``A = Rot_z(phi) Rot_x(beta) Rot_z(theta)``; ``S_0 = e_z`` and ``S_1 =
-  Rot_z(phi) Rot_x(beta) e_z`` (the second pin turns with the cross), whose rate is
-  ``dS_1/dphi phi'``.
-* ``SPHERICAL``: ``A = [[R, 0], [0, 1]]`` with ``R`` carried as the pair's state (a rotation
-  matrix; its rotation vector is the pair's value); ``S_k = (e_k, 0)``, increments about
-  frame j's fixed axes, so the operators never degenerate.
+``pair_matrix(family, parameters, q, start, size, rotation, out)``
+    ``A`` (4, 4) of a pair whose variables are ``q[start:start + size]``, constants
+    ``parameters`` (``topology.parameters[p]``) and rotation state ``rotation`` (3, 3; read by
+    the spherical family only).
+``pair_twist(family, parameters, q, start, k, out)``
+    ``S_k`` (6,) of its variable k, in frame j: ``dA = sum_k hat(S_k) A dq_k``.
+``pair_twist_rate(family, parameters, q, q_dot, start, k, out)``
+    ``dS_k/dt`` (6,) due to the pair's own motion; returns False when it is zero (the callers
+    skip carrying it to the world frame).
 
-The family and its parameters of each pair come from the pair type
-(:meth:`mechanism.pairs.PairType.compiled_parameters`).
+:func:`twist_rates` evaluates the rates of one pair type at many configurations from Python.
+
+A dispatch is generated from the registry as Python source, an ``if``/``elif`` on the
+family code calling each family's compiled function (a family whose twists are constant has
+no ``twist_rate``), and compiled like every kernel: inlined into the kernels that call it
+(numba's ``inline="always"``), it costs a pair the comparisons of the families before its
+own and its family's arithmetic, as hand-written code would, and compiles as fast. Its
+source is filed under this module (numba caches a function under its source file); the
+callers' on-disk cache holds the inlined code, and :mod:`._compile` renews it when a family
+module or the registry changes (its digest covers :mod:`mechanism.pairs`).
 """
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
-from mechanism.pairs import HOOKE_FAMILY as HOOKE, SCREW_FAMILY as SCREW
+from mechanism.pairs import FAMILIES, family_code
 
-from ._compile import inline_kernel as kernel
-from .arrays import copy_matrix
+from ._compile import inline_kernel, kernel
 
-__all__ = ["pair_matrix", "pair_twist", "pair_twist_rate"]
-
-
-@kernel
-def _screw_matrix(coefficients, q, start, size, out):
-    g = 0.0
-    s = 0.0
-    for k in range(size):
-        g += coefficients[k, 0] * q[start + k]
-        s += coefficients[k, 1] * q[start + k]
-    c, n = math.cos(g), math.sin(g)
-    out[:, :] = 0.0
-    out[0, 0] = c
-    out[0, 1] = -n
-    out[1, 0] = n
-    out[1, 1] = c
-    out[2, 2] = 1.0
-    out[2, 3] = s
-    out[3, 3] = 1.0
+__all__ = ["pair_matrix", "pair_twist", "pair_twist_rate", "twist_rates"]
 
 
-@kernel
-def _hooke_matrix(beta, phi, theta, out):
-    cp, sp = math.cos(phi), math.sin(phi)
-    cb, sb = math.cos(beta), math.sin(beta)
-    ct, st = math.cos(theta), math.sin(theta)
-    # M = Rot_z(phi) Rot_x(beta); A = M Rot_z(theta).
-    m00, m01, m02 = cp, -sp * cb, sp * sb
-    m10, m11, m12 = sp, cp * cb, -cp * sb
-    m20, m21, m22 = 0.0, sb, cb
-    out[0, 0] = m00 * ct + m01 * st
-    out[0, 1] = -m00 * st + m01 * ct
-    out[0, 2] = m02
-    out[1, 0] = m10 * ct + m11 * st
-    out[1, 1] = -m10 * st + m11 * ct
-    out[1, 2] = m12
-    out[2, 0] = m20 * ct + m21 * st
-    out[2, 1] = -m20 * st + m21 * ct
-    out[2, 2] = m22
-    out[0, 3] = 0.0
-    out[1, 3] = 0.0
-    out[2, 3] = 0.0
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+def _dispatch(name, arguments, otherwise):
+    """The compiled ``pair_<name>(family, <arguments>)``: the function ``name`` of the family
+    whose code is ``family``, returning what it returns (``otherwise`` for a family without
+    it)."""
+    functions, lines = {}, [f"def pair_{name}(family, {arguments}):"]
+    for code, family in enumerate(FAMILIES):
+        function = getattr(family, name)
+        if function is None:
+            continue
+        functions[f"{family.name}_{name}"] = inline_kernel(function)
+        lines += [f"    {'elif' if len(functions) > 1 else 'if'} family == {code}:",
+                  f"        return {family.name}_{name}({arguments})"]
+    lines.append(f"    return {otherwise}")
+    exec(compile("\n".join(lines), __file__, "exec"), functions)  # noqa: S102 (source built above)
+    return inline_kernel(functions[f"pair_{name}"])
+
+
+pair_matrix = _dispatch("matrix", "parameters, q, start, size, rotation, out", None)
+pair_twist = _dispatch("twist", "parameters, q, start, k, out", None)
+pair_twist_rate = _dispatch("twist_rate", "parameters, q, q_dot, start, k, out", False)
 
 
 @kernel
-def pair_matrix(family, coefficients, beta, q, start, size, rotation, out):
-    """``A(q)`` of one pair into ``out`` (4, 4).
-
-    ``coefficients`` (2, 2) and ``beta`` are the pair's parameters, ``q[start:start + size]``
-    its variables, ``rotation`` (3, 3) its state when spherical (ignored otherwise).
-    """
-    if family == SCREW:
-        _screw_matrix(coefficients, q, start, size, out)
-    elif family == HOOKE:
-        _hooke_matrix(beta, q[start], q[start + 1], out)
-    else:
-        out[:, :] = 0.0
-        copy_matrix(rotation, out[:3, :3])
-        out[3, 3] = 1.0
+def _twist_rates_each(family, parameters, size, q, q_dot, out):
+    for i in range(q.shape[0]):
+        for k in range(size):
+            if not pair_twist_rate(family, parameters, q[i], q_dot[i], 0, k, out[i, k]):
+                for r in range(6):
+                    out[i, k, r] = 0.0
 
 
-@kernel
-def pair_twist(family, coefficients, beta, q, start, k, out):
-    """Unit twist ``S_k`` (6,) of variable k of one pair, in frame j, into ``out``."""
-    out[:] = 0.0
-    if family == SCREW:
-        out[2] = coefficients[k, 0]
-        out[5] = coefficients[k, 1]
-    elif family == HOOKE:
-        if k == 0:
-            out[2] = 1.0
-        else:
-            phi = q[start]
-            sb = math.sin(beta)
-            out[0] = math.sin(phi) * sb
-            out[1] = -math.cos(phi) * sb
-            out[2] = math.cos(beta)
-    else:
-        out[k] = 1.0
-
-
-@kernel
-def pair_twist_rate(family, beta, q, q_dot, start, k, out):
-    """``dS_k/dt`` (6,) in frame j due to the pair's own motion into ``out``: zero but for the
-    Hooke pair's second pin, ``dS_1/dphi phi'``. Returns False when it is zero (the callers
-    skip carrying it to the world frame)."""
-    out[:] = 0.0
-    if family == HOOKE and k == 1:
-        phi = q[start]
-        rate = q_dot[start] * math.sin(beta)
-        out[0] = math.cos(phi) * rate
-        out[1] = math.sin(phi) * rate
-        return True
-    return False
+def twist_rates(pair_type, q, q_dot):
+    """``dS_k/dt`` of a pair type at stacked values ``q`` and rates ``q_dot`` (broadcasting
+    ``(..., k)`` each), frame j: ``(..., k, 6)``. The Python layer's way to the compiled twist
+    rates over many configurations (the design studies' sensitivities)."""
+    q, q_dot = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(q_dot, dtype=float))
+    size = pair_type.size
+    out = np.empty(q.shape + (6,))
+    _twist_rates_each(family_code(pair_type), pair_type.parameters(), size,
+                      np.ascontiguousarray(q.reshape(-1, size)), np.ascontiguousarray(q_dot.reshape(-1, size)),
+                      out.reshape(-1, size, 6))
+    return out

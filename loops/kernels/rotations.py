@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ._compile import inline_kernel as kernel
 from .arrays import copy_matrix

@@ -33,7 +33,7 @@ __all__ = ["Topology", "Geometry", "Work", "Scratch", "SquareBlock", "Factor", "
 # ----------------------------------------------------------------- the compiled system
 Topology = namedtuple("Topology", [
     "n", "pairs", "links", "loops", "gauges", "spheres", "ground",
-    "family", "coefficients", "beta", "start", "size", "first", "second", "sphere",
+    "family", "parameters", "start", "size", "first", "second", "sphere",
     "column_pair", "rotational",
     "tree_order", "parent", "tree_pair", "forward",
     "chord", "loop_ptr", "loop_cols", "loop_signs",

@@ -12,7 +12,7 @@ reasons, and the status is 0; a nominal design that does not complete the analys
 import os
 import sys
 
-from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError
+from loops.cli.arguments import PROG, RANGE_ARGUMENT, STOPPED, UserError, number
 from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, plot_call, \
     report_held, write_table
 from loops.suspension.analyses import ANALYSES
@@ -53,6 +53,8 @@ def add_arguments(parser):
                         "page, with the nominal design moving in 3-D)")
     parser.add_argument("--metrics", metavar="M,N", help="metrics of the band sheet (default: the analysis's first six)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) to run the chunks on")
+    parser.add_argument("--scheduler-timeout", metavar="SECONDS", help="seconds to wait for the scheduler to answer "
+                        "(default: $KINEMATRIX_SCHEDULER_TIMEOUT, else 10)")
     parser.add_argument("--chunk-size", type=int, metavar="N", help="variants per chunk (default 500)")
 
 
@@ -86,8 +88,11 @@ def output_options(args):
     wanted = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
     if wanted == []:
         raise UserError("--metrics: name at least one metric")
+    if args.scheduler_timeout is not None and args.scheduler is None:
+        raise UserError("--scheduler-timeout: the wait for a --scheduler; name the scheduler with --scheduler ADDRESS")
     if args.scheduler is not None:
         _check_scheduler(args.scheduler)
+        scheduler_seconds(args.scheduler_timeout)
     check_image(args.plot, "--plot")
     outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
     check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
@@ -95,6 +100,19 @@ def output_options(args):
     for option, path in outputs:
         check_directory(path, option)
     return chunk, wanted
+
+
+def scheduler_seconds(text):
+    """``--scheduler-timeout``'s seconds, checked by the cluster module (None: its default)."""
+    if text is None:
+        return None
+    from loops.study.cluster import scheduler_timeout
+    from mechanism.errors import ModelError
+
+    try:
+        return scheduler_timeout(number(text, "--scheduler-timeout"))
+    except ModelError as error:
+        raise UserError(f"--scheduler-timeout: {error.problem}") from None
 
 
 def _check_scheduler(address):
@@ -134,6 +152,7 @@ def run(args) -> int:
             raise UserError(f"--metrics: {name!r} is not a metric of the {args.analysis} analysis (metrics: "
                             f"{', '.join(nominal)})")
     result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
+                       scheduler_timeout=scheduler_seconds(args.scheduler_timeout),
                        progress=sys.stderr.isatty())
 
     if args.out is not None or not (args.summary or args.plot):

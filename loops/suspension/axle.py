@@ -94,11 +94,12 @@ class _Copy:
     def variable(self, name):
         return _variable(name, self.suffix, self.shared_pairs)
 
-    def rotational(self):
+    def signs(self):
+        """Per pair variable: the sign relating its value to its copy's (-1 where a mirror
+        changes the hand of a turn, :meth:`mechanism.pairs.PairType.mirror_signs`)."""
         out = {}
         for pair in self.model.pairs:
-            for name, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
-                out[name] = rotational
+            out.update(zip(pair.variable_names(), pair.pair_type.mirror_signs(pair, self.M)))
         return out
 
     def add(self, m: Mechanism, include_shared: bool):
@@ -119,20 +120,19 @@ class _Copy:
             if pair.name in self.shared_pairs:
                 if include_shared:
                     m.add_pair(pair.name, pair.kind, pair.first, pair.second, at=pair.at, axis=pair.axis,
-                               axes=pair.axes, pitch=_pitch(pair, False))
+                               axes=pair.axes, **pair.pair_type.options())
                 else:
                     self._check_symmetric(pair)
                 continue
             axes = None if pair.axes is None else tuple(self.vector(a) for a in pair.axes)
             m.add_pair(self.name(pair.name), pair.kind, self.link(pair.first), self.link(pair.second),
                        at=self.point(pair.at), axis=None if pair.axis is None else self.vector(pair.axis),
-                       axes=axes, pitch=_pitch(pair, self.mirror))
+                       axes=axes, **(pair.pair_type.mirror_options() if self.mirror else pair.pair_type.options()))
         for point in model.points:
             m.add_point(self.name(point.name), self.link(point.link), self.point(point.at), local=point.local)
         for driver in model.point_drivers:
             m.add_point_driver(self.name(driver.name), self.name(driver.point), self.vector(driver.direction))
-        rotational = self.rotational()
-        sign = {name: (-1.0 if self.mirror and rot else 1.0) for name, rot in rotational.items()}
+        sign = self.signs()
         for spring in model.pair_springs:
             if spring.variable.partition(".")[0] in self.shared_pairs and not include_shared:
                 continue
@@ -153,29 +153,10 @@ class _Copy:
     def _check_symmetric(self, pair):
         size = model_size(self.model)
         tol = SHARED_TOLERANCE * (size if np.isfinite(size) and size > 0 else 1.0)
-        at, image = np.asarray(pair.at, float), self.point(pair.at)
-        problem = None
-        if pair.kind == "helical":
-            problem = "a helical pair changes hand in a mirror"
-        elif pair.kind == "prismatic":
-            if np.linalg.norm(np.cross(pair.axis, self.vector(pair.axis))) > 1e-9:
-                problem = "its slide is not parallel to its mirror image"
-        elif pair.axis is not None:
-            axis = np.asarray(pair.axis, float)
-            if np.linalg.norm(np.cross(axis, self.vector(axis))) > 1e-9 or \
-                    np.linalg.norm(np.cross(image - at, axis)) > tol:
-                problem = "its axis is not its own mirror image"
-        elif np.linalg.norm(image - at) > tol:
-            problem = f"its centre is not on the centre plane y = {self.plane_y:.6g} m"
+        problem = pair.pair_type.mirror_problem(pair, self.M, self.point(pair.at), tol, f"y = {self.plane_y:.6g} m")
         if problem is not None:
             raise ModelError("corner.shared", f"pair {pair.name!r} between shared links cannot serve both corners: "
                              f"{problem}")
-
-
-def _pitch(pair, mirror):
-    if pair.kind != "helical":
-        return None
-    return -pair.pair_type.pitch if mirror else pair.pair_type.pitch
 
 
 def _scaled(force, factor):

@@ -32,7 +32,6 @@ from mechanism.specs import GROUND
 __all__ = ["Corner", "corner_from_table", "model_size", "SIZE_RATIO", "UP", "resolve"]
 
 UP = np.array([0.0, 0.0, 1.0])
-_AXIS_PAIRS = ("revolute", "cylindrical")
 
 #: A length given for a corner or a vehicle (wheel radius, track, wheelbase, centre-of-mass
 #: height) must lie within this factor of the model's size (the largest distance between
@@ -310,8 +309,8 @@ class Resolved:
         self.kingpin = None
         if isinstance(corner.kingpin, str):
             pair = next((p for p in model.pairs if p.name == corner.kingpin and not p.virtual), None)
-            if pair is None or pair.kind not in _AXIS_PAIRS or corner.upright not in (pair.first, pair.second):
-                found = ("not a pair" if pair is None else f"a {pair.kind} pair" if pair.kind not in _AXIS_PAIRS
+            if pair is None or not pair.pair_type.turns_about_axis or corner.upright not in (pair.first, pair.second):
+                found = ("not a pair" if pair is None else f"a {pair.kind} pair" if not pair.pair_type.turns_about_axis
                          else f"a pair between {pair.first!r} and {pair.second!r}, not on the upright")
                 raise ModelError("corner.kingpin", f"{corner.kingpin!r} is {found}; a single kingpin name must be "
                                  "a revolute or cylindrical pair of the upright (or give two point or pair names)")
@@ -341,7 +340,7 @@ class Resolved:
         out = {upright}
         real = [p for p in model.pairs if not p.virtual]
         for pair in real:
-            if pair.kind != "revolute" or upright not in (pair.first, pair.second):
+            if not pair.pair_type.is_hinge or upright not in (pair.first, pair.second):
                 continue
             other = pair.second if pair.first == upright else pair.first
             if other != GROUND and all(p is pair for p in real if other in (p.first, p.second)):
@@ -396,7 +395,7 @@ class Resolved:
 def _scalar_variables(model):
     out = []
     for pair in model.pairs:
-        if pair.virtual or pair.kind == "spherical":
+        if pair.virtual or not pair.pair_type.additive:
             continue
         out += pair.variable_names()
     return out

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from mechanism.errors import ModelError
-from mechanism.transforms import dexp_inverse, point_shift_matrices
 
 from ...configuration import constraint_matrix, evaluate
+from ...spatial import dexp_inverse, shift_twists
 from ...continuation import SINGULAR_CONDITIONING
 from ...linear import least_squares_block, solve_at_positions, square_block
 from ...point_kinematics import link_twists
@@ -137,7 +137,7 @@ class Closure:
         ``r . (path sum of the terms' omega)`` plus ``gauge_extra`` (N, K, G)."""
         N, K = pair_terms.shape[:2]
         loop = self.loop_pairs @ pair_terms
-        loop = np.einsum("Nirs,Nkis->Nkir", point_shift_matrices(self.centres), loop)
+        loop = shift_twists(loop, self.centres[:, None])
         rows = [loop.reshape(N, K, 6 * self.loops)]
         if len(self.gauge_links):
             omega = self.link_sum(np.zeros((N, K, self.system.n)), pair_terms)[:, :, self.gauge_links, :3]

@@ -10,9 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanism.pairs import PairType
-from mechanism.transforms import dexp_inverse, lie_bracket, transform_twists
-
+from ...spatial import dexp_inverse, lie_bracket, transform_twists
 from ...suspension import jets
 
 __all__ = ["Directions", "Along", "hooke_terms"]
@@ -113,13 +111,15 @@ class Directions:
         V_p_first = self.V_p[:, :, c.first[cols]] + self.pre[:, :, cols]  # (N, K, n, 6)
         terms = (lie_bracket(V_a_first, xi) * self.q_p[..., None]
                  + lie_bracket(V_p_first, xi) * q_a[:, None, :, None])
+        from ...kernels.pairs import twist_rates  # noqa: PLC0415 (kernels on first use)
+
         for p, pair in enumerate(system.pairs):
-            if type(pair.pair_type).twist_rates is PairType.twist_rates:
+            if not pair.pair_type.twists_vary:
                 continue  # a pair whose twists do not change with its own variables (all but Hooke)
             span = slice(topology.start[p], topology.start[p] + topology.size[p])
             q = c.q[:, span]
-            rates_a = pair.pair_type.twist_rates(q[:, None], q_a[:, None, span])
-            rates_p = pair.pair_type.twist_rates(q[:, None], self.q_p[:, :, span])
+            rates_a = twist_rates(pair.pair_type, q[:, None], q_a[:, None, span])
+            rates_p = twist_rates(pair.pair_type, q[:, None], self.q_p[:, :, span])
             W = c.frames[:, None, p, None]
             terms[:, :, span] += (transform_twists(W, rates_a) * self.q_p[:, :, span, None]
                                   + transform_twists(W, rates_p) * q_a[:, None, span, None])

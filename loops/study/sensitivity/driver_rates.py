@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.transforms import lie_bracket
+from ...spatial import lie_bracket
 
 __all__ = ["motion_along", "second_rates_along", "driver_accelerations"]
 

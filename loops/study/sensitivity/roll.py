@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.transforms import lie_bracket, transform_twists
 
+from ...spatial import lie_bracket, transform_twists
 from ...suspension import jets
 from ...suspension.axle import SIDES
 from ...suspension.axle_geometry import roll_centre_point

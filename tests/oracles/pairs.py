@@ -1,40 +1,23 @@
-"""Kinematic pairs: variable matrices ``A(q)`` and their ``Q`` operators (mechanism/METHOD.md, table).
+"""Oracle: the numpy pair types kinematrix computed with before the family functions of
+:mod:`mechanism.pairs` (compiled by :mod:`loops.kernels.pairs`) became the one implementation.
 
-A pair joins two links. Frame ``j`` is fixed in the first link, frame ``k`` in the second,
-and the pair matrix ``A = T_j_k(q)`` maps coordinates in frame k to frame j (eq. 1).
-The derivative convention, kept for every type, is the *left* one:
-
-    dA = sum_k Q_k(q) A dq_k,     Q_k = hat(S_k(q))                       (mechanism/METHOD.md, "Q operators")
-
-with ``S_k`` the unit twist of parameter k expressed in frame j. For revolute, prismatic,
-cylindrical and helical pairs ``Q A = A Q`` and ``S`` is constant (Pavlov's ``Q_rev``,
-``Q_pri``). The Hooke pair's second twist turns with its first angle. The spherical pair
-is parametrized locally: its three parameters are small rotations about frame j's fixed
-axes (``dA = hat(dw) A``), so its Q operators are the three constant generators and never
-degenerate (no Euler-angle gimbal lock). Its stored value is the rotation vector of ``A``
-(axis times angle, in frame j axes, which are the global axes at the design pose); a
-Newton or integration step re-seats it with :meth:`Spherical.advance`. Its ``q_dot`` is
-the relative angular velocity in the same axes, not the rate of the rotation vector.
-
-All methods take stacked values ``q`` of shape ``(..., k)``.
+Stacked values ``q`` of shape ``(..., k)``; matrices as products of basis matrices and
+gathers, in another order than the family functions' scalar formulas. The tests hold the
+family functions to these and these to finite differences (tests/test_pairs.py). Left
+convention ``dA = sum_k hat(S_k) A dq_k``, ``S_k`` in frame j; the spherical pair's value is
+the rotation vector of its matrix, its increments rotations about frame j's axes
+(:meth:`Spherical.advance`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .transforms import (
-    dexp_inverse,
-    exp_so3,
-    log_so3,
-    rotation_about_x,
-    twist_matrix,
-)
+from mechanism.transforms import rotation_about_x, rotation_about_z, translation
+
+from .transforms import dexp_inverse, exp_so3, lie_bracket, log_so3, transform_twists, twist_matrix
 
 __all__ = [
-    "SCREW_FAMILY",
-    "HOOKE_FAMILY",
-    "SPHERICAL_FAMILY",
     "PairType",
     "ScrewPair",
     "screw_matrices",
@@ -46,13 +29,10 @@ __all__ = [
     "Helical",
     "Hooke",
     "Spherical",
+    "Planar",
     "PAIR_TYPES",
     "make_pair_type",
 ]
-
-#: Pair families of the compiled kernels (:mod:`loops.kernels.pairs`): each type declares its
-#: own with :meth:`PairType.compiled_parameters`.
-SCREW_FAMILY, HOOKE_FAMILY, SPHERICAL_FAMILY = 0, 1, 2
 
 _Z_ROTATION = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 _Z_SLIDE = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
@@ -106,15 +86,6 @@ class PairType:
         """Read the pair variables back from a pair matrix ``(..., 4, 4) -> (..., k)``."""
         raise NotImplementedError
 
-    def compiled_parameters(self):
-        """How the compiled kernels evaluate this type: ``(family, coefficients (2, 2), beta)``.
-
-        The hook by which a pair type describes itself to :mod:`loops.kernels.pairs`: its
-        family (``SCREW_FAMILY``, ``HOOKE_FAMILY`` or ``SPHERICAL_FAMILY``), the screw
-        coefficients ``(dg/dq_k, ds/dq_k)`` per variable (screw family) and the Hooke pins'
-        angle (Hooke family); unused entries are zero.
-        """
-        raise NotImplementedError
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -133,9 +104,7 @@ def fill_screw_terms(terms):
     """In place: rows ``(..., 4)`` holding ``(g, *, *, s)`` become ``(cos g, sin g, 1, s)``; returns them.
 
     These are the coefficients of :data:`SCREW_BASIS` (g rad, s m): ``Rot_z(g) Trans_z(s) =
-    sum_i terms_i SCREW_BASIS[i]``. Being linear in them, the matrix keeps that form when
-    multiplied by constants on either side, which :class:`loops.system.KinematicSystem`
-    folds into its basis once.
+    sum_i terms_i SCREW_BASIS[i]``.
     """
     np.sin(terms[..., 0], out=terms[..., 1])
     np.cos(terms[..., 0], out=terms[..., 0])
@@ -175,11 +144,6 @@ class ScrewPair(PairType):
     def matrix(self, q):
         angle_slide = np.asarray(q, dtype=float) @ self.screw_coefficients
         return screw_matrices(angle_slide[..., 0], angle_slide[..., 1])
-
-    def compiled_parameters(self):
-        coefficients = np.zeros((2, 2))
-        coefficients[:self.size] = self.screw_coefficients
-        return SCREW_FAMILY, coefficients, 0.0
 
 
 class Revolute(ScrewPair):
@@ -297,8 +261,6 @@ class Hooke(PairType):
         rates = (slopes @ self._twist_basis).reshape(q.shape[:-1] + (2, 6))
         return rates * np.asarray(q_dot, dtype=float)[..., 0, None, None]
 
-    def compiled_parameters(self):
-        return HOOKE_FAMILY, np.zeros((2, 2)), self.beta
 
     def values_from_matrix(self, A):
         # A = Rz(phi) Rx(beta) Rz(theta): the third column is Rz(phi) Rx(beta) e_z, the
@@ -344,9 +306,6 @@ class Spherical(PairType):
     def values_from_matrix(self, A):
         return log_so3(np.asarray(A)[..., :3, :3])
 
-    def compiled_parameters(self):
-        return SPHERICAL_FAMILY, np.zeros((2, 2)), 0.0
-
     @staticmethod
     def value_rates(q, omega):
         """Rate of the rotation vector ``q`` (..., 3) for the relative angular velocity
@@ -359,7 +318,55 @@ class Spherical(PairType):
         return dexp_inverse(np.asarray(q, dtype=float), np.asarray(omega, dtype=float))
 
 
+_TURN_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+_SLIDES_XY = np.array([[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])
+
+
+class Planar(PairType):
+    """Planar pair: ``A = Trans(x e_x + y e_y) Rot_z(theta)``, variables (x m, y m, theta rad).
+
+    The twists are the slides and the turn about the moved centre, ``Ad(Trans(x, y, 0))
+    (e_z, 0)``; the turn's rate is ``[S_0, S_2] x' + [S_1, S_2] y'`` (a product of
+    exponentials), written here by brackets rather than by its components.
+    """
+
+    kind = "planar"
+    size = 3
+    rotational = (False, False, True)
+    twists_vary = True
+
+    @staticmethod
+    def _shift(q):
+        p = np.zeros(q.shape[:-1] + (3,))
+        p[..., :2] = q[..., :2]
+        return translation(p)
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        return self._shift(q) @ rotation_about_z(q[..., 2])
+
+    def twists(self, q):
+        q = np.asarray(q, dtype=float)
+        out = np.zeros(q.shape[:-1] + (3, 6))
+        out[..., :2, :] = _SLIDES_XY
+        out[..., 2, :] = transform_twists(self._shift(q), np.broadcast_to(_TURN_Z, q.shape[:-1] + (6,)))
+        return out
+
+    def twist_rates(self, q, q_dot):
+        S = self.twists(q)
+        q_dot = np.asarray(q_dot, dtype=float)
+        out = np.zeros_like(S)
+        out[..., 2, :] = (lie_bracket(S[..., 0, :], S[..., 2, :]) * q_dot[..., 0, None]
+                          + lie_bracket(S[..., 1, :], S[..., 2, :]) * q_dot[..., 1, None])
+        return out
+
+    def values_from_matrix(self, A):
+        A = np.asarray(A, dtype=float)
+        return np.stack([A[..., 0, 3], A[..., 1, 3], np.arctan2(A[..., 1, 0], A[..., 0, 0])], axis=-1)
+
+
 PAIR_TYPES = {
+    "planar": Planar,
     "revolute": Revolute,
     "prismatic": Prismatic,
     "cylindrical": Cylindrical,
@@ -377,3 +384,9 @@ def make_pair_type(kind: str, *, pitch=None, beta=None) -> PairType:
     if kind in ("hooke", "universal"):
         return Hooke(np.pi / 2 if beta is None else beta)
     return PAIR_TYPES[kind]()
+
+
+def oracle_of(pair_type) -> PairType:
+    """The oracle of a pair type of :mod:`mechanism.pairs` (same kind and constants)."""
+    return make_pair_type(pair_type.kind, pitch=getattr(pair_type, "pitch", None),
+                          beta=getattr(pair_type, "beta", None))

@@ -1,0 +1,1 @@
+"""Independent implementations the tests hold kinematrix to (numpy, stacked; see each module)."""
