@@ -43,8 +43,9 @@ functions it calls or inlines. So each kernel package registers its directory he
 from :mod:`dynamics.kernels._compile`), and a digest of its sources and of this package's
 (whose kernels the others call) is compared with the one stored beside its cache; when they
 differ (a new version, an edit), that package's cached kernels are deleted and compiled
-anew. Whenever numba compiles (a kernel not in its cache), stderr says so, one line saying
-what and how far (:mod:`.compile_progress`).
+anew, and while they compile stderr says so on one line, what and how far
+(:mod:`.compile_progress`). A cache whose stamp matches says nothing (numba may still
+compile a kernel for argument types it has not met, quietly, as any numba program does).
 A cache file that cannot be read back (cut short, garbled) is deleted and its kernel
 compiled anew as well (:class:`_CheckedCacheFile`).
 
@@ -137,8 +138,8 @@ def _refresh_cache():
     docstring)."""
     if numba.config.DISABLE_JIT:
         return
-    for directory, digest in _PACKAGES:
-        _refresh(directory, digest)
+    if any([_refresh(directory, digest) for directory, digest in _PACKAGES]):
+        compile_progress.install()
 
 
 def register_kernel_package(init_file):
@@ -155,12 +156,11 @@ def register_kernel_package(init_file):
     _PACKAGES.append((directory, _digest(directory, base)))
     if numba.config.DISABLE_JIT:
         return
-    _refresh(directory, _PACKAGES[-1][1])
+    if _refresh(directory, _PACKAGES[-1][1]):
+        compile_progress.install()
 
 
 register_kernel_package(__file__)
-if not numba.config.DISABLE_JIT:
-    compile_progress.install()
 
 
 class _CheckedCacheFile(IndexDataCacheFile):

@@ -1,7 +1,9 @@
 """One line on stderr while kernels compile: what is compiling and how far.
 
-numba signals a compile (``numba:compile`` events) only when a kernel is not in its cache, so
-a run that loads every kernel says nothing. The first compile of a process prints
+Installed when a kernel package's cache is new or stale (``loops.kernels._compile``: a first
+run after installing, an empty ``NUMBA_CACHE_DIR``) or a cache file is damaged. numba signals
+a compile (``numba:compile`` events) only when a kernel is not in its cache, so a run that
+loads every kernel says nothing. The first compile of a process then prints
 ``kinematrix: compiling kernels, first run only``; on a terminal the same line then says,
 rewritten in place, which kernel numba is compiling, how many it has compiled and the
 seconds spent, and ends with the totals when the process exits. A kernel that other
