@@ -6,7 +6,10 @@ Cases (the shipped examples, public API only):
 * double-wishbone corner, 161 wheel-travel positions with velocities (the suspension
   engineer's sweep), and the same with 41 positions: the difference of the two is the cost
   of a position, and the short sweep's time less its positions' cost the fixed cost of a call
-  (the issue's own measure: 290-360 us per position and about 17 ms per call before).
+  (the issue's own measure: 290-360 us per position and about 17 ms per call before);
+* a short-long-arm corner built pair by pair in metres (:func:`sla_corner`: no model file, a
+  tie rod with its inner end on the ground, no wheel), 161 positions with velocities: other
+  geometry than the examples' (issue 25, item 4: target 7 us per position all in).
 
 For each it prints the median over ``--repeats`` of the time per position of
 
@@ -40,11 +43,37 @@ from timing import median_time  # benchmarks/timing.py (this script's folder is 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
-#: (label, model file, driver, values, driver speed or None)
+def sla_corner():
+    """A short-long-arm front corner built pair by pair in metres (no model file, no
+    ``[corner]``): lower and upper wishbones on revolute pairs to the ground, ball joints to
+    the upright, a tie rod between two spherical pairs with its inner end on the ground (no
+    rack), four points, wheel travel by the point driver ``travel`` at the wheel centre."""
+    from mechanism import Mechanism
+
+    m = Mechanism("short-long-arm corner")
+    for link in ("lower_arm", "upper_arm", "upright", "tie_rod"):
+        m.add_link(link)
+    m.add_pair("lower_inner", "revolute", "ground", "lower_arm", at=(0.0, 0.25, 0.11), axis=(1.0, 0.02, 0.0))
+    m.add_pair("upper_inner", "revolute", "ground", "upper_arm", at=(-0.02, 0.42, 0.44), axis=(1.0, -0.05, 0.08))
+    m.add_pair("lower_ball", "spherical", "lower_arm", "upright", at=(0.005, 0.74, 0.12))
+    m.add_pair("upper_ball", "spherical", "upper_arm", "upright", at=(-0.015, 0.67, 0.47))
+    m.add_pair("tie_inner", "spherical", "ground", "tie_rod", at=(-0.14, 0.33, 0.20))
+    m.add_pair("tie_outer", "spherical", "tie_rod", "upright", at=(-0.145, 0.71, 0.19))
+    m.add_point("wheel_centre", "upright", at=(0.0, 0.79, 0.31))
+    m.add_point("hub_inner", "upright", at=(0.0, 0.71, 0.31))
+    m.add_point("contact", "upright", at=(0.0, 0.80, 0.0))
+    m.add_point("tie_point", "upright", at=(-0.145, 0.71, 0.19))
+    m.add_point_driver("travel", point="wheel_centre", direction=(0, 0, 1))
+    return m
+
+
+#: (label, model file (or a function building the model), driver, values, driver speed or None)
 CASES = [
     ("four-bar, 361 positions", "four_bar.toml", "A", np.linspace(0.0, 2 * np.pi, 361), None),
     ("double wishbone, 161 pos. with velocities", "double_wishbone.toml", "travel", np.linspace(-0.08, 0.08, 161), 0.5),
     ("double wishbone, 41 pos. with velocities", "double_wishbone.toml", "travel", np.linspace(-0.08, 0.08, 41), 0.5),
+    ("SLA corner by pairs, 161 pos. w/ velocities", sla_corner, "travel", np.linspace(-0.08, 0.08, 161),
+     0.5),
 ]
 
 
@@ -55,7 +84,7 @@ def kinematrix_times(repeats, examples=EXAMPLES):
 
     out = []
     for _, model_file, driver, values, speed in CASES:
-        mechanism = load_model(pathlib.Path(examples) / model_file)
+        mechanism = model_file() if callable(model_file) else load_model(pathlib.Path(examples) / model_file)
         speeds = None if speed is None else {driver: speed}
         mechanism.sweep({driver: values[:3]}, speeds=speeds)  # compile (or load) and warm up
         out.append(median_time(lambda: mechanism.sweep({driver: values}, speeds=speeds), repeats))
@@ -116,7 +145,7 @@ def main(argv=None):
     print(f"{'case':<44} {'kinematrix':>12} {'least_squares':>14} {'ratio':>7}"
           + (f" {'other engine':>13} {'speed-up':>9}" if other else ""))
     for k, (label, model_file, driver, values, speed) in enumerate(CASES):
-        model = load_model(EXAMPLES / model_file).snapshot()
+        model = (model_file() if callable(model_file) else load_model(EXAMPLES / model_file)).snapshot()
         count = len(values)
         theirs = median_time(lambda: baseline_sweep(model, driver, values, speed), max(1, args.repeats // 3))
         row = (f"{label:<44} {ours[k] / count * 1e6:9.2f} us {theirs / count * 1e6:11.1f} us "

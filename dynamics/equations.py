@@ -32,9 +32,9 @@ import numpy as np
 import scipy.linalg
 
 from loops.compiled import compile_model
-from loops.configuration import constraint_matrix, evaluate
+from loops.configuration import evaluate
 from loops.continuation import Walk, WalkStopped
-from loops.linear import null_space
+from loops.linear import closure_matrix, null_space
 from loops.loads import compile_loads, compile_weights
 from loops.mobility import mobility_report
 from loops.results import SweepResult
@@ -132,7 +132,7 @@ class DynamicModel:
 
     def free_motions(self, config):
         """Basis (n, k) of the motions keeping every loop closed at ``config`` (physical units)."""
-        return null_space(constraint_matrix(self.system, config, scaled=True)) * self.system.column_scale[:, None]
+        return null_space(closure_matrix(self.system, config)) * self.system.column_scale[:, None]
 
     def automatic_coordinates(self, count, exclude=()):
         """``count`` well-conditioned independent columns at the reference assembly, the

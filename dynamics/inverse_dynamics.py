@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from loops.configuration import constraint_matrix, evaluate
-from loops.linear import square_block
+from loops.configuration import evaluate
+from loops.linear import square_block_at
 from loops.reactions import PairReactions
 from loops.reactions import pair_reactions as loops_pair_reactions
 from loops.results import Column, Trajectory
@@ -195,10 +195,9 @@ def _efforts(dyn, result, inertia, speeds, accelerations, times):
     system = dyn.system
     driven = np.array([system.variable_index[name] for name in result.drivers], dtype=np.int64)
     config = evaluate(system, result._q[0], result._rotations[0])
-    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    block = square_block_at(system, config, driven)
     if block is None:
-        config = evaluate(system, result._q[-1], result._rotations[-1])
-        block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+        block = square_block_at(system, evaluate(system, result._q[-1], result._rotations[-1]), driven)
     state = new_state(system, block, dyn.loads, 0, result._q[0], result._rotations[0])
     reached = efforts_at_positions(system.topology, system.geometry, block, inertia, dyn.loads, state,
                                    np.ascontiguousarray(result._q), np.ascontiguousarray(result._rotations),

@@ -49,8 +49,8 @@ import math
 
 import numpy as np
 
-from loops.configuration import constraint_matrix, evaluate
-from loops.linear import square_block
+from loops.configuration import evaluate
+from loops.linear import square_block_at
 from mechanism.errors import ModelError, SimulationStopped, SweepStopped
 
 from . import warm
@@ -239,8 +239,7 @@ def _compile_on_both_cores(dyn, columns, settings):
     if not warm.start():
         return
     system = dyn.system
-    block = square_block(system, constraint_matrix(system, evaluate(system, system.reference_q()), scaled=True),
-                         columns)
+    block = square_block_at(system, evaluate(system, system.reference_q()), columns)
     if block is not None:  # else the walk stops at the design pose and says why
         run = SimulationRun(dyn, *settings)
         run._allocate(block, len(settings[0]))

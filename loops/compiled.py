@@ -91,6 +91,7 @@ class CompiledSystem:
         graph = mechanism_graph(links, pairs)
         self.tree, self.chords = spanning_tree(graph, GROUND, preferred=real_pairs)
         self.loops = independent_loops(self.tree, self.chords, {p.name: p for p in pairs}, len(links))
+        self._pairs_of = None
         self._layout_variables()
         self.topology = self._topology(gauge_links=())
         self.geometry = self._geometry(scale=1.0, gauges=())
@@ -146,25 +147,23 @@ class CompiledSystem:
             tree_pair[child] = self.pair_index[edge.pair]
             forward[child] = 1 if edge.forward else -1
             order.append(child)
+        self._depth = np.zeros(n_links, dtype=np.int64)  # links from the ground along the tree
+        for child in order:
+            self._depth[child] = self._depth[parent[child]] + 1
         first = np.array([self.link_index[p.first] for p in pairs], dtype=np.int64)
         second = np.array([self.link_index[p.second] for p in pairs], dtype=np.int64)
-        # Signed incidence of pairs in link paths, then in loops (V_first + xi_c q_c' - V_second = 0).
-        path = np.zeros((n_links, len(pairs)))
-        for edge in self.tree:
-            child = self.link_index[edge.child]
-            path[child] = path[self.link_index[edge.parent]]
-            path[child, self.pair_index[edge.pair]] = 1.0 if edge.forward else -1.0
         chord = np.array([self.pair_index[c] for c in self.chords], dtype=np.int64)
         loop_ptr, loop_cols, loop_signs = [0], [], []
         for c in chord:
-            signs = path[first[c]] - path[second[c]]
+            # Signed loop incidence (V_first + xi_c q_c' - V_second = 0): the pairs on one
+            # link's tree path and not the other's, in pair order.
+            signs = _path_difference(parent, tree_pair, forward, self._depth, first[c], second[c])
             signs[c] = 1.0
-            for p in np.flatnonzero(signs):
+            for p in sorted(signs):
                 for col in range(self.pair_slices[pairs[p].name].start, self.pair_slices[pairs[p].name].stop):
                     loop_cols.append(col)
                     loop_signs.append(signs[p])
             loop_ptr.append(len(loop_cols))
-        self.link_incidence = path[:, self._column_pair]  # (L, n): signed path incidence
         return Topology(
             n=self.n, pairs=len(pairs), links=n_links, loops=len(self.loops), gauges=len(gauge_links),
             spheres=len(self.spherical_pairs), ground=self.link_index[GROUND],
@@ -178,6 +177,30 @@ class CompiledSystem:
             chord=_frozen(chord, np.int64), loop_ptr=_frozen(loop_ptr, np.int64),
             loop_cols=_frozen(loop_cols, np.int64), loop_signs=_frozen(loop_signs),
             gauge_link=_frozen(list(gauge_links), np.int64), sphere_columns=self.spherical_columns)
+
+    def pairs_of(self, link) -> np.ndarray:
+        """Indices of the pairs joining link index ``link`` to another, in pair order."""
+        if self._pairs_of is None:
+            topology = self.topology
+            ends = np.r_[topology.first, topology.second]
+            owners = np.r_[np.arange(topology.pairs), np.arange(topology.pairs)]
+            order = np.lexsort((owners, ends))
+            bounds = np.searchsorted(ends[order], np.arange(topology.links + 1))
+            self._pairs_of = [np.unique(owners[order[bounds[i]:bounds[i + 1]]]) for i in range(topology.links)]
+        return self._pairs_of[link]
+
+    def path_columns(self, link):
+        """The variables on link index ``link``'s tree path from the ground and their signs (+1
+        where the path walks the variable's pair from its first link): ``(cols, signs)``, cols
+        increasing. The link's velocity is ``sum(signs * xi[cols] q'[cols])``."""
+        topology = self.topology
+        signs = _path_difference(topology.parent, topology.tree_pair, topology.forward, self._depth, link,
+                                 topology.ground)
+        cols, values = [], []
+        for p in sorted(signs):
+            cols += range(topology.start[p], topology.start[p] + topology.size[p])
+            values += [signs[p]] * int(topology.size[p])
+        return np.array(cols, dtype=np.int64), np.array(values)
 
     def _geometry(self, scale, gauges):
         return Geometry(
@@ -254,6 +277,23 @@ class CompiledSystem:
                 raise ModelError(where, "given twice")
             cols.append(col)
         return np.array(cols, dtype=np.int64)
+
+
+def _path_difference(parent, tree_pair, forward, depth, a, b) -> dict:
+    """``{pair: sign}`` of the tree pairs on link ``a``'s path from the root and not on link
+    ``b``'s (sign +1 where the path walks the pair from its first link), and of those on ``b``'s
+    and not ``a``'s (signs negated): the walks up from both links to their deepest common
+    ancestor, as long as the loop (linear in the model's size over all its loops)."""
+    signs = {}
+    depth_a, depth_b = depth[a], depth[b]
+    while a != b:
+        if depth_a >= depth_b:
+            signs[int(tree_pair[a])] = 1.0 if forward[a] > 0 else -1.0
+            a, depth_a = parent[a], depth_a - 1
+        else:
+            signs[int(tree_pair[b])] = -1.0 if forward[b] > 0 else 1.0
+            b, depth_b = parent[b], depth_b - 1
+    return signs
 
 
 def _centres(system, config, real_only=False):

@@ -9,9 +9,11 @@ of held freedoms); the solvers use its blocks directly.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
 
 from .kernels.state import Scratch, Work
 
@@ -110,8 +112,31 @@ def evaluate(system, q, rotations=None) -> Configuration:
     return Configuration(*arrays, system.geometry.scale)
 
 
-def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
-    """Dense ``B`` (eq. 3): ``(6 loops + gauges, n)``, or only the loop rows (``gauges=False``).
+@functools.lru_cache(maxsize=64)
+def closure_pattern(system):
+    """Where ``B`` (eq. 3) has entries: a csr matrix (6 loops + gauges, n) of ones, a loop's rows
+    in the loop's variables, a gauge's row in the variables on its link's tree path (one per
+    compiled system: they are frozen). Its rows and columns are those of
+    :func:`constraint_matrix`, whose sparse form stores exactly these entries."""
+    topology = system.topology
+    counts = np.diff(topology.loop_ptr)
+    rows = [np.repeat(6 * np.arange(topology.loops), 6 * counts) + np.tile(np.arange(6), len(topology.loop_cols))]
+    cols = [np.repeat(topology.loop_cols, 6)]
+    for g, gauge in enumerate(system.gauges):
+        path, _ = system.path_columns(gauge.link)
+        rows.append(np.full(len(path), 6 * topology.loops + g))
+        cols.append(path)
+    rows, cols = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+    pattern = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(system.rows, system.n))
+    pattern.sum_duplicates()
+    pattern.data[:] = 1.0
+    return pattern
+
+
+def constraint_matrix(system, config, scaled=False, gauges=True, sparse=False):
+    """``B`` (eq. 3): ``(6 loops + gauges, n)``, or only the loop rows (``gauges=False``); dense, or
+    with ``sparse`` a csr matrix storing the entries of :func:`closure_pattern` (what a model of
+    thousands of variables needs: :mod:`loops.structure`).
 
     ``scaled``: rows and columns made dimensionless (``row_scale B column_scale``).
     """
@@ -120,6 +145,8 @@ def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
     topology = system.topology
     blocks = np.empty((len(topology.loop_cols), 6))
     closure.loop_jacobian(topology, config.twists, config.centres, blocks)
+    if sparse:
+        return _sparse_constraint_matrix(system, config, blocks, scaled, gauges)
     B = np.zeros((6 * topology.loops, topology.n))
     for i in range(topology.loops):
         entries = slice(topology.loop_ptr[i], topology.loop_ptr[i + 1])
@@ -130,4 +157,31 @@ def constraint_matrix(system, config, scaled=False, gauges=True) -> np.ndarray:
         B = np.vstack([B, rows])
     if scaled:
         B = B * (system.row_scale[:B.shape[0], None] * system.column_scale[None, :])
+    return B
+
+
+def _sparse_constraint_matrix(system, config, loop_blocks, scaled, gauges):
+    """:func:`constraint_matrix` as csr, from the loops' Jacobian blocks (entries, 6)."""
+    from .kernels import closure  # noqa: PLC0415
+
+    topology = system.topology
+    pattern = closure_pattern(system)
+    loop_rows = 6 * topology.loops
+    rows = np.repeat(6 * np.arange(topology.loops), 6 * np.diff(topology.loop_ptr)) + np.tile(
+        np.arange(6), len(topology.loop_cols))
+    cols = np.repeat(topology.loop_cols, 6)
+    values = loop_blocks.ravel()
+    count = loop_rows
+    if gauges and topology.gauges:
+        dense_rows = np.empty((topology.gauges, topology.n))
+        closure.gauge_rows(topology, system.geometry, config.twists, config.swings, dense_rows, np.empty((3, 3)))
+        gauge_part = pattern[loop_rows:].tocoo()
+        rows = np.r_[rows, loop_rows + gauge_part.row]
+        cols = np.r_[cols, gauge_part.col]
+        values = np.r_[values, dense_rows[gauge_part.row, gauge_part.col]]
+        count = system.rows
+    if scaled:
+        values = values * (system.row_scale[rows] * system.column_scale[cols])
+    B = scipy.sparse.csr_matrix((values, (rows, cols)), shape=(count, topology.n))
+    B.sum_duplicates()
     return B

@@ -27,7 +27,7 @@ from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONI
                             NEWTON_STEP_LIMIT, RANK_TOLERANCE, REACHED, RECHOOSE_RCOND, SINGULAR_CONDITIONING,
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
                             VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
-from .linear import new_factor, square_block
+from .linear import new_factor, square_block_at
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
@@ -175,8 +175,7 @@ class Walk:
 
     # ---------------------------------------------------------------- set-up
     def _block_at(self, config):
-        B = constraint_matrix(self.system, config, scaled=True)
-        block = square_block(self.system, B, self.driven)
+        block = square_block_at(self.system, config, self.driven)
         if block is None:
             raise WalkStopped("start", conditioning=0.0)
         return block
@@ -227,9 +226,7 @@ class Walk:
         block is better conditioned. Either way the conditioning watched for the next choice
         drops tenfold below the block kept."""
         before = self.conditioning
-        config = self.configuration()
-        B = constraint_matrix(self.system, config, scaled=True)
-        block = square_block(self.system, B, self.driven)
+        block = square_block_at(self.system, self.configuration(), self.driven)
         changed = block is not None and not (np.array_equal(block.row_position, self.block.row_position)
                                              and block.kl == self.block.kl and block.ku == self.block.ku)
         if changed:

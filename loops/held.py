@@ -25,10 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from mechanism.errors import ModelError
-from mechanism.specs import GROUND
 
-from .configuration import constraint_matrix
-from .linear import RANK_TOLERANCE, null_space
+from .linear import RANK_TOLERANCE, closure_matrix, null_space_blocks
 
 __all__ = ["NEAR_BEST", "held_freedoms", "DependentDrivers"]
 
@@ -41,13 +39,6 @@ class DependentDrivers(ModelError):
     drivers there (a driver at its turning point), or drivers that are not independent."""
 
 
-def _remaining(rows, basis):
-    """Length of each row once its components along the orthonormal ``basis`` rows are removed."""
-    if len(basis):
-        rows = rows - (rows @ basis.T) @ basis
-    return np.linalg.norm(rows, axis=1), rows
-
-
 def _orthonormal_rows(rows):
     """Orthonormal basis of the span of ``rows`` (k, m) and its rank."""
     if not len(rows):
@@ -55,6 +46,106 @@ def _orthonormal_rows(rows):
     u, s, vt = np.linalg.svd(rows, full_matrices=False)
     r = int(np.sum(s > RANK_TOLERANCE * max(s[0], 1.0)))
     return vt[:r], r
+
+
+class _Freedoms:
+    """The null space of ``B`` block by block (:func:`loops.linear.null_space_blocks`) and, per
+    block, the orthonormal span of the rows of the columns chosen so far (drivers, held):
+    what the greedy choice measures candidates against. Rows of different blocks are
+    orthogonal, so a choice in one block leaves the others' measures alone."""
+
+    def __init__(self, system, B):
+        parts = null_space_blocks(B)
+        self.count = sum(basis.shape[1] for _, basis in parts)
+        self.block = np.full(system.n, -1, dtype=np.int64)  # block of each column (-1: none, fixed)
+        self.local = np.zeros(system.n, dtype=np.int64)
+        self.bases = []
+        for k, (columns, basis) in enumerate(parts):
+            self.block[columns] = k
+            self.local[columns] = np.arange(len(columns))
+            self.bases.append(basis)
+        self.spans = [np.zeros((0, basis.shape[1])) for basis in self.bases]
+
+    def rows(self, columns):
+        """``{block: rows (len, f_block) of the columns in it}`` for the columns of a block."""
+        out = {}
+        for c in columns:
+            k = int(self.block[c])
+            if k >= 0:
+                out.setdefault(k, []).append(self.bases[k][self.local[c]])
+        return {k: np.array(v) for k, v in out.items()}
+
+    def rank(self, columns) -> int:
+        """Rank of the null-space rows of ``columns`` (independent freedoms they fix)."""
+        return sum(_orthonormal_rows(rows)[1] for rows in self.rows(columns).values())
+
+    def choose(self, columns):
+        """Take ``columns`` as chosen: each block's span becomes that of its chosen rows."""
+        for k, rows in self.rows(columns).items():
+            self.spans[k], _ = _orthonormal_rows(rows)
+
+    def add(self, column):
+        """Add one chosen column (its row independent of its block's span)."""
+        k = int(self.block[column])
+        span = self.spans[k]
+        row = self.bases[k][self.local[column]]
+        for _ in range(2):  # twice is enough (Gram-Schmidt, "twice is enough": Giraud et al. 2005)
+            row = row - (span @ row) @ span
+        self.spans[k] = np.vstack([span, row / np.linalg.norm(row)])
+
+    def remaining(self, columns) -> np.ndarray:
+        """Length of each column's row once its block's span is projected out (0 for a column in
+        no block: it moves in no freedom)."""
+        out = np.zeros(len(columns))
+        columns = np.asarray(columns, dtype=np.int64)
+        for k in np.unique(self.block[columns]):
+            if k < 0:
+                continue
+            at = np.flatnonzero(self.block[columns] == k)
+            rows = self.bases[k][self.local[columns[at]]]
+            span = self.spans[k]
+            if len(span):
+                rows = rows - (rows @ span.T) @ span
+            out[at] = np.linalg.norm(rows, axis=1)
+        return out
+
+
+class _Leftmost:
+    """Values in a fixed order (a segment tree of maxima): the largest, and the first at least
+    a threshold, each in O(log n); values change in batches."""
+
+    def __init__(self, values):
+        self.size = 1 << max(len(values) - 1, 0).bit_length()
+        self.tree = np.full(2 * self.size, -np.inf)
+        self.tree[self.size:self.size + len(values)] = values
+        level = self.size // 2
+        while level >= 1:  # the nodes level..2 level - 1 from their children
+            self.tree[level:2 * level] = np.maximum(self.tree[2 * level:4 * level:2], self.tree[2 * level + 1:4 * level:2])
+            level //= 2
+
+    def largest(self) -> float:
+        return float(self.tree[1])
+
+    def update(self, positions, values):
+        tree = self.tree
+        nodes = np.asarray(positions, dtype=np.int64) + self.size
+        tree[nodes] = values
+        if len(nodes) == 1:  # one leaf: its ancestors one by one, without numpy's per-call cost
+            node = int(nodes[0]) // 2
+            while node >= 1:
+                tree[node] = max(tree[2 * node], tree[2 * node + 1])
+                node //= 2
+            return
+        nodes = np.unique(nodes // 2)
+        while len(nodes) and nodes[0] >= 1:
+            tree[nodes] = np.maximum(tree[2 * nodes], tree[2 * nodes + 1])
+            nodes = np.unique(nodes // 2)
+
+    def first_at_least(self, threshold) -> int:
+        node = 1
+        while node < self.size:
+            node = 2 * node if self.tree[2 * node] >= threshold else 2 * node + 1
+        return node - self.size
 
 
 def _hold_names(hold) -> list:
@@ -94,16 +185,14 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
         at ``"hold"`` for held variables that are drivers, too many, or not independent of the
         drivers and each other.
     """
-    B = constraint_matrix(system, config, scaled=True)
-    N = null_space(B)
-    freedoms = N.shape[1]
+    freedoms = _Freedoms(system, closure_matrix(system, config))
+    count = freedoms.count
     driven = np.asarray(driven, dtype=np.int64)
     names = [system.variable_names[c] for c in driven]
-    if len(driven) > freedoms:
+    if len(driven) > count:
         raise ModelError("drivers", f"{len(driven)} drivers ({', '.join(names)}) for a mechanism with "
-                         f"{freedoms} degree(s) of freedom: it is over-driven")
-    basis, r = _orthonormal_rows(N[driven])
-    if r < len(driven):
+                         f"{count} degree(s) of freedom: it is over-driven")
+    if freedoms.rank(driven) < len(driven):
         raise DependentDrivers("drivers", f"the drivers {', '.join(names)} are not independent at the start "
                                "(together they fix fewer freedoms than their number)")
     chosen = []
@@ -113,32 +202,53 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
         for name, col in zip(hold, cols):
             if col in driven:
                 raise ModelError(f"hold {name!r}", "is a driver of this sweep")
-        if len(driven) + len(cols) > freedoms:
+        if len(driven) + len(cols) > count:
             raise ModelError("hold", f"{len(cols)} held variable(s) and {len(driven)} driver(s) for "
-                             f"{freedoms} degree(s) of freedom")
-        basis, r = _orthonormal_rows(N[np.r_[driven, cols]])
-        if r < len(driven) + len(cols):
+                             f"{count} degree(s) of freedom")
+        if freedoms.rank(np.r_[driven, cols]) < len(driven) + len(cols):
             raise ModelError("hold", f"{', '.join(map(str, hold))} cannot be held with the drivers "
                              f"{', '.join(names)}: together they do not fix independent freedoms")
         chosen = list(cols)
-    candidates = [c for c in range(system.n)
-                  if system.additive[c] and system.public[c] and c not in driven and c not in chosen]
-    touches_ground = {c: GROUND in (system.pairs[system.topology.column_pair[c]].first,
-                                    system.pairs[system.topology.column_pair[c]].second) for c in candidates}
-    while len(driven) + len(chosen) < freedoms:
-        if not candidates:
-            break
-        lengths, _ = _remaining(N[candidates], basis)
-        best = lengths.max()
-        if best <= RANK_TOLERANCE:
-            break
-        near = [c for c, length in zip(candidates, lengths) if length >= NEAR_BEST * best]
-        pick = min(near, key=lambda c: (not touches_ground[c], c))
-        chosen.append(pick)
-        candidates.remove(pick)
-        basis, _ = _orthonormal_rows(N[np.r_[driven, chosen].astype(np.int64)])
-    if len(driven) + len(chosen) < freedoms:
+    freedoms.choose(np.r_[driven, chosen].astype(np.int64))
+    chosen += _choose(system, freedoms, count - len(driven) - len(chosen), set(driven) | set(chosen))
+    if len(driven) + len(chosen) < count:
         # Only spherical components or virtual slides move the remaining freedoms.
-        raise ModelError("drivers", f"{freedoms - len(driven) - len(chosen)} freedom(s) cannot be held by a "
+        raise ModelError("drivers", f"{count - len(driven) - len(chosen)} freedom(s) cannot be held by a "
                          "pair variable (only spherical components move them); drive them instead")
     return np.array(chosen, dtype=np.int64)
+
+
+def _choose(system, freedoms, wanted, taken) -> list:
+    """Up to ``wanted`` columns, one at a time: of the candidates (additive, public, not in
+    ``taken``) whose remaining length is within NEAR_BEST of the best, a pair to the ground
+    first, then the first declared (see the module docstring)."""
+    candidates = np.array([c for c in range(system.n)
+                           if system.additive[c] and system.public[c] and c not in taken], dtype=np.int64)
+    if wanted <= 0 or not len(candidates):
+        return []
+    topology = system.topology
+    pairs = topology.column_pair[candidates]
+    grounded = (topology.first[pairs] == topology.ground) | (topology.second[pairs] == topology.ground)
+    order = np.lexsort((candidates, ~grounded))  # key order: grounded first, then by column
+    candidates = candidates[order]
+    blocks = freedoms.block[candidates]
+    by_block = np.argsort(blocks, kind="stable")
+    bounds = np.searchsorted(blocks[by_block], np.arange(len(freedoms.bases) + 1))
+    alive = np.ones(len(candidates), dtype=bool)
+    tree = _Leftmost(freedoms.remaining(candidates))
+    chosen = []
+    while len(chosen) < wanted:
+        best = tree.largest()
+        if best <= RANK_TOLERANCE:
+            break
+        at = tree.first_at_least(NEAR_BEST * best)
+        chosen.append(int(candidates[at]))
+        alive[at] = False
+        tree.update([at], [-np.inf])
+        freedoms.add(candidates[at])
+        k = blocks[at]
+        members = by_block[bounds[k]:bounds[k + 1]]
+        members = members[alive[members]]
+        if len(members):
+            tree.update(members, freedoms.remaining(candidates[members]))
+    return chosen

@@ -14,7 +14,10 @@ chosen ones at the position where they were chosen; the Newton corrector measure
 defect of every row, so a choice that stops being valid is noticed and redone.
 
 The SVD (:func:`rank`, :func:`null_space`) is kept for what needs it: mobility, the choice
-of held freedoms and of independent coordinates.
+of held freedoms and of independent coordinates. A model of more than
+:data:`DENSE_VARIABLES` variables gives ``B`` as a sparse matrix, and these (the rank, the
+null space, the choice of rows) go block by block (:mod:`loops.structure`), at a cost
+linear in the model's size; smaller ones keep the dense factorizations of the whole.
 """
 
 from __future__ import annotations
@@ -26,10 +29,32 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.csgraph
 
+from .configuration import closure_pattern, constraint_matrix
 from .kernels.state import FACTOR_INFO_SIZE, LEAST_SQUARES, RANK_TOLERANCE, SQUARE, Factor, SquareBlock
+from .structure import Echelon, block_rank_defects, blocks
 
-__all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "SquareBlock", "square_block", "least_squares_block", "rank",
-           "null_space", "singular_values", "Factor", "new_factor", "solve_at_positions"]
+__all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "DENSE_VARIABLES", "SquareBlock", "square_block",
+           "square_block_at", "least_squares_block", "closure_matrix", "rank", "null_space", "null_space_blocks",
+           "singular_values", "Factor", "new_factor", "solve_at_positions"]
+
+#: Models of at most this many variables are solved on the dense ``B`` (one SVD or pivoted QR of
+#: the whole); larger ones on its blocks (:mod:`loops.structure`).
+DENSE_VARIABLES = 64
+
+
+def closure_matrix(system, config, gauges=True):
+    """The dimensionless ``B`` at ``config`` in the form this layer takes for ``system``: dense up
+    to :data:`DENSE_VARIABLES` variables, sparse (csr) beyond."""
+    return constraint_matrix(system, config, scaled=True, gauges=gauges, sparse=system.n > DENSE_VARIABLES)
+
+
+def _dense(B):
+    return B.toarray() if scipy.sparse.issparse(B) else B
+
+
+def _structured(B) -> bool:
+    """True for a sparse ``B`` of a model larger than :data:`DENSE_VARIABLES` variables."""
+    return scipy.sparse.issparse(B) and B.shape[1] > DENSE_VARIABLES
 
 
 def new_factor(block) -> Factor:
@@ -48,35 +73,99 @@ def new_factor(block) -> Factor:
 
 def singular_values(B_scaled) -> np.ndarray:
     """Singular values of a dimensionless matrix, largest first (empty for an empty matrix)."""
+    B_scaled = _dense(B_scaled)
     return np.linalg.svd(B_scaled, compute_uv=False) if B_scaled.size else np.zeros(0)
 
 
+def _threshold(largest) -> float:
+    """Singular values above this are nonzero: ``RANK_TOLERANCE`` of the largest, or of 1 when
+    all are small."""
+    return RANK_TOLERANCE * max(largest, 1.0)
+
+
 def rank(B_scaled) -> int:
-    """Numerical rank of a dimensionless matrix (singular values above ``RANK_TOLERANCE`` of the
-    largest, or of 1 when all are small)."""
+    """Numerical rank of a dimensionless matrix (dense, or sparse: see :func:`closure_matrix`):
+    singular values above ``RANK_TOLERANCE`` of the largest, or of 1 when all are small; the
+    rows an :class:`~loops.structure.Echelon` keeps, in a large block."""
+    if _structured(B_scaled):
+        return sum(r for _, r, _ in _block_null_spaces(B_scaled))
     s = singular_values(B_scaled)
-    return int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+    return int(np.sum(s > _threshold(s[0] if len(s) else 0.0)))
 
 
 def null_space(B_scaled) -> np.ndarray:
     """Orthonormal basis (n, k) of the null space of a dimensionless matrix (the motions that
     keep every loop closed, in scaled units)."""
+    if _structured(B_scaled):
+        parts = null_space_blocks(B_scaled)
+        out = np.zeros((B_scaled.shape[1], sum(basis.shape[1] for _, basis in parts)))
+        k = 0
+        for columns, basis in parts:
+            out[np.ix_(columns, np.arange(k, k + basis.shape[1]))] = basis
+            k += basis.shape[1]
+        return out
+    B_scaled = _dense(B_scaled)
     n = B_scaled.shape[1]
     if B_scaled.shape[0] == 0:
         return np.eye(n)
     _, s, Vt = np.linalg.svd(B_scaled, full_matrices=True)
-    r = int(np.sum(s > RANK_TOLERANCE * max(s[0] if len(s) else 0.0, 1.0)))
+    r = int(np.sum(s > _threshold(s[0] if len(s) else 0.0)))
     return Vt[r:].T
 
 
+def null_space_blocks(B_scaled) -> list:
+    """The null space of a dimensionless matrix block by block: ``[(columns, basis), ...]``, the
+    columns of each block of :func:`loops.structure.blocks` that has a null space and an
+    orthonormal basis (len(columns), f) of it (the whole matrix as one block when it is
+    dense or small). The null space of ``B`` is their direct sum."""
+    if not _structured(B_scaled):
+        basis = null_space(B_scaled)
+        return [(np.arange(B_scaled.shape[1], dtype=np.int64), basis)] if basis.shape[1] else []
+    return [(columns, basis) for columns, _, basis in _block_null_spaces(B_scaled) if basis.shape[1]]
+
+
+def _block_null_spaces(B_scaled):
+    """``[(columns, rank, null basis), ...]`` per block of a sparse ``B_scaled``. Small blocks by
+    their SVDs, with the threshold of the whole (from the largest singular value of any);
+    large ones by :class:`~loops.structure.Echelon`."""
+    parts = blocks(B_scaled)
+    spectra = {i: np.linalg.svd(part.dense(), compute_uv=False) for i, part in enumerate(parts)
+               if part.small and len(part.rows)}
+    largest = max((s[0] for s in spectra.values() if len(s)), default=0.0)
+    out = []
+    for i, part in enumerate(parts):
+        if not len(part.rows):
+            out.append((part.columns, 0, np.eye(len(part.columns))))
+        elif part.small:
+            r, basis = block_rank_defects(part, _threshold(largest))
+            out.append((part.columns, r, basis))
+        else:
+            echelon = Echelon(part.matrix)
+            out.append((part.columns, echelon.rank, echelon.null_space()))
+    return out
+
+
 def _independent_rows(B_free_scaled):
-    """Indices of ``N`` independent rows (a pivoted QR of the transpose), or None if the block
-    has a smaller column rank."""
+    """Indices of ``N`` independent rows (a pivoted QR of the transpose, block by block for a
+    sparse matrix), or None if the block has a smaller column rank."""
     rows, n_free = B_free_scaled.shape
     if n_free == 0:
         return np.zeros(0, dtype=np.int64)
     if rows < n_free:
         return None
+    if scipy.sparse.issparse(B_free_scaled):
+        chosen = []
+        for part in blocks(B_free_scaled):
+            if part.small:
+                local = _independent_rows(part.dense()) if len(part.rows) else None
+            else:
+                echelon = Echelon(part.matrix)
+                full = echelon.rank == len(part.columns) and echelon.conditioning() > 1e-6
+                local = np.sort(echelon.accepted) if full else None
+            if local is None:
+                return None
+            chosen.append(part.rows[local])
+        return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
     _, R, pivots = scipy.linalg.qr(B_free_scaled.T, mode="economic", pivoting=True)
     diagonal = np.abs(np.diag(R))
     if diagonal.size == 0 or diagonal[0] == 0.0 or np.sum(diagonal > 1e-6 * diagonal[0]) < n_free:
@@ -85,23 +174,26 @@ def _independent_rows(B_free_scaled):
 
 
 def _band_ordering(pattern):
-    """Row and column orders of a square 0/1 ``pattern`` with a small bandwidth, and (kl, ku).
+    """Row and column orders of a square 0/1 ``pattern`` (csr, canonical) with a small bandwidth,
+    and (kl, ku).
 
     Columns by reverse Cuthill-McKee on the graph of columns that share a row; each row
     then at the position of the first column it touches (ties broken by its last one).
     """
     n = pattern.shape[0]
-    sparse = scipy.sparse.csr_matrix(pattern.astype(float))
-    adjacency = (sparse.T @ sparse).tocsr()
+    adjacency = (pattern.T @ pattern).tocsr()
     column_order = scipy.sparse.csgraph.reverse_cuthill_mckee(adjacency, symmetric_mode=True)
     column_position = np.empty(n, dtype=np.int64)
     column_position[column_order] = np.arange(n)
-    first = np.where(pattern, column_position, n).min(axis=1)
-    last = np.where(pattern, column_position, -1).max(axis=1)
+    entries = pattern.tocoo()
+    i, j = entries.row, entries.col
+    first = np.full(n, n, dtype=np.int64)
+    last = np.full(n, -1, dtype=np.int64)
+    np.minimum.at(first, i, column_position[j])
+    np.maximum.at(last, i, column_position[j])
     row_order = np.lexsort((last, first))
     row_position = np.empty(n, dtype=np.int64)
     row_position[row_order] = np.arange(n)
-    i, j = np.nonzero(pattern)
     offsets = row_position[i] - column_position[j]
     kl = int(max(offsets.max(initial=0), 0))
     ku = int(max(-offsets.min(initial=0), 0))
@@ -116,38 +208,31 @@ def _ordering(system, rows, free):
     rows, free = np.frombuffer(rows, dtype=np.int64), np.frombuffer(free, dtype=np.int64)
     if len(free) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0
-    row_order, column_order, kl, ku = _band_ordering(_structure(system)[np.ix_(rows, free)])
+    pattern = closure_pattern(system)[rows][:, free]
+    pattern.sum_duplicates()  # canonical: sorted indices
+    row_order, column_order, kl, ku = _band_ordering(pattern)
     row_order.setflags(write=False)
     column_order.setflags(write=False)
     return row_order, column_order, kl, ku
 
 
-@functools.lru_cache(maxsize=64)
-def _structure(system):
-    """Structural pattern of ``B`` (rows, n): a loop's rows involve its variables, a gauge row
-    the variables on its link's path. Read-only, one per compiled system (they are frozen)."""
-    topology = system.topology
-    pattern = np.zeros((system.rows, system.n), dtype=bool)
-    for i in range(topology.loops):
-        cols = topology.loop_cols[topology.loop_ptr[i]:topology.loop_ptr[i + 1]]
-        pattern[6 * i:6 * i + 6, cols] = True
-    for g, gauge in enumerate(system.gauges):
-        pattern[6 * topology.loops + g] = system.link_incidence[gauge.link] != 0
-    pattern.setflags(write=False)
-    return pattern
+def square_block_at(system, config, driven):
+    """:func:`square_block` at the configuration ``config``."""
+    return square_block(system, closure_matrix(system, config), driven)
 
 
 def square_block(system, B_scaled, driven):
     """The :class:`SquareBlock` of ``B`` for the ``driven`` columns at the configuration where
-    the dimensionless ``B_scaled`` (rows, n) was taken, or None when ``B_free`` has less than
-    full column rank there (a dead point of these drivers, or drivers that leave a freedom
-    undetermined)."""
+    the dimensionless ``B_scaled`` (rows, n; dense, or sparse: :func:`closure_matrix`) was
+    taken, or None when ``B_free`` has less than full column rank there (a dead point of these
+    drivers, or drivers that leave a freedom undetermined)."""
     n = system.n
     driven = np.asarray(driven, dtype=np.int64)
     mask = np.ones(n, dtype=bool)
     mask[driven] = False
     free = np.flatnonzero(mask).astype(np.int64)
-    rows = _independent_rows(B_scaled[:, free])
+    B_free = B_scaled[:, free] if _structured(B_scaled) else _dense(B_scaled)[:, free]
+    rows = _independent_rows(B_free)
     if rows is None:
         return None
     size = len(free)

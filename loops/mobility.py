@@ -19,13 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse
 
 from mechanism.specs import GROUND
 
 from .compiled import compile_model
-from .configuration import constraint_matrix, evaluate
+from .configuration import evaluate
+from .linear import DENSE_VARIABLES, closure_matrix
 from .linear import rank as matrix_rank
 from .passive import idle_spin
+from .structure import blocks
 
 __all__ = ["MobilityReport", "mobility_report"]
 
@@ -84,11 +87,20 @@ class MobilityReport:
         return "\n".join(lines)
 
 
+def _spin_rank(spins, n) -> int:
+    """Rank of the idle spins' rates (k, n): numpy's ``matrix_rank``, block by block in a model of
+    more than DENSE_VARIABLES variables (a spin moves only its link's own pairs)."""
+    if n <= DENSE_VARIABLES:
+        return int(np.linalg.matrix_rank(spins))
+    return sum(int(np.linalg.matrix_rank(part.dense())) for part in blocks(scipy.sparse.csr_matrix(spins))
+               if len(part.rows))
+
+
 def mobility_report(model) -> MobilityReport:
     """Mobility report of ``model`` at its reference assembly (see the module docstring)."""
     system = compile_model(model, with_point_drivers=False)
     config = evaluate(system, system.reference_q())
-    rank = matrix_rank(constraint_matrix(system, config, scaled=True, gauges=False))
+    rank = matrix_rank(closure_matrix(system, config, gauges=False))
     n_equations = 6 * len(system.loops)
     mobility = system.n - rank
     spins, idle_links = [], []
@@ -99,7 +111,7 @@ def mobility_report(model) -> MobilityReport:
         if found is not None:
             spins.append(found[0] / system.column_scale)
             idle_links.append(link)
-    passive = int(np.linalg.matrix_rank(np.array(spins))) if spins else 0
+    passive = _spin_rank(np.array(spins), system.n) if spins else 0
     return MobilityReport(
         name=model.name,
         loops=list(system.loops),

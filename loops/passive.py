@@ -54,7 +54,7 @@ def idle_spin(system, config, link):
     """
     index = system.link_index[link]
     topology = system.topology
-    touching = pairs_touching(topology, index)
+    touching = system.pairs_of(index)
     if len(touching) < 2:
         return None  # a link hanging on one pair has a real freedom
     centres = config.pair_frames[touching, :3, 3]

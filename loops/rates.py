@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .configuration import constraint_matrix, evaluate, new_work
+from .configuration import evaluate, new_work
 from .kernels.state import SINGULAR_CONDITIONING
-from .linear import new_factor, square_block
+from .linear import new_factor, square_block_at
 
 __all__ = ["motion_at_positions"]
 
@@ -30,12 +30,11 @@ def motion_at_positions(system, driven, q, rotations, tangents, speeds, accelera
     if not count:
         return out
     config = evaluate(system, q[0], rotations[0])
-    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    block = square_block_at(system, config, driven)
     if block is None:
         # Singular at the first position: any block of full size serves (each position is
         # factorized where it is); choose it where the tangent leads.
-        block = square_block(system, constraint_matrix(system, evaluate(system, q[-1], rotations[-1]), scaled=True),
-                             driven)
+        block = square_block_at(system, evaluate(system, q[-1], rotations[-1]), driven)
     work = new_work(system, q[0], rotations[0])
     kernels.motion_at_positions(system.topology, system.geometry, block, work, new_factor(block),
                                 np.ascontiguousarray(q), np.ascontiguousarray(rotations),

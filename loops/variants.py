@@ -45,12 +45,12 @@ from mechanism.limits import COINCIDENT_SIZE
 from mechanism.transforms import frame_from_axis
 
 from .compiled import Geometry
-from .configuration import constraint_matrix, evaluate, new_work
+from .configuration import evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_STEPS, Walk, WalkStopped, closure_tolerance, walk_parameters
 from .held import DependentDrivers, held_freedoms
 from .kernels.state import (CURVED_FLAGS, STEP_BUDGET, WALK_COUNTERS, WALK_DIAGNOSTICS, VariantRecordArrays,
                             WalkState)
-from .linear import SquareBlock, new_factor, square_block
+from .linear import SquareBlock, new_factor, square_block_at
 from .passive import pairs_touching
 from .rates import motion_at_positions
 from .sweep import SweepOutputs, stop_reason
@@ -266,7 +266,7 @@ class VariantSetup:
                              "independently at its design pose") from None
         self.held = [system.variable_names[c] for c in held]
         self.columns = np.r_[self.driven, held].astype(np.int64)
-        self.block = square_block(system, constraint_matrix(system, start, scaled=True), self.columns)
+        self.block = square_block_at(system, start, self.columns)
         if self.block is None:
             raise ModelError("drivers", f"the drivers {', '.join(self.names)} and held variables do not fix the "
                              "nominal design's motion at its design pose")

@@ -42,6 +42,17 @@ def four_bar(name="four-bar"):
     return m
 
 
+def pendulums(count):
+    """``examples/four_bar.toml`` (mm) with ``count`` free pendulums ``p0 ..``, each a 1 kg link on
+    a revolute pair ``h{i}`` to the ground below the crank's pivot: ``count`` freedoms of their
+    own besides the crank's (a model whose size grows without coupling: issue 25's growth case)."""
+    m = load_model(EXAMPLES / "four_bar.toml")
+    for i in range(count):
+        m.add_link(f"p{i}", mass=1.0, com=(0, -50.0 - i, 0))
+        m.add_pair(f"h{i}", "revolute", "ground", f"p{i}", at=(0, -i, 0), axis=(0, 0, 1))
+    return m
+
+
 def four_bar_rocker_limits():
     """Values of D (minus the rocker's turn from the design pose) at the two toggle positions.
 

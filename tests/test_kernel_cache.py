@@ -81,6 +81,7 @@ def test_a_damaged_cache_file_is_compiled_anew_not_a_traceback_every_run(tmp_pat
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr[-2000:]
+    assert first.stderr.count("compiling kernels") == 1, first.stderr[-2000:]  # an empty cache: said once
     data = sorted(tmp_path.rglob("*.nbc"), key=lambda p: p.stat().st_size)
     index = sorted(tmp_path.rglob("*.nbi"), key=lambda p: p.stat().st_size)
     assert data and index, "check cached no kernel"

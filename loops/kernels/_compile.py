@@ -43,7 +43,9 @@ functions it calls or inlines. So each kernel package registers its directory he
 from :mod:`dynamics.kernels._compile`), and a digest of its sources and of this package's
 (whose kernels the others call) is compared with the one stored beside its cache; when they
 differ (a new version, an edit), that package's cached kernels are deleted and compiled
-anew, and stderr says so ("compiling kernels, first run only").
+anew, and while they compile stderr says so on one line, what and how far
+(:mod:`.compile_progress`). A cache whose stamp matches says nothing (numba may still
+compile a kernel for argument types it has not met, quietly, as any numba program does).
 A cache file that cannot be read back (cut short, garbled) is deleted and its kernel
 compiled anew as well (:class:`_CheckedCacheFile`).
 
@@ -56,13 +58,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pathlib
-import sys
 import types
 
 import numba
 from numba.core.caching import IndexDataCacheFile
 from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
+
+from . import compile_progress
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
            "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
@@ -74,7 +77,6 @@ INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "
 #: The kernel packages registered so far (:func:`register_kernel_package`), in order: their
 #: source directories and the digests that stamp their caches.
 _PACKAGES = []
-_announced = []
 
 
 def _cache_directory(directory):
@@ -132,18 +134,11 @@ def _refresh(directory, digest):
 
 def _refresh_cache():
     """Check every registered kernel package's cache against its digest (see the module
-    docstring); say on stderr, once a process, when kernels will be compiled."""
+    docstring)."""
     if numba.config.DISABLE_JIT:
         return
     if any([_refresh(directory, digest) for directory, digest in _PACKAGES]):
-        _announce()
-
-
-def _announce():
-    """Say on stderr, once a process, that kernels will be compiled."""
-    if not _announced:
-        _announced.append(True)
-        print("kinematrix: compiling kernels, first run only (under a minute)", file=sys.stderr)
+        compile_progress.install()
 
 
 def register_kernel_package(init_file):
@@ -161,7 +156,7 @@ def register_kernel_package(init_file):
     if numba.config.DISABLE_JIT:
         return
     if _refresh(directory, _PACKAGES[-1][1]):
-        _announce()
+        compile_progress.install()
 
 
 register_kernel_package(__file__)
@@ -178,7 +173,7 @@ class _CheckedCacheFile(IndexDataCacheFile):
             return super()._load_index()
         except Exception:  # unpickling damaged bytes raises any of a dozen types
             _discard(self._index_path)
-            _announce()
+            compile_progress.announce()
             return {}
 
     def _load_data(self, name):
@@ -188,7 +183,7 @@ class _CheckedCacheFile(IndexDataCacheFile):
             raise  # numba's load() takes it as a missing file
         except Exception:  # as above
             _discard(self._data_path(name))
-            _announce()
+            compile_progress.announce()
             raise OSError(f"damaged kernel cache file {name}") from None
 
 
