@@ -56,7 +56,7 @@ class ModelWriter:
         """The whole file's text."""
         model = mechanism.snapshot()
         variables = {}
-        for pair in model.pairs:
+        for pair in model.declared():
             for variable, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
                 variables[variable] = rotational
         for driver in model.point_drivers:
@@ -93,7 +93,7 @@ class ModelWriter:
                 self.key("inertia", self.si(link.inertia, "inertia"))
 
     def write_pairs(self, model):
-        for pair in model.pairs:
+        for pair in model.declared():
             if pair.virtual:
                 continue
             self.header("[[pairs]]")
@@ -177,7 +177,7 @@ class ModelWriter:
         reference = [(name, np.asarray(values, dtype=float)) for name, values in model.reference]
         if not reference:
             return
-        pairs = {pair.name: pair for pair in model.pairs}
+        pairs = {pair.name: pair for pair in model.declared()}
         self.header("[assemble.guess]")
         for name, values in reference:
             if name not in pairs:

@@ -410,7 +410,7 @@ BAD_FILES = {
                               "pair_forces, spring_dampers, point_forces, assemble, corner, vehicle, axle)"),
     "unknown pair type": (edit('type = "revolute"\n' + C_LINKS, 'type = "revolving"\n' + C_LINKS),
                           "four_bar.toml: pairs[2] ('C'): type: unknown pair type 'revolving' (expected "
-                          "one of cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal)"),
+                          "one of bushing, cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal, weld)"),
     "missing link": (edit(C_LINKS, 'links = ["coupler", "rockr"]'),
                      "four_bar.toml: pairs[2] ('C'): links: unknown link 'rockr'"),
     "missing link in a point": (edit('link = "coupler"\nat = [64.1', 'link = "copuler"\nat = [64.1'),
