@@ -19,10 +19,18 @@ from .errors import ModelError
 from .pairs.bushing import Bushing, Weld, bushing_frame, check_axes
 from .specs import BushingSpec, PairSpec
 
-__all__ = ["bushing_spec", "variant_pairs", "check_compliant_loads", "RATE_NAMES"]
+__all__ = ["bushing_spec", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
 
 #: The six rates of a bushing, in order: along its x, y, z axes, then about them.
 RATE_NAMES = ("x", "y", "z", "rx", "ry", "rz")
+
+#: The quantities (:mod:`mechanism.units`) of a bushing's stiffness and damping matrices by
+#: blocks ``((translation-translation, translation-turn), (turn-translation, turn-turn))``:
+#: force per length or angle, moment per length or angle (times time for damping).
+BUSHING_RATES = {
+    "stiffness": (("linear_stiffness", "force/angle"), ("force", "angular_stiffness")),
+    "damping": (("linear_damping", "force*time/angle"), ("force*time", "angular_damping")),
+}
 
 
 def _read_only(array):
