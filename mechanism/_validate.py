@@ -37,7 +37,9 @@ def bounded(arr, where, length):
     return arr
 
 
-def _floats(value, where, expected):
+def float_array(value, where, expected):
+    """``value`` as a float array of any shape, or a :class:`ModelError` at ``where`` saying it
+    expected ``expected`` (the shape and finiteness checks are the caller's)."""
     try:
         return np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -47,7 +49,7 @@ def _floats(value, where, expected):
 def vector(value, where: str, length: int = 3, *, is_length=False) -> np.ndarray:
     """Finite float vector of the given length, read-only; ``is_length``: each entry a length
     (at most :data:`MAX_LENGTH`), else a number at most :data:`MAX_MAGNITUDE`."""
-    arr = _floats(value, where, f"{length} numbers")
+    arr = float_array(value, where, f"{length} numbers")
     if arr.shape != (length,):
         raise ModelError(where, f"expected {length} numbers, got shape {arr.shape} ({shown(value)})")
     if not np.all(np.isfinite(arr)):
@@ -59,7 +61,7 @@ def vector(value, where: str, length: int = 3, *, is_length=False) -> np.ndarray
 
 def direction(value, where: str) -> np.ndarray:
     """Finite, non-zero 3-vector (any length up to the largest float), normalized to unit length."""
-    arr = _floats(value, where, "3 numbers")
+    arr = float_array(value, where, "3 numbers")
     if arr.shape != (3,):
         raise ModelError(where, f"expected 3 numbers, got shape {arr.shape} ({shown(value)})")
     if not np.all(np.isfinite(arr)):
@@ -98,7 +100,7 @@ def number(value, where: str, *, minimum=None, positive=False, is_length=False) 
 
 def matrix3(value, where: str) -> np.ndarray:
     """Finite 3x3 float matrix (entries at most :data:`MAX_MAGNITUDE`), read-only."""
-    arr = _floats(value, where, "a 3x3 matrix")
+    arr = float_array(value, where, "a 3x3 matrix")
     if arr.shape != (3, 3):
         raise ModelError(where, f"expected a 3x3 matrix, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -127,7 +129,7 @@ def inertia_tensor(value, where: str) -> np.ndarray:
 def transform(value, where: str) -> np.ndarray:
     """Rigid 4x4 transform (orthonormal rotation, bottom row 0 0 0 1, translation at most
     :data:`MAX_LENGTH`), read-only."""
-    arr = _floats(value, where, "a 4x4 homogeneous matrix")
+    arr = float_array(value, where, "a 4x4 homogeneous matrix")
     if arr.shape != (4, 4) or not np.all(np.isfinite(arr)):
         raise ModelError(where, f"expected a finite 4x4 homogeneous matrix, got shape {arr.shape}")
     bounded(arr[:3, 3], where, True)

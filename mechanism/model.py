@@ -64,8 +64,8 @@ def _load_value(value, where, shape):
         return value
     what = "a number" if shape == () else f"{shape[0]} numbers"
     if isinstance(value, tuple) and len(value) == 2:
-        times = check_arg._floats(value[0], f"{where}: times", "a sequence of times")
-        values = check_arg._floats(value[1], f"{where}: values", f"a sequence of {what}")
+        times = check_arg.float_array(value[0], f"{where}: times", "a sequence of times")
+        values = check_arg.float_array(value[1], f"{where}: values", f"a sequence of {what}")
         if times.ndim != 1 or len(times) < 2 or values.shape[:1] != times.shape:
             raise ModelError(where, "a table needs (times, values) with matching lengths >= 2")
         if values.shape[1:] != shape:
@@ -80,7 +80,7 @@ def _load_value(value, where, shape):
         return (_read_only(times), _read_only(values))
     if isinstance(value, tuple) and shape == ():
         raise ModelError(where, f"expected a number, f(t) or a (times, values) table, got {check_arg.shown(value)}")
-    arr = check_arg._floats(value, where, what)
+    arr = check_arg.float_array(value, where, what)
     if arr.shape != shape:
         raise ModelError(where, f"expected {what}, f(t) or a (times, values) table, got "
                          + (f"shape {arr.shape}" if arr.ndim else f"the number {check_arg.shown(value)}"))
@@ -463,7 +463,7 @@ class Mechanism:
     # -------------------------------------------------------- analyses (loops)
     def check(self):
         """Loops and mobility at the reference assembly: a printable ``MobilityReport``."""
-        from loops.mobility import mobility_report
+        from loops.mobility import mobility_report  # up a layer on purpose: the API's convenience method
 
         return mobility_report(self.snapshot())
 
@@ -482,14 +482,14 @@ class Mechanism:
         speeds or accelerations; it returns an :class:`loops.statics.EquilibriumResult`.
         """
         if self._compliant and self._bushings:
-            from loops.statics import equilibrium
+            from loops.statics import equilibrium  # up a layer on purpose: the API's convenience method
 
             if speeds or accelerations:
                 raise ModelError("speeds", "a compliant model (use_bushings(True)) sweeps by equilibrium, at rest: "
                                  "give no speeds or accelerations")
             options = {} if tolerance is None else {"tolerance": tolerance}
             return equilibrium(self, drivers, hold=hold, **options)
-        from loops.sweep import sweep
+        from loops.sweep import sweep  # up a layer on purpose: the API's convenience method
 
         options = {} if tolerance is None else {"tolerance": tolerance}
         return sweep(self.snapshot(), drivers, speeds=speeds, accelerations=accelerations, hold=hold,
@@ -502,7 +502,7 @@ class Mechanism:
         a dict pair name -> ndarray. Raises :class:`~mechanism.errors.ClosureError` naming
         the loop that could not close.
         """
-        from loops.newton import assemble
+        from loops.newton import assemble  # up a layer on purpose: the API's convenience method
 
         previous = self._reference
         self._reference = {}
@@ -526,7 +526,9 @@ class Mechanism:
         Raises :class:`~mechanism.errors.ModelError` where the model cannot be analysed (links
         not connected, sizes beyond mechanism/limits.py), located at the pair or link.
         """
-        from loops.compiled import compile_model  # noqa: PLC0415 (loops imports mechanism)
+        # Up a layer on purpose (the engine imports the model, not the reverse at module level):
+        # the model file's reader asks the model whether its loops close.
+        from loops.compiled import compile_model  # noqa: PLC0415
         from loops.configuration import evaluate  # noqa: PLC0415
         from loops.newton import worst_loop  # noqa: PLC0415
 
@@ -581,6 +583,6 @@ class Mechanism:
     def _repr_html_(self):
         """In a notebook: a summary with loops and degrees of freedom (:meth:`check`) and the model in
         3-D (:mod:`loops.views`; a convenience method's call up to the engine, as :meth:`check`)."""
-        from loops.views.notebook import mechanism_html
+        from loops.views.notebook import mechanism_html  # up a layer on purpose, as check()
 
         return mechanism_html(self)

@@ -30,9 +30,7 @@ from .arrays import copy_vector
 from .points import point_position, point_velocity
 from .rotations import cross
 
-# The layer exception of the kernels: numba's object mode calls the Python load functions back
-# through loops.loads, the one module above the kernels they import.
-from ..loads import call_load_into
+from ..loads import call_load_into  # up a layer on purpose: numba object-mode callback into Python load functions
 
 __all__ = ["table_value", "load_values", "applied_loads", "bushing_forces", "elastic_potential"]
 

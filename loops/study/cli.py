@@ -128,11 +128,8 @@ def _check_scheduler(address):
 
 
 def run(args) -> int:
-    import numpy as np
-
     from loops.study.coordinates import coordinates
     from loops.study.designs import read_vary
-    from loops.study.study import run_chunk, run_study
     from loops.suspension import load_suspension
 
     suspension = load_suspension(args.model)
@@ -140,6 +137,30 @@ def run(args) -> int:
     coords = coordinates(suspension.model, names)
     plan = study_plan(args, suspension)
     chunk, wanted = output_options(args)
+    client, opened = _connected(args)
+    try:
+        return _run_study(args, suspension, coords, offsets, plan, chunk, wanted, client)
+    finally:
+        if opened:
+            client.close()
+
+
+def _connected(args):
+    """``(client, opened)`` of ``--scheduler`` (``(None, False)`` without one): the scheduler must
+    answer before the first kernel compiles, so that an unreachable one is said within
+    ``--scheduler-timeout`` seconds, not after a first run's compilation."""
+    if args.scheduler is None:
+        return None, False
+    from loops.study.cluster import connect
+
+    return connect(args.scheduler, scheduler_seconds(args.scheduler_timeout))
+
+
+def _run_study(args, suspension, coords, offsets, plan, chunk, wanted, client):
+    """The study of ``run`` once its inputs are checked (``client``: the Dask client, or None)."""
+    import numpy as np
+
+    from loops.study.study import run_chunk, run_study
 
     # The nominal design first (milliseconds): a stop there is the analysis's, not a variant's.
     _, nominal, stopped = run_chunk(suspension, coords, np.zeros((1, len(coords))), plan)
@@ -151,8 +172,7 @@ def run(args) -> int:
         if name not in nominal:
             raise UserError(f"--metrics: {name!r} is not a metric of the {args.analysis} analysis (metrics: "
                             f"{', '.join(nominal)})")
-    result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=args.scheduler,
-                       scheduler_timeout=scheduler_seconds(args.scheduler_timeout),
+    result = run_study(suspension, coords, offsets, plan, chunk_size=chunk, scheduler=client,
                        progress=sys.stderr.isatty())
 
     if args.out is not None or not (args.summary or args.plot):

@@ -51,6 +51,7 @@ from ..suspension.travel import input_values
 from ..suspension.metrics import AXLE_METRICS, CATALOGUE, METRICS, PART_METRICS, POSITION, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import sensitivities_of
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
 
@@ -224,7 +225,7 @@ def _describe(coords, x):
 
 
 def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None, steering_targets=None,
-             steering_travel=0.0, roll_angle=None, roll_targets=None, start=None, tolerance=1e-10,
+             steering_travel=0.0, roll_angle=None, roll_targets=None, start=None, tolerance=DEFAULT_TOLERANCE,
              max_evaluations=100, x_tolerance=1e-12, f_tolerance=1e-12, g_tolerance=1e-12):
     """Fit hardpoint coordinates, within bounds, to target metric curves (see the module
     docstring).

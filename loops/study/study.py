@@ -30,6 +30,7 @@ from ..suspension.travel import input_values
 from .cluster import run_on_cluster
 from .coordinates import Coordinate, coordinates
 from .suspension import VariantSuspension
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK", "plan_inputs",
            "plan_arguments"]
@@ -52,7 +53,7 @@ class Plan:
     rack: np.ndarray | None = None
     steer_travel: float = 0.0
     travel_at: str = "wheel-centre"
-    tolerance: float = 1e-10
+    tolerance: float = DEFAULT_TOLERANCE
     roll: np.ndarray | None = None
 
     def check(self) -> dict:

@@ -15,7 +15,7 @@ Adding an analysis
 ------------------
 Two files. (1) Its function, in the module of its kind (:mod:`.standard` for sweeps of wheel
 travel and steering, :mod:`.body_motion` for motions of the body): ``name(suspension,
-<inputs as keywords>, *, travel_at="wheel-centre", tolerance=1e-10)``, returning
+<inputs as keywords>, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE)`` (:data:`loops.continuation.DEFAULT_TOLERANCE`), returning
 ``suspension.finish(record, title, travel_at, input_columns, metric_columns, stop)`` (a
 :class:`~loops.suspension.model.SuspensionResult`; the input columns first, the analysis's
 inputs). (2) Its :class:`Analysis` entry below: name, title, ``"module:function"``, a

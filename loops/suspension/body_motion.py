@@ -36,6 +36,7 @@ from .metrics import METRICS, ROLL_METRICS
 from .motion import Frame, Motion
 from .travel import (NEWTON_STEPS, NEWTON_TOLERANCE, check_travel_at, design_pose, input_values, largest_residual,
                      patch_height, steering_plan, sweep_drivers)
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["roll", "pitch", "static_roll_centre", "static_pitch_centre", "roll_frame", "steer_motion_of",
            "BODY_TRAVELS"]
@@ -59,7 +60,7 @@ def steer_motion_of(record, corner):
     return Motion.of(record.along(corner.steering)) if corner.steering in record.drivers else None
 
 
-def static_roll_centre(susp, tolerance=1e-10):
+def static_roll_centre(susp, tolerance=DEFAULT_TOLERANCE):
     """The axle's kinematic roll centre at the design pose, m, body frame: (3,) for one
     design; (rows, 3), one per row, for a suspension with per-row design values
     (:attr:`Suspension.design_rows`: a design study's variants)."""
@@ -179,7 +180,7 @@ def _roll_columns(susp, record, rolled, travel_at):
     return columns + roll_columns + axle_columns(susp, wheels, rolled.road, False)
 
 
-def roll(susp, roll_angle, *, travel_at="wheel-centre", tolerance=1e-10):
+def roll(susp, roll_angle, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE):
     """Body roll about a fixed longitudinal axis through the static roll centre, both contact
     patches held on the road (see the module docstring).
 
@@ -230,7 +231,7 @@ def _side_view_line(susp, tolerance):
     return patch, patch + values["svsa_length"][0] * forward + values["svic_height"][0] * up
 
 
-def static_pitch_centre(front, rear, tolerance=1e-10):
+def static_pitch_centre(front, rear, tolerance=DEFAULT_TOLERANCE):
     """The vehicle's kinematic pitch centre at the design pose, m, in the front axle's frame:
     where the front's and the rear's side-view lines (contact patch through side-view instant
     centre) meet, the rear ``wheelbase`` (``[vehicle]``, the front's or else the rear's) behind;
@@ -292,7 +293,7 @@ def _axle_columns_in_pitch(susp, record, travel_at, axle):
             for name in ("wheel_travel", "anti_dive", "anti_lift", "anti_squat") if name in values]
 
 
-def pitch(susp, pitch_angle, *, rear, travel_at="wheel-centre", tolerance=1e-10):
+def pitch(susp, pitch_angle, *, rear, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE):
     """Body pitch of a two-axle vehicle about its static pitch centre (see the module
     docstring).
 

@@ -32,11 +32,12 @@ from ..results import Column
 from .measure import suspension_columns
 from .model import Suspension, SuspensionResult
 from .travel import TravelPlan, check_travel_at, input_values, solve_travel, steering_plan
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["parallel_travel", "opposite_travel", "steering", "combined"]
 
 
-def parallel_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
+def parallel_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE) -> SuspensionResult:
     """Both wheels (or the one corner) through the same wheel travel.
 
     Parameters
@@ -65,7 +66,7 @@ def parallel_travel(susp: Suspension, travel, *, travel_at="wheel-centre", toler
     return susp.finish(record, "parallel travel", travel_at, inputs, suspension_columns(susp, record, travel_at), stop)
 
 
-def opposite_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=1e-10) -> SuspensionResult:
+def opposite_travel(susp: Suspension, travel, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE) -> SuspensionResult:
     """The left wheel through ``travel``, the right one through ``-travel`` (an axle; a
     corner is mirrored into one). Columns ``wheel_travel`` (the left wheel's) and the
     metrics with ``_left``/``_right``, then the axle's."""
@@ -107,7 +108,7 @@ def _steering_input(susp, rack, steering_wheel):
 
 
 def steering(susp: Suspension, rack=None, *, steering_wheel=None, travel=0.0, travel_at="wheel-centre",
-             tolerance=1e-10) -> SuspensionResult:
+             tolerance=DEFAULT_TOLERANCE) -> SuspensionResult:
     """Steer at a fixed wheel travel: the steering variable through ``rack`` (its values, m
     for a rack), or the steering wheel through ``steering_wheel`` (rad), the rack moving
     ``Vehicle.rack_travel_per_turn`` per turn. Columns: the input(s), then the metrics (an
@@ -122,7 +123,7 @@ def steering(susp: Suspension, rack=None, *, steering_wheel=None, travel=0.0, tr
 
 
 def combined(susp: Suspension, travel, rack=None, *, steering_wheel=None, travel_at="wheel-centre",
-             tolerance=1e-10) -> SuspensionResult:
+             tolerance=DEFAULT_TOLERANCE) -> SuspensionResult:
     """Steering sweeps at several wheel travels (parallel): for each value of ``travel`` the
     whole steering input, one after the other. Columns ``wheel_travel``, the steering
     input(s), then the metrics."""

@@ -21,6 +21,7 @@ from .metrics import axle_sensitivities, corner_sensitivities
 from .motion import moves
 from .result import Sensitivities
 from .roll import roll_sensitivities, wheel_metric
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["ANALYSES", "sensitivities", "sensitivities_of"]
 
@@ -30,7 +31,7 @@ ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.sensitivities
 
 
 def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=None, roll_angle=None,
-                  travel_at="wheel-centre", tolerance=1e-10, rates=True) -> Sensitivities:
+                  travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE, rates=True) -> Sensitivities:
     """Derivatives of every position metric (and the exact rate metrics) of an analysis with
     respect to hardpoint coordinates, at every position (see the module docstring).
 

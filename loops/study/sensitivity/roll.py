@@ -25,6 +25,7 @@ from .metrics import FIELD_METRICS, RATE_METRICS, design_patch_point, rate_deriv
 from .motion import (DesignJets, HardpointMotion, flat_rows, motion_along_coordinates, motion_along_driver,
                      moved_points, repeated_rows)
 from .wheel_rate import has_wheel_rate, spring_rates, wheel_rate_derivative
+from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["Roll", "roll_axis", "roll_sensitivities", "roll_order", "wheel_metric"]
 
@@ -37,7 +38,7 @@ def wheel_metric(name):
 def roll_axis(susp, moves, where):
     """The roll axis's point ``a`` (3,), the axle's static roll centre (m, body frame), and its
     rates ``a_p`` (k, 3) along the coordinates (R1)."""
-    record = design_pose(susp, 1e-10)  # the design closes at zero pair variables: no iteration
+    record = design_pose(susp, DEFAULT_TOLERANCE)  # the design closes at zero pair variables: no iteration
     system, names = record.system, list(record.drivers)
     closure = Closure(system, *record.closed_positions(), where)
     columns = np.array([system.variable_index[n] for n in names], dtype=np.int64)
