@@ -1,4 +1,4 @@
-"""The force and moment each pair transmits: Newton-Euler on every link (METHOD.md (E4)).
+"""The force and moment each pair transmits: Newton-Euler on every link (METHOD.md (E7)).
 
 The one implementation of pair reactions: the statics (:func:`loops.statics.equilibrium`)
 calls it with the applied loads alone, the dynamics (:func:`dynamics.inverse_dynamics`,

@@ -50,8 +50,8 @@ def hardpoints_of(model) -> dict[str, Hardpoint]:
     """Every hardpoint of a model snapshot by name (see the module docstring), in the model's
     order: pairs' centres and axes, points, spring-dampers' ends."""
     out = {}
-    pair_names = {p.name for p in model.pairs}
-    for pair in model.pairs:
+    pair_names = {p.name for p in model.declared()}
+    for pair in model.declared():
         if pair.virtual or pair.local:
             continue
         out[pair.name] = Hardpoint(pair.name, "pairs", pair.name, "at", np.asarray(pair.at, dtype=float))

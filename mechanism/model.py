@@ -35,6 +35,7 @@ from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
     DAMPING_LAWS,
     GROUND,
+    BushingSpec,
     LinkSpec,
     Model,
     PairForceSpec,
@@ -118,6 +119,8 @@ class Mechanism:
         self._point_forces: dict[str, PointForceSpec] = {}
         self._gravity = np.zeros(3)
         self._reference: dict[str, np.ndarray] = {}
+        self._bushings: dict[str, BushingSpec] = {}
+        self._compliant = False
         self._snapshot: Model | None = None
 
     # ------------------------------------------------------------------ links
@@ -177,7 +180,7 @@ class Mechanism:
         """
         name = check_arg.name(name, "pair name")
         where = f"pair {name!r}"
-        if name in self._pairs or name in self._point_drivers:
+        if name in self._pairs or name in self._point_drivers or name in self._bushings:
             raise ModelError(where, "a pair or driver of that name exists already")
         if not isinstance(type, str) or type not in PAIR_TYPES:
             raise ModelError(f"{where}: type", f"unknown pair type {type!r} "
@@ -235,7 +238,7 @@ class Mechanism:
         """
         name = check_arg.name(name, "point driver name")
         where = f"point driver {name!r}"
-        if name in self._pairs or name in self._point_drivers:
+        if name in self._pairs or name in self._point_drivers or name in self._bushings:
             raise ModelError(where, "a pair or driver of that name exists already")
         check_arg.known(point, self._points, f"{where}: point", "point")
         if self._points[point].local:
@@ -323,6 +326,56 @@ class Mechanism:
                                                   value)
         self._changed()
 
+    # --------------------------------------------------------------- bushings
+    def add_bushing(self, name, first, second, at, axes=None, stiffness=None, damping=None, preload=None,
+                    replaces=None):
+        """A compliant connection joining ``first`` to ``second`` (mechanism/METHOD.md, "The bushing family").
+
+        Parameters
+        ----------
+        at : (3,) m, global at the design pose: its centre
+        axes : three directions (x, y, z), perpendicular and right-handed (default: global)
+        stiffness : 6 rates (along x, y, z N/m, about x, y, z N m/rad) or a symmetric positive
+            semi-definite (6, 6) matrix in its axes (translations first)
+        damping : same layout, N s/m and N m s/rad (default zero)
+        preload : (6,) N and N m, the force and moment on ``second`` at no deflection (default zero)
+        replaces : str, optional, the rigid pair joining the same links that the bushing stands
+            for in the compliant variant (two bushings may replace one wishbone pivot)
+
+        In the rigid variant (the default, :meth:`use_bushings`) a bushing that replaces a pair
+        leaves it in place and one that replaces nothing is a weld; in the compliant variant
+        the bushing is a pair of six freedoms ``NAME.0``-``NAME.5`` (slides m, turns rad in its
+        axes) carrying its stiffness, damping and preload. Raises ModelError at
+        ``bushing 'NAME'`` for each mistake.
+        """
+        from .bushings import bushing_spec  # noqa: PLC0415 (its own module: the bushing rules)
+
+        taken = set(self._pairs) | set(self._point_drivers) | set(self._bushings)
+        spec = bushing_spec(name, first, second, at, axes, stiffness, damping, preload, replaces,
+                            links=self._links, pairs=self._pairs, taken=taken)
+        self._bushings[spec.name] = spec
+        self._changed()
+
+    def use_bushings(self, compliant=True):
+        """Switch between the compliant variant (True: replaced pairs give way to their bushings,
+        the bushings deflect under the loads; sweeps are equilibria, :func:`loops.equilibrium`)
+        and the rigid variant (False, the default: the replaced pairs are back, bushings that
+        replace nothing act as welds)."""
+        if not isinstance(compliant, (bool, np.bool_)):
+            raise ModelError("use_bushings", f"expected True or False, got {check_arg.shown(compliant)}")
+        self._compliant = bool(compliant)
+        self._changed()
+
+    @property
+    def bushings(self):
+        """Bushing records by name (read-only view)."""
+        return dict(self._bushings)
+
+    @property
+    def compliant(self) -> bool:
+        """True in the compliant variant (:meth:`use_bushings`)."""
+        return self._compliant
+
     # -------------------------------------------------------------- queries
     @property
     def links(self):
@@ -390,11 +443,16 @@ class Mechanism:
     def snapshot(self) -> Model:
         """Frozen copy of the model, as analyses take it and results keep it."""
         if self._snapshot is None:
+            from .bushings import check_compliant_loads, variant_pairs  # noqa: PLC0415
+
             reference = tuple((name, _read_only(values)) for name, values in self._reference.items())
+            bushings = tuple(self._bushings.values())
+            if self._compliant:
+                check_compliant_loads(bushings, self._pair_springs, self._pair_forces, self._pairs)
             self._snapshot = Model(
                 name=self.name,
                 links=tuple(self._links.values()),
-                pairs=tuple(self._pairs.values()),
+                pairs=variant_pairs(tuple(self._pairs.values()), bushings, self._compliant),
                 points=tuple(self._points.values()),
                 point_drivers=tuple(self._point_drivers.values()),
                 pair_springs=tuple(self._pair_springs),
@@ -404,6 +462,9 @@ class Mechanism:
                 gravity=_read_only(self._gravity),
                 reference=reference,
                 units=self._units,
+                bushings=bushings,
+                use_bushings=self._compliant,
+                declared_pairs=tuple(self._pairs.values()) if bushings else None,
             )
         return self._snapshot
 
@@ -423,7 +484,19 @@ class Mechanism:
         dimensionless (None: :data:`loops.continuation.DEFAULT_TOLERANCE`); ``progress``: a
         progress bar on stderr (None: for long sweeps on a terminal). Returns a
         :class:`loops.results.SweepResult`; raises ``SweepStopped`` where the sweep cannot go on.
+
+        In the compliant variant (:meth:`use_bushings`) the sweep is an equilibrium sweep
+        (:func:`loops.equilibrium`: the bushings deflect where the loads balance), without
+        speeds or accelerations; it returns an :class:`loops.statics.EquilibriumResult`.
         """
+        if self._compliant and self._bushings:
+            from loops.statics import equilibrium  # up a layer on purpose: the API's convenience method
+
+            if speeds or accelerations:
+                raise ModelError("speeds", "a compliant model (use_bushings(True)) sweeps by equilibrium, at rest: "
+                                 "give no speeds or accelerations")
+            options = {} if tolerance is None else {"tolerance": tolerance}
+            return equilibrium(self, drivers, hold=hold, **options)
         from loops.sweep import sweep  # up a layer on purpose: the API's convenience method
 
         options = {} if tolerance is None else {"tolerance": tolerance}

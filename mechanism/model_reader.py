@@ -20,6 +20,7 @@ import numpy as np
 from . import _validate as check_arg
 from .errors import KinematrixError, ModelError
 from .limits import MAX_FILE_BYTES, MAX_NESTING
+from .bushings import BUSHING_RATES
 from .model import Mechanism
 from .toml_values import as_lists, canonical_direction, first_bad_leaf, first_too_deep, huge_integer, numeric_shape
 from .units import ANGLE_UNITS, LENGTH_UNITS, Units
@@ -41,9 +42,10 @@ TABLES = {
     "spring_dampers": (("name", "link_a", "at_a", "link_b", "at_b", "stiffness"),
                        ("free_length", "damping", "damping_law")),
     "point_forces": (("name", "link", "at", "force"), ()),
+    "bushings": (("name", "links", "at", "stiffness"), ("axes", "damping", "preload", "replaces")),
 }
 #: The top-level keys and tables a model file may hold.
-TOP_LEVEL = ("name", "units", "gravity", *TABLES, "assemble",
+TOP_LEVEL = ("name", "use_bushings", "units", "gravity", *TABLES, "assemble",
               "corner", "vehicle", "axle")  # the last three: read by loops.suspension.files
 
 #: builder's object prefix in its error locations, per table
@@ -56,6 +58,7 @@ _BUILDER_PREFIX = {
     "pair_forces": "pair force on {!r}",
     "spring_dampers": "spring-damper {!r}",
     "point_forces": "point force {!r}",
+    "bushings": "bushing {!r}",
 }
 _BUILDER_KEYS = {"first link": "links", "second link": "links"}
 
@@ -145,8 +148,12 @@ class ModelReader:
         for table in ("links", "pairs", "points", "point_drivers"):
             self.read_table(mechanism, data, table)
         self.read_gravity(mechanism, data.get("gravity"))
-        for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces"):
+        for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces", "bushings"):
             self.read_table(mechanism, data, table)
+        if "use_bushings" in data:
+            if not isinstance(data["use_bushings"], bool):
+                self.fail(None, "use_bushings", f"expected true or false, got {check_arg.shown(data['use_bushings'])}")
+            mechanism.use_bushings(data["use_bushings"])
         if self.require_pairs and not mechanism.pairs:
             self.fail(None, "pairs", "the model has no pairs: a mechanism needs at least one [[pairs]] table")
         if "assemble" in data:
@@ -335,7 +342,7 @@ class ModelReader:
             if "exists already" in problem:
                 return "name"
             if "itself" in problem:
-                return "links" if table == "pairs" else "link_b"
+                return "links" if table in ("pairs", "bushings") else "link_b"
             if "coincide" in problem:
                 return "at_b"
             if table in ("pair_springs", "pair_forces"):
@@ -464,6 +471,53 @@ class ModelReader:
             force = (force[0], force[1])
         self.call(table, place, name, {"at": (entry["at"], at), "force": (entry["force"], force)},
                   mechanism.add_point_force, name, link, at, force)
+
+    def add_bushings(self, mechanism, table, index, place, entry):
+        """A ``[[bushings]]`` table: its rates in the file's units (N/mm, N mm/deg; a 6x6 matrix by
+        blocks, translations first), preload N and N mm."""
+        name = entry["name"]
+        links = entry["links"]
+        if (not isinstance(links, list) or len(links) != 2
+                or not all(isinstance(link, str) for link in links)):
+            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
+        kwargs, passed = {}, {}
+        kwargs["at"] = self.numbers(place, "at", entry["at"], "length", (3,))
+        passed["at"] = (entry["at"], kwargs["at"])
+        for key, extra in (("stiffness", "stiffness"), ("damping", "damping")):
+            if key in entry:
+                kwargs[key] = self.six(place, key, entry[key], extra)
+                passed[key] = (entry[key], kwargs[key])
+        if "preload" in entry:
+            kwargs["preload"] = self.six(place, "preload", entry["preload"], None)
+            passed["preload"] = (entry["preload"], kwargs["preload"])
+        if "axes" in entry:
+            axes = entry["axes"]
+            self.numbers(place, "axes", axes, "none", (3, 3))
+            if isinstance(axes, list) and len(axes) == 3:
+                axes = [canonical_direction(a, f"bushing {name!r}: axes") for a in axes]
+            kwargs["axes"] = axes
+        if "replaces" in entry:
+            kwargs["replaces"] = self.name_of(place, "replaces", entry["replaces"])
+        self.call(table, place, name, passed, mechanism.add_bushing, name, links[0], links[1], **kwargs)
+
+    def six(self, place, key, raw, extra):
+        """A bushing's six rates or 6x6 matrix (``extra`` ``"stiffness"`` or ``"damping"``) or
+        its preload (``extra`` None) in SI; ``raw`` as it is when its shape is wrong."""
+        bad = first_bad_leaf(raw)
+        if bad is not None:
+            self.fail(place, key, f"expected numbers, got {bad!r} ({type(bad).__name__})")
+        shape = numeric_shape(raw)
+        if extra is None:
+            if shape != (6,):
+                return raw
+            return [self.to_si(place, key, v, "force" if i < 3 else "force*length") for i, v in enumerate(raw)]
+        rows = BUSHING_RATES[extra]
+        if shape == (6,):
+            return [self.to_si(place, key, v, rows[i // 3][i // 3]) for i, v in enumerate(raw)]
+        if shape == (6, 6):
+            return [[self.to_si(place, key, v, rows[i // 3][j // 3]) for j, v in enumerate(row)]
+                    for i, row in enumerate(raw)]
+        return raw
 
     def read_assembly(self, mechanism, table):
         if not isinstance(table, dict):

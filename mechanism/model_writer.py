@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from .errors import ModelError
+from .bushings import BUSHING_RATES
 from .model import Mechanism
 from .specs import GROUND
 from .toml_values import canonical_direction, toml_key, toml_value
@@ -56,7 +57,7 @@ class ModelWriter:
         """The whole file's text."""
         model = mechanism.snapshot()
         variables = {}
-        for pair in model.pairs:
+        for pair in model.declared():
             for variable, rotational in zip(pair.variable_names(), pair.pair_type.rotational):
                 variables[variable] = rotational
         for driver in model.point_drivers:
@@ -66,6 +67,8 @@ class ModelWriter:
         self.lines = [f"# kinematrix model; lengths in {L.length}, angles in {L.angle} "
                       "(derived units: mechanism/model_file.py)"]
         self.key("name", model.name)
+        if model.bushings:
+            self.key("use_bushings", bool(model.use_bushings))
         self.header("[units]")
         self.key("length", L.length)
         self.key("angle", L.angle)
@@ -76,6 +79,7 @@ class ModelWriter:
         self.write_points(model)
         self.write_pair_loads(model, variables)
         self.write_point_loads(model)
+        self.write_bushings(model)
         self.write_assembly(model)
         return "\n".join(self.lines) + "\n"
 
@@ -93,7 +97,7 @@ class ModelWriter:
                 self.key("inertia", self.si(link.inertia, "inertia"))
 
     def write_pairs(self, model):
-        for pair in model.pairs:
+        for pair in model.declared():
             if pair.virtual:
                 continue
             self.header("[[pairs]]")
@@ -176,12 +180,37 @@ class ModelWriter:
             self.key("at", self.si(pf.at, "length"))
             self.key("force", value)
 
+    def write_bushings(self, model):
+        """``[[bushings]]``: rates in the file's units (a diagonal as six numbers, else the matrix)."""
+        for bushing in model.bushings:
+            self.header("[[bushings]]")
+            self.key("name", bushing.name)
+            self.key("links", [bushing.first, bushing.second])
+            self.key("at", self.si(bushing.at, "length"))
+            if not np.array_equal(bushing.axes, np.eye(3)):
+                self.key("axes", [canonical_direction(list(a), "axes") for a in bushing.axes])
+            for key in ("stiffness", "damping"):
+                rows = BUSHING_RATES[key]
+                value = np.asarray(getattr(bushing, key), dtype=float)
+                if key == "damping" and not np.any(value):
+                    continue
+                if value.shape == (6,):
+                    self.key(key, [self.si(float(v), rows[i // 3][i // 3]) for i, v in enumerate(value)])
+                else:
+                    self.key(key, [[self.si(float(v), rows[i // 3][j // 3]) for j, v in enumerate(row)]
+                                   for i, row in enumerate(value)])
+            if np.any(bushing.preload):
+                self.key("preload", [self.si(float(v), "force" if i < 3 else "force*length")
+                                     for i, v in enumerate(bushing.preload)])
+            if bushing.replaces is not None:
+                self.key("replaces", bushing.replaces)
+
     def write_assembly(self, model):
         """``[assemble.guess]``: the reference assembly of a model declared by link-local frames."""
         reference = [(name, np.asarray(values, dtype=float)) for name, values in model.reference]
         if not reference:
             return
-        pairs = {pair.name: pair for pair in model.pairs}
+        pairs = {pair.name: pair for pair in model.declared()}
         self.header("[assemble.guess]")
         for name, values in reference:
             if name not in pairs:

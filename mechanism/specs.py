@@ -235,6 +235,11 @@ class Model:
     def link(self, name: str) -> LinkSpec:
         return next(link for link in self.links if link.name == name)
 
+    def declared(self) -> tuple:
+        """The rigid pairs as declared (what a model file holds): ``declared_pairs``, or ``pairs``
+        for a model without bushings."""
+        return self.pairs if self.declared_pairs is None else self.declared_pairs
+
     def pair(self, name: str) -> PairSpec:
         return next(p for p in self.pairs if p.name == name)
 

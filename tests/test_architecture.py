@@ -30,6 +30,7 @@ UPWARD_EXCEPTIONS = {
     ("mechanism.model", "loops.compiled"),
     ("mechanism.model", "loops.configuration"),
     ("mechanism.model", "loops.views.notebook"),
+    ("mechanism.model", "loops.statics"),
     ("loops.kernels.loads", "loops.loads"),
 }
 

@@ -401,16 +401,16 @@ BAD_FILES = {
                     "four_bar.toml: pairs[2] ('C'): axys: unknown key (did you mean 'axis'?) (expected name, "
                     "type, links, at, axis, axes, pitch, frame_on_first, frame_on_second)"),
     "unknown table": (lambda t: t + '\n[[joints]]\nname = "J"\n',
-                      "four_bar.toml: joints: unknown table (did you mean 'points'?) (expected name, units, gravity, links, pairs, "
-                      "points, point_drivers, pair_springs, pair_forces, spring_dampers, point_forces, "
-                      "assemble, corner, vehicle, axle)"),
+                      "four_bar.toml: joints: unknown table (did you mean 'points'?) (expected name, use_bushings, units, gravity, links, "
+                      "pairs, points, point_drivers, pair_springs, pair_forces, spring_dampers, point_forces, "
+                      "bushings, assemble, corner, vehicle, axle)"),
     "unknown top-level key": (lambda t: "nmae = 'x'\n" + t,
                               "four_bar.toml: nmae: unknown key (did you mean 'name'?) (expected name, "
-                              "units, gravity, links, pairs, points, point_drivers, pair_springs, "
-                              "pair_forces, spring_dampers, point_forces, assemble, corner, vehicle, axle)"),
+                              "use_bushings, units, gravity, links, pairs, points, point_drivers, pair_springs, "
+                              "pair_forces, spring_dampers, point_forces, bushings, assemble, corner, vehicle, axle)"),
     "unknown pair type": (edit('type = "revolute"\n' + C_LINKS, 'type = "revolving"\n' + C_LINKS),
                           "four_bar.toml: pairs[2] ('C'): type: unknown pair type 'revolving' (expected "
-                          "one of cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal)"),
+                          "one of bushing, cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal, weld)"),
     "missing link": (edit(C_LINKS, 'links = ["coupler", "rockr"]'),
                      "four_bar.toml: pairs[2] ('C'): links: unknown link 'rockr'"),
     "missing link in a point": (edit('link = "coupler"\nat = [64.1', 'link = "copuler"\nat = [64.1'),

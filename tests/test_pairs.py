@@ -34,6 +34,7 @@ PAIR_TYPES = [
     FamilyPair(pairs.Hooke(beta=2.5)),
     FamilyPair(pairs.Spherical()),
     FamilyPair(pairs.make_pair_type("planar")),
+    FamilyPair(pairs.make_pair_type("bushing")),
 ]
 IDS = [repr(p.pair_type) for p in PAIR_TYPES]
 
@@ -175,6 +176,8 @@ def test_values_from_matrix_round_trip(pair):
     q = random_values(pair, rng, 100)
     if pair.kind == "helical":
         q = rng.uniform(-40.0, 40.0, size=(100, 1))
+    if pair.kind == "bushing":
+        q[:, 4] = rng.uniform(-1.5, 1.5, 100)  # the Cardan chart's middle angle
     back = oracle_of(pair.pair_type).values_from_matrix(pair.matrix(q))
     assert back.shape == q.shape
     assert_allclose(back, q, rtol=1e-10, atol=1e-10)

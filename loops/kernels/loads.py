@@ -28,7 +28,7 @@ import numpy as np
 from ._compile import callback_kernel, internal_kernel, kernel
 from .arrays import copy_vector
 from .points import point_position, point_velocity
-from .rotations import cross, dexp_inverse
+from .rotations import cross
 
 # The layer exception of the kernels: numba's object mode calls the Python load functions back
 # through loops.loads, the one module above the kernels they import.
@@ -152,40 +152,23 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
 def bushing_forces(loads, q, q_dot, pair_forces, v3):
     """Add each bushing's pair forces to ``pair_forces`` (n,); returns their dissipated power (W).
 
-    A bushing's deflection is ``d = (t, w)``, its translations (m, its frame j axes) and the
-    rotation vector of its turn (rad); its rates ``d' = (t', J_l(w)^-1 omega)``, ``omega`` the
-    relative angular velocity (its rotation columns' rates). The force it exerts on its second
-    link is ``f = p - K d - C d'`` (preload, stiffness, damping), the wrench of the potential
-    ``1/2 d . K d - p . d`` and of the damping; in its pair variables (their increments: the
-    translations, and turns about frame j's axes) that is ``(f_t, J_l(w)^-T f_r)`` (METHOD.md
-    (B2)). ``v3``: (8, 3) scratch.
+    A bushing's deflection is its six variables ``d`` (translations m, turns rad: METHOD.md,
+    "The bushing family (B1)"), its rates ``d'``. Its generalized forces in them are
+    ``f = p - K d - C d'`` (preload, stiffness, damping; B2): the forces of the potential
+    ``1/2 d . K d - p . d`` and of the damping. ``v3`` is not used (kept for the callers'
+    signature).
     """
     dissipated = 0.0
-    w_dot, elastic, viscous, turned = v3[0], v3[1], v3[2], v3[3]
     for b in range(loads.bushing_start.shape[0]):
         c = loads.bushing_start[b]
         K, C, p = loads.bushing_stiffness[b], loads.bushing_damping[b], loads.bushing_preload[b]
-        w = q[c + 3:c + 6]
-        dexp_inverse(w, q_dot[c + 3:c + 6], False, w_dot, v3[4:6])
-        for half in range(2):  # the translations' rows, then the rotation's
-            for r in range(3):
-                row = 3 * half + r
-                e, v = p[row], 0.0
-                for j in range(3):
-                    e -= K[row, j] * q[c + j] + K[row, 3 + j] * w[j]
-                    v -= C[row, j] * q_dot[c + j] + C[row, 3 + j] * w_dot[j]
-                elastic[r] = e
-                viscous[r] = v
-                dissipated -= v * (q_dot[c + row] if half == 0 else w_dot[r])
-            if half == 0:
-                for r in range(3):
-                    pair_forces[c + r] += elastic[r] + viscous[r]
-            else:
-                for r in range(3):
-                    elastic[r] += viscous[r]
-                dexp_inverse(w, elastic, True, turned, v3[4:6])
-                for r in range(3):
-                    pair_forces[c + 3 + r] += turned[r]
+        for row in range(6):
+            elastic, viscous = p[row], 0.0
+            for j in range(6):
+                elastic -= K[row, j] * q[c + j]
+                viscous -= C[row, j] * q_dot[c + j]
+            pair_forces[c + row] += elastic + viscous
+            dissipated -= viscous * q_dot[c + row]
     return dissipated
 
 

@@ -219,7 +219,7 @@ def _load_rates(topology, loads, weights, work, S):
     for j in range(loads.spring_cols.shape[0]):
         col = loads.spring_cols[j]
         S.dP[col] -= loads.spring_stiffness[j] * S.rates[col]
-    _bushing_rates(loads, work.q, S.rates, S.dP, S.v3)
+    _bushing_rates(loads, S.rates, S.dP)
 
 
 @internal_kernel(forceinline=True)
@@ -260,34 +260,17 @@ def _strut_rates(loads, work, S):
 
 
 @internal_kernel(forceinline=True)
-def _bushing_rates(loads, q, rates, dP, v3):
-    """The bushings' pair forces' rates along the increments ``rates`` (n,) (METHOD.md (B3)): with
-    ``dw = J_l(w)^-1 eps`` (``eps`` the turn's increments) and ``df = -K (dt, dw)``,
-    ``dP_t = df_t`` and ``dP_r = J_l(w)^-T df_r + d[J_l(w)^-T] f_r`` (``f_r`` the elastic moment)."""
-    dw, df, f, out = v3[0], v3[1], v3[2], v3[3]
+def _bushing_rates(loads, rates, dP):
+    """The bushings' pair forces' rates along the increments ``rates`` (n,): ``dP = -K rates``
+    on each bushing's six columns (B3)."""
     for b in range(loads.bushing_start.shape[0]):
         c = loads.bushing_start[b]
-        K, p = loads.bushing_stiffness[b], loads.bushing_preload[b]
-        w = q[c + 3:c + 6]
-        dexp_inverse(w, rates[c + 3:c + 6], False, dw, v3[4:6])
-        for half in range(2):
-            for r in range(3):
-                row = 3 * half + r
-                value, elastic = 0.0, p[row]
-                for j in range(3):
-                    value -= K[row, j] * rates[c + j] + K[row, 3 + j] * dw[j]
-                    elastic -= K[row, j] * q[c + j] + K[row, 3 + j] * w[j]
-                df[r] = value
-                f[r] = elastic
-            if half == 0:
-                for r in range(3):
-                    dP[c + r] += df[r]
-        dexp_inverse(w, df, True, out, v3[4:6])
-        for r in range(3):
-            dP[c + 3 + r] += out[r]
-        dexp_inverse_transposed_rate(w, dw, f, out, v3[4:9])
-        for r in range(3):
-            dP[c + 3 + r] += out[r]
+        K = loads.bushing_stiffness[b]
+        for row in range(6):
+            value = 0.0
+            for j in range(6):
+                value -= K[row, j] * rates[c + j]
+            dP[c + row] += value
 
 
 @internal_kernel(forceinline=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import hooke, planar, screw, spherical
+from . import bushing, hooke, planar, screw, spherical
 from .base import PARAMETER_COUNT, OneAxisPair, PairFamily, PairType
 from .hooke import Hooke
 from .screw import Cylindrical, Helical, Prismatic, Revolute, ScrewPair
@@ -24,7 +24,7 @@ __all__ = ["FAMILIES", "PAIR_TYPES", "KINDS", "PARAMETER_COUNT", "PairFamily", "
            "make_pair_type", "family_code", "compiled_parameters"]
 
 #: The registry: every pair family, in the order of their codes in the compiled kernels.
-FAMILIES = (screw.SCREW, hooke.HOOKE, spherical.SPHERICAL, planar.PLANAR)
+FAMILIES = (screw.SCREW, hooke.HOOKE, spherical.SPHERICAL, planar.PLANAR, bushing.BUSHING)
 
 #: Every pair type by each name :meth:`mechanism.Mechanism.add_pair` accepts (aliases included).
 PAIR_TYPES = {name: cls for family in FAMILIES for cls in family.types for name in (cls.kind, *cls.aliases)}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.transforms import rotation_about_x, rotation_about_z, translation
+from mechanism.transforms import rotation_about_x, rotation_about_y, rotation_about_z, translation
 
 from .transforms import dexp_inverse, exp_so3, lie_bracket, log_so3, transform_twists, twist_matrix
 
@@ -365,7 +365,58 @@ class Planar(PairType):
         return np.stack([A[..., 0, 3], A[..., 1, 3], np.arctan2(A[..., 1, 0], A[..., 0, 0])], axis=-1)
 
 
+class Bushing(PairType):
+    """Bushing: ``A = Trans(t) Rot_x(a) Rot_y(b) Rot_z(c)``, variables (t m (3), a, b, c rad).
+
+    Its twists are the adjoints of the elementary generators by the products before them
+    (slides, then turns about the moved centre), their rates the brackets of a product of
+    exponentials, ``dS_k = sum_{j<k} [S_j, S_k] q_j'``; here by matrices and brackets rather
+    than by components. Values back from the Cardan angles (``|b| < pi/2``).
+    """
+
+    kind = "bushing"
+    size = 6
+    rotational = (False, False, False, True, True, True)
+    twists_vary = True
+
+    def matrix(self, q):
+        q = np.asarray(q, dtype=float)
+        return (translation(q[..., :3]) @ rotation_about_x(q[..., 3]) @ rotation_about_y(q[..., 4])
+                @ rotation_about_z(q[..., 5]))
+
+    def twists(self, q):
+        q = np.asarray(q, dtype=float)
+        out = np.zeros(q.shape[:-1] + (6, 6))
+        prefix = translation(q[..., :3])
+        for k in range(3):
+            out[..., k, 3 + k] = 1.0
+        for k, turn in enumerate((rotation_about_x(q[..., 3]), rotation_about_y(q[..., 4]), None)):
+            generator = np.zeros(q.shape[:-1] + (6,))
+            generator[..., k] = 1.0
+            out[..., 3 + k, :] = transform_twists(prefix, generator)
+            if turn is not None:
+                prefix = prefix @ turn
+        return out
+
+    def twist_rates(self, q, q_dot):
+        S = self.twists(q)
+        q_dot = np.asarray(q_dot, dtype=float)
+        out = np.zeros_like(S)
+        for k in range(3, 6):
+            for j in range(k):
+                out[..., k, :] += lie_bracket(S[..., j, :], S[..., k, :]) * q_dot[..., j, None]
+        return out
+
+    def values_from_matrix(self, A):
+        A = np.asarray(A, dtype=float)
+        R = A[..., :3, :3]
+        return np.stack([A[..., 0, 3], A[..., 1, 3], A[..., 2, 3], np.arctan2(-R[..., 1, 2], R[..., 2, 2]),
+                         np.arcsin(np.clip(R[..., 0, 2], -1.0, 1.0)), np.arctan2(-R[..., 0, 1], R[..., 0, 0])],
+                        axis=-1)
+
+
 PAIR_TYPES = {
+    "bushing": Bushing,
     "planar": Planar,
     "revolute": Revolute,
     "prismatic": Prismatic,
