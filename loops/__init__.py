@@ -11,9 +11,7 @@ corrector (:mod:`loops.newton`) and the one walk along the closure
 (:mod:`loops.kernels`), loaded on first use.
 """
 
-import importlib
-import sys
-import types
+from .lazy_exports import export_lazily
 
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: importing the command line's modules (``loops.cli``) costs nothing for ``kinematrix --help``.
@@ -22,31 +20,7 @@ _EXPORTS = {"CompiledSystem": ".compiled", "compile_model": ".compiled", "Mobili
             "equilibrium": ".statics", "EquilibriumResult": ".statics"}
 
 
-def __getattr__(name):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """This package, whose public function keeps its name when the submodule of the same name is
-    imported (the import system binds a submodule on its package): ``loops.sweep`` is the function,
-    as it was when this package imported its names at once; the module is in ``sys.modules``."""
-
-    def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == "." + name:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
 __all__ = ["MobilityReport", "mobility_report", "SweepResult", "Trajectory", "sweep", "CompiledSystem",
            "compile_model", "equilibrium", "EquilibriumResult"]
+
+export_lazily(__name__)

@@ -32,7 +32,7 @@ Examples
 -2.149
 """
 
-import importlib
+from loops.lazy_exports import export_lazily
 
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: importing the command line's modules (``loops.suspension.cli``) costs nothing for ``kinematrix --help``.
@@ -46,19 +46,9 @@ _EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".model", "SuspensionResult":
             "load_case": ".hardpoint_loads", "LoadCase": ".load_cases", "STANDARD_CASES": ".load_cases"}
 
 
-def __getattr__(name):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
 __all__ = ["Corner", "Vehicle", "Axle", "Suspension", "SuspensionResult", "suspension_metrics", "metrics_at",
            "rates", "contact_patch", "METRICS", "AXLE_METRICS", "ROLL_METRICS", "ANALYSES", "parallel_travel",
            "opposite_travel", "roll", "steering", "combined", "mirror_corner", "axle_from_corners",
            "corner_from_table", "vehicle_from_table", "load_suspension", "load_case", "LoadCase", "STANDARD_CASES"]
+
+export_lazily(__name__)
