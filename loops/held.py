@@ -28,7 +28,7 @@ from mechanism.errors import ModelError
 
 from .linear import RANK_TOLERANCE, closure_matrix, null_space_blocks
 
-__all__ = ["NEAR_BEST", "held_freedoms", "DependentDrivers"]
+__all__ = ["NEAR_BEST", "held_freedoms", "hold_names", "DependentDrivers"]
 
 #: Candidates whose remaining row length is within this fraction of the best are equals.
 NEAR_BEST = 0.5
@@ -148,7 +148,7 @@ class _Leftmost:
         return node - self.size
 
 
-def _hold_names(hold) -> list:
+def hold_names(hold) -> list:
     """``hold`` as a list: ``None`` is none, a string is one name, any other iterable its
     items (each checked later as a variable name); ModelError at ``"hold"`` otherwise."""
     if hold is None:
@@ -196,7 +196,7 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
         raise DependentDrivers("drivers", f"the drivers {', '.join(names)} are not independent at the start "
                                "(together they fix fewer freedoms than their number)")
     chosen = []
-    hold = _hold_names(hold)
+    hold = hold_names(hold)
     if hold:
         cols = system.driver_columns(hold, role="hold")
         for name, col in zip(hold, cols):

@@ -27,7 +27,7 @@ from mechanism.errors import ModelError, SweepStopped
 from .compiled import compile_model
 from .configuration import evaluate
 from .continuation import DEFAULT_TOLERANCE, MAX_MOTION, WalkStopped, closure_tolerance
-from .held import held_freedoms
+from .held import held_freedoms, hold_names
 from .kernels.state import (CORRECTOR_RESULT_SIZE, FORCE_TOLERANCE, LOAD_SCALE, RESIDUAL, SETTLE_ITERATIONS,
                             SETTLE_STEP, STATICS_INFO, STATICS_PARAMETERS, EquilibriumRecord, StaticsScratch)
 from .loads import compile_loads, compile_weights
@@ -56,17 +56,6 @@ def _model_of(mechanism):
     raise ModelError("mechanism", f"expected a Mechanism, got {type(mechanism).__name__}")
 
 
-def _hold_list(hold) -> list:
-    if hold is None:
-        return []
-    if isinstance(hold, str):
-        return [hold]
-    try:
-        return list(hold)
-    except TypeError:
-        raise ModelError("hold", f"expected a list of variable names, got {type(hold).__name__}") from None
-
-
 def _positive(value, where):
     try:
         number = float(value)
@@ -90,7 +79,7 @@ class _Statics:
         if start.closure_error() > max(tolerance, 1e-8):
             raise ModelError("mechanism", f"the reference assembly does not close (defect "
                              f"{start.closure_error():.3g}); call Mechanism.assemble() first")
-        hold = _hold_list(hold)
+        hold = hold_names(hold)
         extra = held_freedoms(system, start, driven, hold or None)
         self.fixed_columns = np.r_[driven, extra[:len(hold)]].astype(np.int64)
         self.free_columns = extra[len(hold):].astype(np.int64)

@@ -256,6 +256,8 @@ def test_bad_input_gets_located_errors():
         equilibrium(m, force_tolerance=-1.0)
     with pytest.raises(ModelError, match="tolerance"):
         equilibrium(m, tolerance=1.0)
+    with pytest.raises(ModelError, match="hold: expected a variable name or a list of names, got int 5"):
+        equilibrium(m, hold=5)
     eq = equilibrium(m, drivers={"A": [0.1]})
     with pytest.raises(ModelError, match="driver 'B'"):
         eq.force("B")
