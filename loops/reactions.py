@@ -15,20 +15,30 @@ and each pair transmits, along each of its own freedoms j, exactly the generaliz
 in that variable (spring, damper, pair force, bushing, driver): ``xi_j . R_p = tau_j``. The
 system is solved in the least-squares, minimum-norm sense (moments weighed by the mechanism
 size): redundant constraints (a planar loop's out-of-plane components) make some reaction
-components indeterminate, and minimum norm shares them out evenly. Results are given at the
-pair centre, in global axes and in the pair's frame on its first link (frame j).
+components indeterminate, and minimum norm shares them out evenly. The link rows depend on the
+graph alone (:func:`link_rows`), so the compiled solve
+(:func:`loops.kernels.reactions.newton_euler_reactions`, all positions in one call) is a small
+least-squares problem in the loops' wrenches per position (METHOD.md (E7)); where the loads do
+not balance, every link still balances and the pair rows take the residual. Results are given
+at the pair centre, in global axes and in the pair's frame on its first link (frame j).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from mechanism.errors import ModelError
 from mechanism.transforms import cross
 
-from .configuration import evaluate
+from .configuration import new_work
 
-__all__ = ["PairReactions", "pair_reactions", "gravity_wrenches"]
+__all__ = ["PairReactions", "pair_reactions", "gravity_wrenches", "link_rows", "RCOND"]
+
+#: Singular values of the pair rows below this fraction of the largest are taken as zero (the
+#: indeterminate components of redundant constraints, shared out by the minimum norm).
+RCOND = 1e-10
 
 
 class PairReactions:
@@ -89,20 +99,40 @@ def gravity_wrenches(weights, poses) -> np.ndarray:
     return np.concatenate([cross(centres, weight), weight], axis=1)
 
 
-def _balance_rows(system):
-    """The link rows of the Newton-Euler system: the signed incidence of pairs on the moving
-    links, one 6x6 identity block per entry ((6 moving links, 6 pairs))."""
+@functools.lru_cache(maxsize=64)
+def link_rows(system):
+    """The link rows of (E7) by the graph alone: the moving links (L-1,), the pseudo-inverse of
+    the pairs' signed incidence on them (P, L-1) and an orthonormal basis of its null space, the
+    graph's cycles (P, loops) (one per compiled system: they are frozen)."""
     topology = system.topology
     incidence = np.zeros((topology.links, topology.pairs))
     incidence[topology.second, np.arange(topology.pairs)] += 1.0
     incidence[topology.first, np.arange(topology.pairs)] -= 1.0
-    moving = np.array([i for i in range(topology.links) if i != topology.ground], dtype=int)
-    return moving, np.kron(incidence[moving], np.eye(6))
+    moving = np.array([i for i in range(topology.links) if i != topology.ground], dtype=np.int64)
+    rows = incidence[moving]
+    _, s, vt = np.linalg.svd(rows)
+    rank = int(np.sum(s > 1e-9 * s[0])) if len(s) else 0
+    return moving, np.ascontiguousarray(np.linalg.pinv(rows)), np.ascontiguousarray(vt[rank:].T)
+
+
+def _load_values(loads, t):
+    """The time-dependent loads' values at every time ``t`` (N,): pair forces (N, nf, 1) and
+    point forces (N, np, 3), each distinct time evaluated once."""
+    from .kernels.loads import load_values  # noqa: PLC0415 (kernels load on first use)
+
+    times, where = np.unique(np.asarray(t, dtype=float), return_inverse=True)
+    pair_values = np.zeros((len(times), len(loads.force_cols), 1))
+    point_values = np.zeros((len(times), len(loads.point_links), 3))
+    prescribed = np.zeros((len(loads.prescribed_cols), 3))
+    for i, time in enumerate(times):
+        load_values(loads, float(time), pair_values[i], point_values[i], prescribed)
+    return np.ascontiguousarray(pair_values[where.ravel()]), np.ascontiguousarray(point_values[where.ravel()])
 
 
 def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, velocities=None,
                    rotations=None) -> PairReactions:
-    """Pair wrenches by Newton-Euler on each link (see the module docstring).
+    """Pair wrenches by Newton-Euler on each link (see the module docstring), compiled:
+    :func:`loops.kernels.reactions.newton_euler_reactions`.
 
     Parameters
     ----------
@@ -116,57 +146,28 @@ def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, veloc
     velocities : (N, L, 6), optional (computed from ``q_dot`` otherwise)
     rotations : (N, m, 3, 3), optional, the spherical states (from ``q`` otherwise)
     """
-    from .kernels.loads import applied_loads, load_values  # noqa: PLC0415 (kernels load on first use)
-    from .kernels.velocity import link_velocities  # noqa: PLC0415
+    from .kernels.reactions import newton_euler_reactions  # noqa: PLC0415 (kernels load on first use)
 
     topology = system.topology
     n_links, n_pairs = topology.links, topology.pairs
-    moving, link_block = _balance_rows(system)
-    scale = system.scale
     count = len(q)
+    moving, spread, cycles = link_rows(system)
+    q = np.ascontiguousarray(q, dtype=float).reshape(count, system.n)
+    pair_values, point_values = _load_values(loads, t)
+    m = len(system.spherical_pairs)
     forces = np.zeros((count, n_pairs, 3))
     moments = np.zeros((count, n_pairs, 3))
     frames = np.zeros((count, n_pairs, 4, 4))
     residual = np.zeros(count)
-    weights_of_rows = np.where(system.rotational, 1.0 / scale, 1.0)
-    pair_values = np.zeros((len(loads.force_cols), 1))
-    point_values = np.zeros((len(loads.point_links), 3))
-    prescribed = np.zeros((len(loads.prescribed_cols), 3))
-    pair_forces, wrenches, powers = np.zeros(system.n), np.zeros((n_links, 6)), np.zeros(2)
-    scratch = np.zeros((8, 3))
-    cols = topology.column_pair[:, None] * 6 + np.arange(6)[None, :]
-    for k in range(count):
-        config = evaluate(system, q[k], None if rotations is None else rotations[k])
-        rates = np.ascontiguousarray(q_dot[k], dtype=float)
-        if velocities is None:
-            V = np.zeros((n_links, 6))
-            link_velocities(topology, np.ascontiguousarray(config.twists), rates, V)
-        else:
-            V = np.ascontiguousarray(velocities[k])
-        poses = np.ascontiguousarray(config.link_poses)
-        load_values(loads, float(t[k]), pair_values, point_values, prescribed)
-        applied_loads(loads, np.ascontiguousarray(config.q), rates, poses, V, pair_values, point_values, pair_forces,
-                      wrenches, powers, scratch)
-        applied = gravity_wrenches(weights, poses) + wrenches
-        if extra is not None:
-            applied = applied + extra[k]
-        rhs_links = -applied[moving]
-        rhs_links[:, :3] /= scale
-        tau = pair_forces + drive[k]
-        # Pair rows: xi_j . R_p = tau_j, with R_p = (scale r_m, r_f).
-        pair_rows = np.zeros((system.n, n_pairs * 6))
-        twist_scaled = np.concatenate([config.twists[:, :3] * scale, config.twists[:, 3:]], axis=1)
-        np.put_along_axis(pair_rows, cols, twist_scaled * weights_of_rows[:, None], axis=1)
-        A = np.vstack([link_block, pair_rows])
-        b = np.concatenate([rhs_links.ravel(), tau * weights_of_rows])
-        solution, *_ = np.linalg.lstsq(A, b, rcond=1e-10)
-        residual[k] = float(np.linalg.norm(A @ solution - b))
-        r = solution.reshape(n_pairs, 6)
-        force = r[:, 3:]
-        moment_origin = r[:, :3] * scale
-        forces[k] = force
-        moments[k] = moment_origin - cross(config.pair_frames[:, :3, 3], force)
-        frames[k] = config.pair_frames
+    newton_euler_reactions(
+        topology, system.geometry, loads, weights, new_work(system), q,
+        np.zeros((count, m, 3, 3)) if rotations is None else np.ascontiguousarray(rotations, dtype=float),
+        rotations is not None, np.ascontiguousarray(q_dot, dtype=float).reshape(count, system.n),
+        np.zeros((count, n_links, 6)) if velocities is None else np.ascontiguousarray(velocities, dtype=float),
+        velocities is not None, pair_values, point_values, np.ascontiguousarray(drive, dtype=float),
+        np.zeros((count, n_links, 6)) if extra is None else np.ascontiguousarray(extra, dtype=float),
+        moving, spread, cycles, np.where(system.rotational, 1.0 / system.scale, 1.0), RCOND, forces, moments,
+        frames, residual)
     real = [i for i, p in enumerate(system.pairs) if not p.virtual]
     return PairReactions(np.asarray(t, dtype=float), [system.pairs[i].name for i in real], forces[:, real],
                          moments[:, real], frames[:, real], residual)
