@@ -112,6 +112,27 @@ class _Statics:
                                  K=np.zeros((count, k, k)), info=np.zeros((count, STATICS_INFO)))
 
 
+#: The set-ups made so far, by (model, driven columns, hold, tolerance): choosing the free
+#: coordinates is a rank analysis of the closure (for a model of a hundred variables, as long
+#: as the walk of 41 equilibria), the same at every call on the same frozen model.
+_SETUPS = {}
+
+
+def _statics_of(model, driven, hold, tolerance) -> _Statics:
+    """The :class:`_Statics` of ``model`` with the ``driven`` columns and ``hold``, made once."""
+    key = (id(model), tuple(int(c) for c in driven), tuple(hold_names(hold)), float(tolerance))
+    try:
+        hit = _SETUPS.get(key)
+    except TypeError:  # a name that is no string: _Statics says where
+        return _Statics(model, driven, hold, tolerance)
+    if hit is not None and hit.model is model:
+        return hit
+    if len(_SETUPS) > 32:
+        _SETUPS.clear()
+    _SETUPS[key] = setup = _Statics(model, driven, hold, tolerance)
+    return setup
+
+
 class EquilibriumResult(Trajectory):
     """Static equilibria along a series of driver values (a :class:`loops.results.Trajectory` at rest).
 
@@ -152,17 +173,15 @@ class EquilibriumResult(Trajectory):
         self.stable = self.stability == "stable"
 
     def _stability(self, system):
+        count, k = self.stiffness.shape[:2]
+        if not k:
+            return np.full(count, "stable")
         scale = system.column_scale[self._statics.free_columns]
-        out = np.empty(len(self), dtype=object)
-        for i, K in enumerate(self.stiffness):
-            if not K.size:
-                out[i] = "stable"
-                continue
-            dimensionless = scale[:, None] * K * scale[None, :]
-            eigenvalues = np.linalg.eigvalsh(0.5 * (dimensionless + dimensionless.T))
-            floor = NEUTRAL_RATIO * max(np.abs(eigenvalues).max(), self.load_scale[i])
-            out[i] = "unstable" if eigenvalues[0] < -floor else "neutral" if eigenvalues[0] <= floor else "stable"
-        return out.astype(str)
+        dimensionless = scale[None, :, None] * self.stiffness * scale[None, None, :]
+        eigenvalues = np.linalg.eigvalsh(0.5 * (dimensionless + np.swapaxes(dimensionless, 1, 2)))
+        floor = NEUTRAL_RATIO * np.maximum(np.abs(eigenvalues).max(axis=1), self.load_scale)
+        smallest = eigenvalues[:, 0]
+        return np.where(smallest < -floor, "unstable", np.where(smallest <= floor, "neutral", "stable"))
 
     def along(self, driver):
         """The same positions with the rates along the equilibrium path for a unit rate of
@@ -245,7 +264,7 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
         driven = system.driver_columns(names)
     else:
         names, table, driven = [], np.zeros((1, 0)), np.zeros(0, dtype=np.int64)
-    statics = _Statics(model, driven, hold, tolerance)
+    statics = _statics_of(model, driven, hold, tolerance)
     count, fixed = len(table), len(statics.fixed_columns)
     targets = np.ascontiguousarray(np.column_stack([table, np.broadcast_to(statics.q0[statics.fixed_columns[len(names):]],
                                                                             (count, fixed - len(names)))]))
@@ -260,7 +279,7 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
     topology, geometry = system.topology, system.geometry
     result = np.zeros(CORRECTOR_RESULT_SIZE)
     status = kernels.settle(topology, geometry, walk.block, statics.loads, statics.weights, walk.here, walk.factor,
-                            walk.G, S, fixed, walk.params, parameters, result)
+                            walk.G, S, fixed, walk.params, parameters, result, False)
     if status != kernels.OK:
         reason = _reason(statics, names, status, None, table[0], S)
         raise SweepStopped(reason, EquilibriumResult(statics, names, record, 0, reason))

@@ -299,8 +299,20 @@ def _stiffness(topology, geometry, loads, weights, work, G, S):
         _load_rates(topology, loads, weights, work, S)
         _gauge_couple_rates(topology, geometry, work, S)
         _subtree_sums(topology, S.dW, S.dF)
+        active = True
         for col in range(n):
             p = topology.column_pair[col]
+            if col == topology.start[p]:
+                # A pair whose first link stands still and whose variables do not move along t
+                # (the other side of an axle, another loop) has no twist rate: Z is its dP.
+                active = False
+                for r in range(6):
+                    active = active or S.V[topology.first[p], r] != 0.0
+                for c in range(topology.start[p], topology.start[p] + topology.size[p]):
+                    active = active or S.rates[c] != 0.0
+            if not active:
+                S.Z[col, t] = S.dP[col]
+                continue
             lie_bracket(S.V[topology.first[p]], work.xi[col], bracket)
             if pair_twist_rate(topology.family[p], topology.parameters[p], work.q, S.rates, topology.start[p],
                                col - topology.start[p], own):
@@ -313,12 +325,17 @@ def _stiffness(topology, geometry, loads, weights, work, G, S):
             sign = topology.forward[child]
             for col in range(topology.start[p], topology.start[p] + topology.size[p]):
                 S.Z[col, t] += sign * _dot6(work.xi[col], S.dF[child])
+    # Row by row of G and Z: contiguous inner loops and G's zeros skipped (the same sums, in
+    # the same order, as the dot products of G's and Z's columns).
     for s in range(D):
         for t in range(D):
-            value = 0.0
-            for col in range(n):
-                value -= G[col, s] * S.Z[col, t]
-            S.K[s, t] = value
+            S.K[s, t] = 0.0
+    for col in range(n):
+        for s in range(D):
+            g = G[col, s]
+            if g != 0.0:
+                for t in range(D):
+                    S.K[s, t] -= g * S.Z[col, t]
 
 
 @kernel
@@ -379,12 +396,24 @@ def _close(topology, geometry, block, work, factor, G, previous, params, result)
     return tangent_at(topology, geometry, block, work, factor, G, G, params[SINGULAR_RCOND], G.shape[1])
 
 
+#: A step taken with an earlier factorization of ``K_uu`` (a chord step) that leaves more than
+#: this fraction of the reduced forces' norm has the next step factorize the stiffness anew.
+CHORD_CONTRACTION = 0.1
+
+
 @kernel
-def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed, params, statics, result):
+def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed, params, statics, result, chord):
     """Newton on the reduced force ``g_u = 0`` at the driven values of ``work`` (E5): the first
     ``fixed`` driven columns stay, the others are the free coordinates. Each step solves
     ``K_uu du = g_u``, moves along ``dq = G_u du`` (at most ``statics[SETTLE_STEP]``), closes the
     loops again and is halved (up to eight times) while the reduced forces do not shrink.
+
+    The stiffness is the costly part (a pass over the variables per driven column, E4), so a
+    step reuses the last factorization of ``K_uu`` in ``S.lu`` while that contracts the reduced
+    forces by at least :data:`CHORD_CONTRACTION` (a chord step; refused, the step is taken
+    again with the stiffness there); with ``chord`` the first step uses the ``S.lu`` given (the
+    walk's, of the equilibrium it predicted from). At the equilibrium the stiffness is made
+    there, whichever steps led to it.
 
     Returns OK (``S`` then holds the statics at the equilibrium: forces, stiffness, ``info``),
     NOT_SETTLED, NEUTRAL (``K_uu`` singular) or OPEN; ``S.info[CORRECTED]`` sums the steps' sizes.
@@ -395,21 +424,28 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
     corrected = 0.0
     S.info[SETTLED] = 0.0
     limit = int(statics[SETTLE_ITERATIONS])
+    fresh = not chord
     for iteration in range(limit + 1):
-        scale = statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
+        if fresh:
+            scale = statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
+        else:
+            scale = generalized_forces(topology, geometry, loads, weights, work, G, S)
         largest, merit = _residual(block, fixed, S, scale)
         S.info[RESIDUAL] = largest
         S.info[CORRECTED] = corrected
         if largest <= tolerance:
+            if not fresh:
+                statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
             S.info[SETTLED] = 1.0
             return OK
         if iteration == limit:
             break
-        _free_block(S.K, fixed, S.lu)
+        if fresh:
+            _free_block(S.K, fixed, S.lu)
+            if not lu_factor(S.lu, S.pivots):
+                return NEUTRAL
         for i in range(k):
             S.du[i] = S.forces[fixed + i]
-        if not lu_factor(S.lu, S.pivots):
-            return NEUTRAL
         lu_solve(S.lu, S.pivots, S.du)
         motion = 0.0
         for col in range(topology.n):
@@ -422,6 +458,7 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
         copy_vector(work.q, S.saved_q)
         copy_stack(work.rotations, S.saved_rotations)
         accepted = False
+        trial_merit = merit
         for _ in range(9):
             apply_step(topology, work, S.step, alpha)
             if _close(topology, geometry, block, work, factor, G, S.saved_q, params, result):
@@ -433,9 +470,13 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
             _reset(topology, geometry, block, work, factor, G, S.saved_q, S.saved_rotations, params)
             alpha *= 0.5
         if not accepted:
+            if not fresh:
+                fresh = True
+                continue
             statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
             return NOT_SETTLED
         corrected += alpha * motion
+        fresh = trial_merit > CHORD_CONTRACTION * merit
     return NOT_SETTLED
 
 
@@ -528,7 +569,7 @@ def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, 
             status = OPEN
             if _close(topology, geometry, block, work, factor, G, anchor_q, params, result):
                 status = settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed, params, statics,
-                                result)
+                                result, True)
                 if status == OK and S.info[CORRECTED] > params[BRANCH_RATIO] * motion + 10.0 * params[TOLERANCE]:
                     status = NOT_SETTLED  # a jump to another equilibrium
             if status != OK:
