@@ -190,9 +190,16 @@ def test_standard_cases_in_g_of_the_corner_load():
     assert front.vehicle.corner_load() == pytest.approx(W, rel=1e-15)
     result = load_case(front, "cornering", [0.0])
     np.testing.assert_allclose(result.applied["left"][1], [0.0, -W, W])
-    np.testing.assert_allclose(result.applied["right"][1], [0.0, W, W])  # inboard on the right too
+    # Both tyres pushed towards the centre of the turn (a right-hand one: the left wheel is the
+    # outer), so outboard on the right wheel, the inner one.
+    np.testing.assert_allclose(result.applied["right"][1], [0.0, -W, W])
     braking = load_case(front, "braking", [0.0])
     np.testing.assert_allclose(braking.applied["left"][1], [-W, 0.0, W])
+    np.testing.assert_allclose(braking.applied["right"][1], [-W, 0.0, W])
+    turning = load_case(front, LoadCase("own", lateral=-1.0, vertical=1.0, moment=(10.0, 20.0, 30.0)), [0.0])
+    for side in ("left", "right"):  # the same force and moment in vehicle axes on both wheels
+        np.testing.assert_allclose(turning.applied[side][1], [0.0, -W, W])
+        np.testing.assert_allclose(turning.applied[side][2], [10.0, 20.0, 30.0])
     assert STANDARD_CASES["pothole"].at == "wheel-centre"
     inboard = dataclasses.replace(front.vehicle, brakes="inboard")
     from loops.suspension.load_cases import case_for
@@ -214,6 +221,45 @@ def test_held_by_the_spring_settles_where_the_driver_holds_nothing():
     # 3 g: the coil-over (wheel rate about 32 N/mm) cannot carry it within the linkage's travel.
     with pytest.raises(ModelError, match="held by the spring: no wheel travel balances load case 'bump'"):
         load_case(front, "bump", held_by="spring")
+
+
+def test_held_by_the_spring_at_every_fraction_of_the_case():
+    """A continuation along the load: at each fraction the travel drivers hold nothing, and the
+    same fraction written as its own case and held by the driver at the travel found needs no
+    driver force either (an independent check of the search)."""
+    front = load_suspension(EXAMPLES / "front_axle.toml")
+    ramp = load_case(front, "braking", held_by="spring", scale="0.25:1:0.25")
+    assert ramp.input_names[0] == "load_scale" and len(ramp) == 4
+    np.testing.assert_allclose(ramp.metric("load_scale"), [0.25, 0.5, 0.75, 1.0])
+    whole = load_case(front, "braking", held_by="spring")
+    np.testing.assert_allclose(ramp.metric("wheel_travel")[-1], whole.metric("wheel_travel")[0], rtol=0, atol=1e-9)
+    travel = ramp.metric("wheel_travel_left")
+    assert np.all(np.diff(travel) < 0.0)  # the wheel droops as the braking load's vertical part grows
+    for i, fraction in enumerate(ramp.metric("load_scale")):
+        for side in ("left", "right"):
+            assert abs(ramp.metric(f"travel_force_{side}")[i]) < 1e-6
+        part = LoadCase("part", longitudinal=-fraction, vertical=fraction)
+        held = load_case(front, part, [travel[i]])
+        assert abs(held.metric("travel_force_left")[0]) < 1e-5
+    assert "held by the spring of 'front-axle' (the case times load_scale" in ramp.csv_note
+
+
+def test_held_by_the_spring_in_a_turn_each_wheel_at_its_own_travel():
+    front = load_suspension(EXAMPLES / "front_axle.toml")
+    turn = load_case(front, "cornering", held_by="spring")
+    for side in ("left", "right"):
+        assert abs(turn.metric(f"travel_force_{side}")[0]) < 1e-6
+    left, right = turn.metric("wheel_travel_left")[0], turn.metric("wheel_travel_right")[0]
+    assert abs(left - right) > 1e-4  # the lateral force jacks the outer and inner wheels apart
+    assert turn.metric("wheel_travel")[0] == pytest.approx(0.5 * (left + right), abs=1e-15)
+
+
+def test_scale_mistakes_are_said(corner):
+    with pytest.raises(ModelError, match="scale: held by the travel drivers the case is applied whole"):
+        load_case(corner, OWN, [0.0], scale=[0.5])
+    for bad in ("1:0:0.5", "a, b", "0:1:0", [np.nan], []):
+        with pytest.raises(ModelError, match="scale"):
+            load_case(corner, OWN, held_by="spring", scale=bad)
 
 
 def test_csv_in_file_units_with_the_units_line(tmp_path):
@@ -274,6 +320,7 @@ def test_own_case_text_reads_every_key():
     (["--travel", "0"], "--case: required by --analysis loads"),
     (["--case", "bump"], "travel: held by the travel drivers: give the wheel travels"),
     (["--case", "bump", "--held-by", "hand"], "held_by: expected 'driver' or 'spring'"),
+    (["--case", "braking", "--held-by", "spring", "--scale", "0:1"], "scale: expected 'first:last:step'"),
 ])
 def test_command_line_mistakes_exit_2_in_one_line(capsys, args, expected):
     from dynamics.cli import main

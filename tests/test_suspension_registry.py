@@ -30,8 +30,9 @@ TRAVEL = np.linspace(-0.04, 0.04, 3)
 #: The catalogue's metrics the front axle's analyses do not have: travel measured at the
 #: contact patch gives the wheel centre's; anti-squat is a rear axle's.
 ABSENT = ("wheel_centre_travel", "anti_squat")
-#: The text inputs (quantity "text") by name: the load case and what holds the wheel.
-TEXTS = {"case": "cornering", "held_by": "driver"}
+#: The text inputs (quantity "text") by name: the load case, what holds the wheel, and the
+#: case's fractions (none: the travel drivers hold the wheel).
+TEXTS = {"case": "cornering", "held_by": "driver", "scale": None}
 
 
 @pytest.fixture(scope="module")

@@ -187,7 +187,10 @@ ANALYSES = {a.name: a for a in (
               replace(_TRAVEL, required=False, plan=None),
               Input("held_by", "--held-by", "text", "what holds the wheel", required=False,
                     help="loads: what holds the wheel, 'driver' (the travel drivers at --travel, default) or "
-                    "'spring' (the travel where the spring carries the load)")),
+                    "'spring' (the travel where the spring carries the load)"),
+              Input("scale", "--scale", "text", "the fractions of the case", required=False,
+                    help="loads held by the spring: the fractions of the case applied in turn, 'first:last:step' "
+                    "or 'a, b' (default 1: the whole case)")),
              (), study=False, sensitivities=False, catalogue=False),
 )}
 

@@ -13,11 +13,16 @@ springs, pair springs). Either
   (:func:`loops.reactions.pair_reactions`) with the case's wrench added to the wheel and the
   drivers' efforts completed by virtual work, ``tau_j = -W . V_j`` (``V_j`` the wheel's twist
   for a unit rate of fixed variable ``j``, :meth:`loops.results.Trajectory.rates_along`); or
-* ``held_by="spring"``: the travel is free and the corner settles where its spring carries
-  the load: the travel at which the drivers hold nothing (Newton on ``travel_force = 0``, its
-  derivative the equilibrium's stiffness by a central difference), one position.
+* ``held_by="spring"``: the travel is free and each wheel settles where its spring carries
+  the load: the travels at which the drivers hold nothing (Newton on every wheel's
+  ``travel_force = 0``, its derivatives by central differences; an axle's wheels each at their
+  own travel, coupled by an anti-roll bar if there is one). ``scale`` applies fractions of the
+  case in turn, each settling from the last (a continuation along the load: the wheel's path
+  as the load grows, until the spring can carry no more within the linkage's travel); one
+  position, the whole case, by default. The table's first column is then ``load_scale``.
 
-Columns (N; per position): ``wheel_travel``; ``travel_force`` (per side on an axle); for
+Columns (N; per position): ``wheel_travel`` (held by the spring: ``load_scale``, then the mean
+``wheel_travel`` and on an axle each wheel's ``wheel_travel_left``, ``_right``); ``travel_force`` (per side on an axle); for
 every pair ``P`` the force on its body side (the link nearer the body: the body for an inner
 pivot, the arm for a ball joint) in vehicle axes, ``P_fx P_fy P_fz``, and in the pair's frame
 (on its first link; z along the pair's axis), ``P_fx_pair P_fy_pair P_fz_pair``; for every
@@ -64,7 +69,8 @@ class LoadCaseResult(SuspensionResult):
         case = self.case
         return (f"analysis: load case {case.name} ({case.longitudinal:g}, {case.lateral:g}, {case.vertical:g} "
                 f"{case.unit} forward, outboard, up; moment {', '.join(f'{m:g}' for m in case.moment)} N m; at the "
-                f"{case.at.replace('-', ' ')}) held by the {self.held_by} of {self.suspension.name!r}")
+                f"{case.at.replace('-', ' ')}) held by the {self.held_by} of {self.suspension.name!r}"
+                + (" (the case times load_scale, the wheel travel settling)" if self.held_by == "spring" else ""))
 
 
 class _Wheels:
@@ -75,11 +81,13 @@ class _Wheels:
         local = case.force_newtons(corner_load)
         self.case, self.sides = case, list(susp.corners)
         self.link, self.force, self.moment, self.hubs = {}, {}, {}, []
+        written = "left" if "left" in susp.corners else self.sides[0]  # the wheel whose axes the case is in
+        own = susp.corners[written]
+        forward = np.array([1.0 if own.forward == "+x" else -1.0, 0.0, 0.0])
+        outboard = own.left if written == "left" else -own.left
+        axes = np.array([forward, outboard, UP])
         for side, corner in susp.corners.items():
             resolved = susp.resolved[side]
-            forward = np.array([1.0 if corner.forward == "+x" else -1.0, 0.0, 0.0])
-            outboard = corner.left if side == "left" else -corner.left
-            axes = np.array([forward, outboard, UP])
             self.force[side] = local @ axes
             self.moment[side] = np.asarray(case.moment) @ axes
             wheels = sorted(resolved.wheel_links - {corner.upright})
@@ -88,9 +96,9 @@ class _Wheels:
                 if not pair.virtual and {pair.first, pair.second} == {corner.upright, self.link[side]}:
                     self.hubs.append(pair.name)
 
-    def wrenches(self, susp, result):
-        """{side: (N, 6)} the case's wrench on the wheel, ``(r x F + M, F)`` about the origin,
-        and {side: (N, 3)} where it acts."""
+    def wrenches(self, susp, result, scale):
+        """{side: (N, 6)} the case's wrench on the wheel times ``scale`` (N,), ``(r x F + M, F)``
+        about the origin, and {side: (N, 3)} where it acts."""
         out, where = {}, {}
         motion = Motion.of(result)
         for side, corner in susp.corners.items():
@@ -100,13 +108,13 @@ class _Wheels:
                 located = susp.resolved[side].wheel_centre
                 pose = motion.pose(located.link)
                 point = np.einsum("nij,j->ni", pose[:, :3, :3], located.r) + pose[:, :3, 3]
-            force = np.broadcast_to(self.force[side], point.shape)
-            out[side] = np.concatenate([np.cross(point, force) + self.moment[side], force], axis=1)
+            force = scale[:, None] * self.force[side]
+            out[side] = np.concatenate([np.cross(point, force) + scale[:, None] * self.moment[side], force], axis=1)
             where[side] = point
         return out, where
 
 
-def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-centre",
+def load_case(susp, case, travel=None, *, held_by="driver", scale=None, travel_at="wheel-centre",
               tolerance=DEFAULT_TOLERANCE):
     """Hardpoint loads of ``case`` at every position (the module docstring).
 
@@ -117,6 +125,9 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
     travel : (N,) wheel travel at the wheel centre, m (+ bump); both wheels of an axle alike.
         Required with ``held_by="driver"``; none with ``"spring"`` (the load sets it).
     held_by : {"driver", "spring"}
+    scale : (N,) with ``held_by="spring"``, the fractions of the case applied in turn, each
+        position settling from the last (default: the whole case, one position); a text
+        ``"0:1:0.25"`` (first, last, step) or ``"0.5, 1"`` as the command line gives it
     travel_at : "wheel-centre" (the travel drivers')
     tolerance : closure tolerance (dimensionless)
 
@@ -131,7 +142,8 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
     ------
     ModelError
         Unknown or malformed case, a case in g without ``[vehicle] mass``, bad ``held_by``,
-        ``travel`` missing or given against ``held_by``.
+        ``travel`` missing or given against ``held_by``, ``scale`` malformed or without the
+        spring; held by the spring, a fraction of the case that no wheel travel balances.
     SweepStopped
         When the positions cannot be reached (``.partial``: none kept).
     """
@@ -145,46 +157,89 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
     if held_by == "driver":
         if travel is None:
             raise ModelError("travel", "held by the travel drivers: give the wheel travels (--travel)")
+        if scale is not None:
+            raise ModelError("scale", "held by the travel drivers the case is applied whole: give --scale with "
+                             "--held-by spring")
         travel = input_values(travel, "travel")
+        scale = np.ones(len(travel))
     elif travel is not None:
         raise ModelError("travel", "held by the spring, the load sets the wheel travel: give no travel "
                          "(or hold the wheel by its driver)")
     else:
-        travel = _spring_travel(susp, wheels, tolerance)
-    solved = _solve(susp, wheels, travel, tolerance)
-    return _finish(susp, wheels, travel, held_by, solved)
+        scale = _fractions(scale)
+        travel = _spring_travels(susp, wheels, scale, tolerance)
+    solved = _solve(susp, wheels, travel, scale, tolerance)
+    return _finish(susp, wheels, travel, scale, held_by, solved)
+
+
+def _fractions(scale):
+    """The case's fractions (N,) from ``scale`` (None: the whole case; numbers; or a text
+    ``"first:last:step"`` or ``"a, b, ..."``); ModelError at ``scale`` otherwise."""
+    if scale is None:
+        return np.ones(1)
+    if isinstance(scale, str):
+        text = scale.strip()
+        try:
+            if ":" in text:
+                first, last, step = (float(part) for part in text.split(":"))
+                if not step > 0.0 or last < first:
+                    raise ValueError
+                scale = np.arange(round((last - first) / step) + 1) * step + first
+            else:
+                scale = [float(part) for part in text.split(",")]
+        except ValueError:
+            raise ModelError("scale", f"expected 'first:last:step' or numbers 'a, b', got {text[:40]!r}") from None
+    try:
+        values = np.asarray(scale, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ModelError("scale", f"expected numbers, got {str(scale)[:40]!r}") from None
+    if not len(values) or not np.isfinite(values).all():
+        raise ModelError("scale", f"expected finite fractions of the case, got {str(scale)[:40]!r}")
+    return values
 
 
 def _drivers(susp, travel):
+    """The drivers' values: ``travel`` (N,) for every wheel alike, or (N, sides) one per wheel."""
+    travel = np.asarray(travel, dtype=float)
     count = len(travel)
-    drivers = {susp.resolved[side].travel: np.asarray(travel, dtype=float) for side in susp.corners}
+    columns = travel if travel.ndim == 2 else np.repeat(travel[:, None], len(susp.corners), axis=1)
+    drivers = {susp.resolved[side].travel: columns[:, i] for i, side in enumerate(susp.corners)}
     drivers.update({name: np.zeros(count) for name in susp.steering})
     return drivers
 
 
-def _solve(susp, wheels, travel, tolerance):
-    """The equilibrium at ``travel`` held by the drivers, the case's wrench added: ``(eq,
-    efforts {fixed name: (N,)}, reactions, where {side: (N, 3)})``."""
+def _held(susp, wheels, travel, scale, tolerance):
+    """The equilibrium at ``travel`` held by the drivers, ``scale`` times the case's wrench added:
+    ``(eq, efforts {fixed name: (N,)}, wrench {side: (N, 6)}, where {side: (N, 3)})``, the
+    efforts by virtual work (the module docstring)."""
     eq = equilibrium(susp.mechanism, drivers=_drivers(susp, travel), hold=wheels.hubs, tolerance=tolerance)
     if eq.free:
         raise ModelError("corner", f"the travel, steering and hubs leave freedoms {', '.join(eq.free)} free: "
                          "load cases need a corner they fix")
     system, count = eq.system, len(eq)
-    wrench, where = wheels.wrenches(susp, eq)
+    wrench, where = wheels.wrenches(susp, eq, scale)
+    fixed = eq.drivers + eq.held
+    efforts = {}
+    for j, name in enumerate(fixed):
+        unit = np.zeros((count, len(fixed)))
+        unit[:, j] = 1.0
+        along = eq.rates_along(unit)[2]
+        work = sum(np.einsum("ni,ni->n", wrench[s], along[:, system.link_index[wheels.link[s]]])
+                   for s in wheels.sides)
+        efforts[name] = eq.force(name) - work
+    return eq, efforts, wrench, where
+
+
+def _solve(susp, wheels, travel, scale, tolerance):
+    """:func:`_held` and the pair reactions: ``(eq, efforts, reactions, where)``."""
+    eq, efforts, wrench, where = _held(susp, wheels, travel, scale, tolerance)
+    system, count = eq.system, len(eq)
     extra = np.zeros((count, system.topology.links, 6))
     for side in wheels.sides:
         extra[:, system.link_index[wheels.link[side]]] += wrench[side]
-    fixed = eq.drivers + eq.held
     q, rotations, columns = eq.closed_positions()
     drive = np.zeros((count, system.n))
-    efforts = {}
-    for j, name in enumerate(fixed):
-        speeds = np.zeros((count, len(fixed)))
-        speeds[:, j] = 1.0
-        twists = eq.rates_along(speeds)[2]
-        work = sum(np.einsum("ni,ni->n", wrench[s], twists[:, system.link_index[wheels.link[s]]])
-                   for s in wheels.sides)
-        efforts[name] = eq.force(name) - work
+    for j, name in enumerate(eq.drivers + eq.held):
         drive[:, columns[j]] = efforts[name]
     model = eq.model
     reactions = pair_reactions(system, compile_loads(system, model, eq), compile_weights(system, model), q,
@@ -192,31 +247,49 @@ def _solve(susp, wheels, travel, tolerance):
     return eq, efforts, reactions, where
 
 
-def _spring_travel(susp, wheels, tolerance):
-    """The travel (1,) at which the travel drivers hold nothing (both wheels of an axle alike:
-    their mean force): Newton on that force, its slope by a central difference."""
+def _spring_travels(susp, wheels, scale, tolerance):
+    """The travels (N, sides) at which the travel drivers hold nothing under each fraction
+    ``scale[i]`` of the case: Newton on the drivers' forces in the wheels' travels, their
+    derivatives by central differences, each fraction starting from the last one's travels (a
+    continuation along the load)."""
     names = [susp.resolved[side].travel for side in wheels.sides]
+    sides = len(names)
+    probe = np.vstack([np.zeros(sides), np.kron(np.eye(sides), [[1.0], [-1.0]]) * SPRING_STEP])
 
-    def held(value):
+    def forces(values, fraction):
+        """The drivers' forces (sides,) at ``values`` and their Jacobian (sides, sides)."""
         try:
-            _, efforts, _, _ = _solve(susp, wheels, np.array([value]), tolerance)
+            _, efforts, _, _ = _held(susp, wheels, values[None, :] + probe, np.full(len(probe), fraction),
+                                     tolerance)
         except SweepStopped as stop:
             raise ModelError("held_by", f"held by the spring: no wheel travel balances load case "
-                             f"{wheels.case.name!r} (the search reached {value:.6g} m: {stop.reason})") from None
-        return float(np.mean([efforts[name][0] for name in names]))
+                             f"{wheels.case.name!r} (at {fraction:g} of it the search reached "
+                             f"{', '.join(f'{v:.6g}' for v in values)} m: {stop.reason})") from None
+        table = np.array([efforts[name] for name in names]).T  # (probes, sides)
+        slopes = (table[1::2] - table[2::2]).T / (2.0 * SPRING_STEP)
+        return table[0], slopes
 
-    value, force = 0.0, held(0.0)
-    for _ in range(SPRING_ITERATIONS):
-        slope = (held(value + SPRING_STEP) - held(value - SPRING_STEP)) / (2.0 * SPRING_STEP)
-        if not abs(slope) > 0.0:
-            break
-        step = -force / slope
-        value += step
-        force = held(value)
-        if abs(step) < 1e-12:
-            return np.array([value])
-    raise ModelError("held_by", f"held by the spring: no wheel travel balances load case {wheels.case.name!r} "
-                     f"(the travel drivers hold {force:.6g} N at {value:.6g} m)")
+    out = np.zeros((len(scale), sides))
+    values = np.zeros(sides)
+    for i, fraction in enumerate(scale):
+        force, slopes = forces(values, fraction)
+        for _ in range(SPRING_ITERATIONS):
+            try:
+                step = -np.linalg.solve(slopes, force)
+            except np.linalg.LinAlgError:
+                break
+            values = values + step
+            force, slopes = forces(values, fraction)
+            if np.abs(step).max() < 1e-12:
+                break
+        else:
+            step = np.full(sides, np.inf)
+        if not np.abs(step).max() < 1e-12:
+            raise ModelError("held_by", f"held by the spring: no wheel travel balances load case "
+                             f"{wheels.case.name!r} (at {fraction:g} of it the travel drivers hold "
+                             f"{', '.join(f'{f:.6g}' for f in force)} N at {', '.join(f'{v:.6g}' for v in values)} m)")
+        out[i] = values
+    return out
 
 
 def _body_side(model):
@@ -246,7 +319,7 @@ def _members(model, wheel_links):
     return out
 
 
-def _finish(susp, wheels, travel, held_by, solved):
+def _finish(susp, wheels, travel, scale, held_by, solved):
     eq, efforts, reactions, where = solved
     model, system = eq.model, eq.system
     distance = _body_side(model)
@@ -287,10 +360,19 @@ def _finish(susp, wheels, travel, held_by, solved):
             ends.append(np.einsum("nij,j->ni", pose[:, :3, :3], local) + pose[:, :3, 3])
         length = np.linalg.norm(ends[1] - ends[0], axis=1)
         columns.append(Column(f"{spring.name}_force", spring.stiffness * (spring.free_length - length), "force", 0))
-    inputs = [Column("wheel_travel", np.asarray(travel, dtype=float), "length", 0)]
+    travel = np.asarray(travel, dtype=float)
+    if held_by == "driver":
+        inputs = [Column("wheel_travel", travel, "length", 0)]
+    else:  # the case's fraction is the input; the travels (their mean, and each wheel's on an axle) settle
+        inputs = [Column("load_scale", scale, "dimensionless", 0)]
+        settled = [Column("wheel_travel", travel.mean(axis=1), "length", 0)]
+        if len(wheels.sides) > 1:
+            settled += [Column(f"wheel_travel_{side}", travel[:, i], "length", 0) for i, side in enumerate(wheels.sides)]
+        columns = settled + columns
     result = susp.finish(eq, "load case", "wheel-centre", inputs, columns, None)
     result.__class__ = LoadCaseResult
     result.case, result.held_by, result.reactions, result.body_forces = wheels.case, held_by, reactions, body_forces
     result.applied = {side: (where[side], wheels.force[side], wheels.moment[side]) for side in wheels.sides}
+    result.load_scale = scale
     result.loaded_links = dict(wheels.link)
     return result

@@ -6,7 +6,11 @@ the road (or the obstacle) applies to the tyre; in g of the corner's static load
 (``unit="g"``, :meth:`loops.suspension.Vehicle.corner_load`: ``[vehicle]`` mass and
 front_weight) or in N (``unit="N"``). Its moment (N m, about the forward, outboard and up
 axes) acts with the force at ``at``: ``"contact-patch"`` (the patch centre of every position)
-or ``"wheel-centre"``. On an axle each corner takes the case in its own axes.
+or ``"wheel-centre"``. On an axle the case is written in the left wheel's axes and both wheels
+take the same force and moment in vehicle axes, as the tyres of a car in a steady manoeuvre do:
+both pushed rearward in braking, up in a bump, and towards the centre of a turn in cornering
+(its lateral -1 g is inboard on the left wheel, the outer one of a right-hand turn, and
+outboard on the right wheel, the inner one).
 
 The standard cases (:data:`STANDARD_CASES`), the usual design-load envelope of a passenger car
 corner (each with the static 1 g vertical unless said):
