@@ -273,6 +273,7 @@ def _spring_travels(susp, wheels, scale, tolerance):
     values = np.zeros(sides)
     for i, fraction in enumerate(scale):
         force, slopes = forces(values, fraction)
+        step = np.full(sides, np.inf)
         for _ in range(SPRING_ITERATIONS):
             try:
                 step = -np.linalg.solve(slopes, force)
@@ -282,8 +283,6 @@ def _spring_travels(susp, wheels, scale, tolerance):
             force, slopes = forces(values, fraction)
             if np.abs(step).max() < 1e-12:
                 break
-        else:
-            step = np.full(sides, np.inf)
         if not np.abs(step).max() < 1e-12:
             raise ModelError("held_by", f"held by the spring: no wheel travel balances load case "
                              f"{wheels.case.name!r} (at {fraction:g} of it the travel drivers hold "
