@@ -35,7 +35,7 @@ from mechanism.pairs import compiled_parameters
 from mechanism.points import road_loop
 from mechanism.specs import GROUND
 
-from .graph import mechanism_graph, spanning_tree
+from .graph import adjacency_tree, pair_adjacency
 from .kernels.state import Geometry, Topology
 from .loop_basis import independent_loops
 
@@ -88,8 +88,7 @@ class CompiledSystem:
         self.link_names = [link.name for link in links]
         self.link_index = {name: i for i, name in enumerate(self.link_names)}
         self.pair_index = {p.name: i for i, p in enumerate(pairs)}
-        graph = mechanism_graph(links, pairs)
-        self.tree, self.chords = spanning_tree(graph, GROUND, preferred=real_pairs)
+        self.tree, self.chords = adjacency_tree(pair_adjacency(links, pairs), GROUND, preferred=real_pairs)
         self.loops = independent_loops(self.tree, self.chords, {p.name: p for p in pairs}, len(links))
         self._pairs_of = None
         self._layout_variables()

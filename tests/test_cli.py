@@ -732,6 +732,14 @@ def test_help_imports_neither_numpy_nor_the_engine():
     assert proc.stdout == "[]\n"
 
 
+def test_the_parser_reads_the_version_only_for_version():
+    """Building the parser (every command) reads no package metadata: ``--version`` reads it when given."""
+    code = "import sys; from dynamics.cli import build_parser; build_parser(); print('importlib.metadata' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "False\n"
+
+
 def test_python_m_dynamics_is_the_command_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dynamics", "--version"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)

@@ -135,3 +135,36 @@ def test_tree_paths_give_the_link_poses(build):
     for link, T in pose.items():
         # A few products of O(1) rotations and O(0.5 m) offsets: round-off only.
         assert_allclose(config.link_poses[system.link_index[link]], T, rtol=1e-12, atol=1e-12, err_msg=link)
+
+
+@pytest.mark.parametrize("build", list(MECHANISMS.values()), ids=list(MECHANISMS))
+def test_the_adjacency_without_networkx_is_the_multigraphs(build):
+    """:func:`loops.graph.pair_adjacency` (what the compiled system builds its tree from) holds the
+    networkx multigraph's adjacency in the graph's own order, virtual links of point drivers
+    included, and gives the same tree and chords."""
+    from loops.graph import adjacency_tree, pair_adjacency
+
+    model = build().snapshot()
+    system = compile_model(model)
+    graph = mechanism_graph(system.links, system.pairs)
+    adjacency = pair_adjacency(system.links, system.pairs)
+    assert [(node, [(other, list(keys.items())) for other, keys in others.items()]) for node, others in adjacency.items()] \
+        == [(node, [(other, [(key, data["first"]) for key, data in keys.items()]) for other, keys in others.items()])
+            for node, others in graph.adj.items()]
+    real = [p.name for p in model.pairs]  # the road loops' pairs last (loops.compiled)
+    assert adjacency_tree(adjacency, preferred=real) == spanning_tree(graph, preferred=real)
+    assert (system.tree, system.chords) == spanning_tree(graph, preferred=real)
+
+
+def test_a_sweep_imports_no_networkx():
+    """The compiled system builds its tree without networkx (a tenth of a small command's time)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; from mechanism import load_model; m = load_model('examples/four_bar.toml'); "
+            "m.sweep({'A': [0.0, 0.1]}); m.check(); print('networkx' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "False\n"

@@ -43,6 +43,7 @@ stays fast.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -75,12 +76,25 @@ def version() -> str:
             return "unknown"
 
 
+class _Version(argparse.Action):
+    """``--version``: argparse's own action, except that the version is read (importlib.metadata,
+    a twentieth of a small command's time) only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{PROG} {version()}")
+        parser.exit()
+
+
 def build_parser():
     """The command line's parser: one subparser per module of :data:`COMMANDS`, whose ``run``
     is the parsed arguments' ``handler``."""
     parser = ArgumentParser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
                             "(Pavlov's matrix method). Values are in the model file's units.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     sub.required = True
     for command in COMMANDS:

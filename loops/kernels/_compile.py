@@ -61,9 +61,10 @@ import pathlib
 import types
 
 import numba
-from numba.core.caching import IndexDataCacheFile
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
+from numba.core.runtime import nrt
 
 from . import compile_progress
 
@@ -187,6 +188,21 @@ class _CheckedCacheFile(IndexDataCacheFile):
             raise OSError(f"damaged kernel cache file {name}") from None
 
 
+class _LoadingCache(FunctionCache):
+    """numba's cache of one kernel, except that loading a cached kernel does not load numba's
+    compiler: numba refreshes its target context before every load (importing the
+    implementations of every numpy and Python function it can compile, about a third of a
+    warm command's time), which running machine code already compiled does not need. A
+    load here only starts numba's runtime (the allocating kernels call it); a kernel that
+    must be compiled after all is compiled by numba's compiler, which refreshes the context
+    itself first."""
+
+    def load_overload(self, sig, target_context):
+        nrt.rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+
 def _discard(path):
     try:
         os.unlink(path)
@@ -195,9 +211,13 @@ def _discard(path):
 
 
 def _checked(dispatcher):
-    """``dispatcher`` with its cache file checked on loading (:class:`_CheckedCacheFile`); a plain
-    function (``NUMBA_DISABLE_JIT=1``) unchanged."""
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    """``dispatcher`` with its cache file checked on loading (:class:`_CheckedCacheFile`) and its
+    kernels loaded without the compiler (:class:`_LoadingCache`); a plain function
+    (``NUMBA_DISABLE_JIT=1``) unchanged."""
+    cache = getattr(dispatcher, "_cache", None)
+    if type(cache) is FunctionCache:
+        cache.__class__ = _LoadingCache
+    cache_file = getattr(cache, "_cache_file", None)
     if type(cache_file) is IndexDataCacheFile:
         cache_file.__class__ = _CheckedCacheFile
     return dispatcher
