@@ -62,6 +62,8 @@ import types
 
 import numba
 from numba.core.caching import IndexDataCacheFile
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler
 from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
 
@@ -228,6 +230,59 @@ def kernel(function=None, *, forceinline=False):
     return _compiler(**dict(_OPTIONS, forceinline=forceinline))(function)
 
 
+class _LinkOnlyLibrary(JITCodeLibrary):
+    """The code library of a kernel that only other kernels call (:func:`internal_kernel`): its
+    LLVM module is kept for linking into its callers and never made machine code, nor optimized
+    as a module of its own. numba links every callee's module into each caller's and optimizes
+    and generates the whole there (the caller's own machine code holds what it calls), so the
+    callee's own optimization and machine code were compiled and never run. Cached as LLVM
+    bitcode, which numba reads back as such."""
+
+    def _optimize_final_module(self):
+        pass  # each caller optimizes the linked whole
+
+    def _finalize_final_module(self):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def get_pointer_to_function(self, name):
+        return 0
+
+    @property
+    def codegen(self):
+        return _UnlinkedEnvironment(self._codegen)
+
+    def serialize_using_object_code(self):
+        self._ensure_finalized()
+        return (self.name, "bitcode", self._final_module.as_bitcode())
+
+
+class _UnlinkedEnvironment:
+    """numba's code generator as a :class:`_LinkOnlyLibrary` shows it: the library has no machine
+    code, so there is no environment address to set (its kernels never use theirs: they raise
+    nothing and call no Python)."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+    def set_env(self, env_name, env):
+        pass
+
+
+class _LinkOnlyCompiler(Compiler):
+    """numba's compiler pipeline, its code library a :class:`_LinkOnlyLibrary`."""
+
+    def compile_extra(self, func):
+        if self.state.library is None:
+            self.state.library = _LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+            self.state.library.enable_object_caching()
+        return super().compile_extra(func)
+
+
 class _KernelOnly(CPUDispatcher):
     """A dispatcher compiled without the CPython wrapper (:func:`internal_kernel`). A call from
     Python (which would need the wrapper) goes to a twin of the same function compiled as an
@@ -263,6 +318,6 @@ def internal_kernel(function=None, *, forceinline=False):
         return function
     dispatcher = _KernelOnly(py_func=function, locals={},
                              targetoptions=dict(_OPTIONS, nopython=True, no_cpython_wrapper=True,
-                                                forceinline=forceinline))
+                                                forceinline=forceinline), pipeline_class=_LinkOnlyCompiler)
     dispatcher.enable_caching()
     return _checked(dispatcher)
