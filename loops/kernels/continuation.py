@@ -270,7 +270,7 @@ def record_curvature(last_step, direction, q_ddot, curvature, curved):
     curved[CURVED_HERE] = 1.0
 
 
-@internal_kernel
+@inline_kernel
 def curvature_here(topology, geometry, block, here, factor, G, last_step, spare, curvature, curved):
     """Solve and keep the curvature where the latest step ends (see :func:`record_curvature`)
     when the walk records them and it is not kept yet: the accelerations (eq. 4 differentiated
@@ -443,7 +443,7 @@ def _evaluated_again(topology, geometry, work):
     world_twists(topology, geometry, work)
 
 
-@internal_kernel
+@inline_kernel
 def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, q_dot, q_ddot, V, A):
     """Velocities (eq. 4) and accelerations at the closed ``here`` for the driven rates.
 
