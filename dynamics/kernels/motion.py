@@ -373,11 +373,11 @@ def efforts_at_positions(topology, geometry, block, inertia, loads, state, q, ro
     first position that could not be evaluated (a singular position), or N."""
     work, factor, kin = state.work, state.factor, state.kin
     for i in range(q.shape[0]):
-        work.q[:] = q[i]
-        work.rotations[:, :, :] = rotations[i]
+        copy_vector(q[i], work.q)  # loops, not slice assignments: no shape check (and its message) to compile
+        copy_stack(rotations[i], work.rotations)
         configure(topology, geometry, work)
         factorize_block(topology, geometry, block, work, factor)
-        kin.G[:, :] = G[i]
+        copy_matrix(G[i], kin.G)
         load_values(loads, times[i], kin.pair_values, kin.point_values, kin.prescribed)
         # int(0), not 0: numba would compile dynamics_at once more for the literal.
         status = dynamics_at(topology, geometry, block, inertia, loads, work, factor, kin.G, speeds[i],
