@@ -189,6 +189,21 @@ ANALYSES = {a.name: a for a in (
                     help="loads: what holds the wheel, 'driver' (the travel drivers at --travel, default) or "
                     "'spring' (the travel where the spring carries the load)")),
              (), study=False, sensitivities=False, catalogue=False),
+    Analysis("compliance", "compliance", "compliance:compliance",
+             "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "
+             "exact from the linearised equilibrium of the model's bushings (--case: about a loaded state)",
+             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case", required=False)),
+             ("compliance_steer_lateral_patch", "compliance_camber_lateral_patch", "compliance_steer_lateral_centre",
+              "compliance_camber_lateral_centre", "compliance_steer_longitudinal_patch",
+              "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
+              "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
+              "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
+             study=False, sensitivities=False, catalogue=False),
+    Analysis("kc", "K&C curves", "compliance:kc_curves",
+             "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
+             "variant) beside the rigid curve",
+             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case")),
+             ("toe", "camber", "toe_change", "camber_change"), study=False, sensitivities=False, catalogue=False),
 )}
 
 

@@ -47,7 +47,7 @@ from .measure import contact_patch
 from .model import SuspensionResult
 from .motion import Motion
 
-__all__ = ["load_case", "LoadCaseResult", "HELD_BY"]
+__all__ = ["load_case", "LoadCaseResult", "HELD_BY", "WheelLoads", "travel_drivers"]
 
 #: What holds the wheel at each position: the travel drivers, or the suspension spring.
 HELD_BY = ("driver", "spring")
@@ -67,19 +67,24 @@ class LoadCaseResult(SuspensionResult):
                 f"{case.at.replace('-', ' ')}) held by the {self.held_by} of {self.suspension.name!r}")
 
 
-class _Wheels:
-    """The corners' loaded links, hubs, axes and the case's force and moment in vehicle axes."""
+class WheelLoads:
+    """The corners' loaded links, hubs, axes and the case's force and moment in vehicle axes.
+
+    ``link`` {side: the loaded link} (the wheel spinning on the upright, else the upright),
+    ``hubs`` the pairs between them (held: a hub's spin carries no load), ``axes`` {side: (3, 3)
+    rows forward, outboard, up}, ``force`` and ``moment`` {side: (3,)} the case's, N and N m,
+    global (a case in g needs the vehicle's corner load)."""
 
     def __init__(self, susp, case):
         corner_load = None if susp.vehicle is None else susp.vehicle.corner_load()
         local = case.force_newtons(corner_load)
         self.case, self.sides = case, list(susp.corners)
-        self.link, self.force, self.moment, self.hubs = {}, {}, {}, []
+        self.link, self.force, self.moment, self.hubs, self.axes = {}, {}, {}, [], {}
         for side, corner in susp.corners.items():
             resolved = susp.resolved[side]
             forward = np.array([1.0 if corner.forward == "+x" else -1.0, 0.0, 0.0])
             outboard = corner.left if side == "left" else -corner.left
-            axes = np.array([forward, outboard, UP])
+            axes = self.axes[side] = np.array([forward, outboard, UP])
             self.force[side] = local @ axes
             self.moment[side] = np.asarray(case.moment) @ axes
             wheels = sorted(resolved.wheel_links - {corner.upright})
@@ -141,7 +146,7 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
         raise ModelError("held_by", f"expected 'driver' or 'spring', got {held_by!r}")
     if travel_at != "wheel-centre":
         raise ModelError("travel_at", "load cases take wheel travel at the wheel centre (the travel drivers')")
-    wheels = _Wheels(susp, case_for(case, susp.vehicle))
+    wheels = WheelLoads(susp, case_for(case, susp.vehicle))
     if held_by == "driver":
         if travel is None:
             raise ModelError("travel", "held by the travel drivers: give the wheel travels (--travel)")
@@ -155,7 +160,8 @@ def load_case(susp, case, travel=None, *, held_by="driver", travel_at="wheel-cen
     return _finish(susp, wheels, travel, held_by, solved)
 
 
-def _drivers(susp, travel):
+def travel_drivers(susp, travel):
+    """{driver: (N,)}: every corner's travel driver at ``travel`` (m), the steering at its design value."""
     count = len(travel)
     drivers = {susp.resolved[side].travel: np.asarray(travel, dtype=float) for side in susp.corners}
     drivers.update({name: np.zeros(count) for name in susp.steering})
@@ -165,7 +171,7 @@ def _drivers(susp, travel):
 def _solve(susp, wheels, travel, tolerance):
     """The equilibrium at ``travel`` held by the drivers, the case's wrench added: ``(eq,
     efforts {fixed name: (N,)}, reactions, where {side: (N, 3)})``."""
-    eq = equilibrium(susp.mechanism, drivers=_drivers(susp, travel), hold=wheels.hubs, tolerance=tolerance)
+    eq = equilibrium(susp.mechanism, drivers=travel_drivers(susp, travel), hold=wheels.hubs, tolerance=tolerance)
     if eq.free:
         raise ModelError("corner", f"the travel, steering and hubs leave freedoms {', '.join(eq.free)} free: "
                          "load cases need a corner they fix")
