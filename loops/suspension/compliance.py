@@ -37,8 +37,11 @@ constant load ``case`` (its force and moment on each wheel, :mod:`.load_cases`),
 rigid variant's kinematic curve: columns ``toe``, ``camber`` (loaded), ``toe_rigid``,
 ``camber_rigid`` and their differences ``toe_change``, ``camber_change``; the sheet draws
 the loaded and the rigid curves on the same axes. The load acts at the wheel's point at the
-design contact patch (or wheel centre), so it moves with the wheel (the patch's own motion
-under camber, of the order of the loaded radius times the camber change, is left out).
+design contact patch (or wheel centre), so it moves with the wheel: at the wheel centre
+exactly, at the patch as that material point, which the upright's pitch over the travel
+(castor change) carries off the patch by the loaded radius times the pitch (about 1 % of a
+lateral load's steer in the shipped axle's +-40 mm; :func:`compliance` takes the patch at
+every position exactly).
 """
 
 from __future__ import annotations

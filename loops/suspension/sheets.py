@@ -147,10 +147,11 @@ def _with_companions(results, labels):
         out.append(result)
         rigid = getattr(result, "rigid", None)
         case = getattr(result, "case", None)
-        names.append(label if rigid is None else f"{label} loaded" + (f" ({case.name})" if case else ""))
+        design = f"{label} " if len(results) > 1 else ""  # one design: its name is in the title
+        names.append(label if rigid is None else f"{design}loaded" + (f" ({case.name})" if case else ""))
         if rigid is not None:
             out.append(rigid)
-            names.append(f"{label} rigid")
+            names.append(f"{design}rigid")
     return out, names
 
 
