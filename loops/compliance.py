@@ -64,7 +64,7 @@ def free_motions(record):
     rhs = -B[:, :, free].transpose(0, 2, 1)
     x, solved = solve_at_positions(system, block, q, rotations, rhs, SINGULAR_CONDITIONING)
     scale = system.row_scale[None, :, None]
-    rows = np.einsum("Nrn,Nkn->Nrk", B, x) - rhs.transpose(0, 2, 1)
+    rows = B @ x.transpose(0, 2, 1) - rhs.transpose(0, 2, 1)
     size = np.maximum(np.abs(rhs.transpose(0, 2, 1) * scale).max(axis=(1, 2), initial=0.0), 1.0)
     again = np.flatnonzero(~solved | ~(np.abs(rows * scale).max(axis=(1, 2), initial=0.0) <= ROW_CONSISTENCY * size))
     if len(again):
@@ -100,13 +100,16 @@ def load_response(record, wrenches) -> LoadResponse:
     if wrenches.ndim != 4 or wrenches.shape[0] != count or wrenches.shape[2:] != (links, 6):
         raise ValueError(f"wrenches: expected shape ({count}, K, {links}, 6), got {wrenches.shape}")
     G, V = free_motions(record)
-    reduced = np.einsum("NkLs,NjLs->Njk", V, wrenches)                                       # (C1)
+    k = V.shape[1]
+    flat = V.reshape(count, k, links * 6)
+    reduced = wrenches.reshape(count, -1, links * 6) @ flat.transpose(0, 2, 1)                # (C1) (N, K, k)
     K = np.asarray(record.stiffness, dtype=float)
     try:
         shift = np.linalg.solve(K, reduced.transpose(0, 2, 1))                                 # (C2) (N, k, K)
     except np.linalg.LinAlgError:
         raise ModelError("compliance", "the reduced stiffness is singular at a position: a freedom no bushing or "
                          f"load restrains (free: {', '.join(record.free)}) has no compliance; hold it") from None
-    rates = np.einsum("Nkn,NkK->NKn", G, shift)
-    twists = np.einsum("NkLs,NkK->NKLs", V, shift)
+    step = shift.transpose(0, 2, 1)
+    rates = step @ G
+    twists = (step @ flat).reshape(count, -1, links, 6)
     return LoadResponse(rates, twists, V, reduced)

@@ -260,3 +260,17 @@ def test_command_line_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     done = run_kinematrix("suspension", *args, cwd=root)
     assert done.returncode == 2
     assert done.stderr.startswith(message) and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_kingpin_through_ball_joints_on_bushings_is_found():
+    """The corner names its steering axis by the ball joints; on bushings those pairs are gone
+    from the compliant variant, and the axis is taken through their declared centres."""
+    loaded, data = read_tables(FILE)
+    corner = corner_from_table(data["corner"], loaded.units, "corner")
+    m = loaded.mechanism
+    for pair in ("lower_ball", "upper_ball"):
+        spec = next(p for p in m.snapshot().declared() if p.name == pair)
+        m.add_bushing(f"{pair}_bush", spec.first, spec.second, at=spec.at, stiffness=(5e7, 5e7, 5e7, 30, 30, 30),
+                      replaces=pair)
+    result = compliance(Suspension.of_corner(m, corner, units=loaded.units), [0.0])
+    assert np.isfinite(result.metric("compliance_steer_lateral_patch")).all()
