@@ -108,6 +108,8 @@ class Analysis:
     notes : ``{option: why}`` said when an option of another analysis is given to this one
     catalogue : its columns are the catalogue's metrics (False: a table of its own, as the load
         case's forces, :mod:`.hardpoint_loads`, and its own sheet)
+    bushings : it runs on a model with bushings only (their compliant variant: the compliance
+        analyses, :mod:`.compliance`); others are refused, saying how to add them
     """
 
     name: str
@@ -124,6 +126,7 @@ class Analysis:
     own_metrics: tuple = ()
     notes: dict = field(default_factory=dict)
     catalogue: bool = True
+    bushings: bool = False
 
     def run(self, suspension, **inputs):
         """The analysis of ``suspension`` with ``inputs`` (SI; ``travel_at``, ``tolerance``)."""
@@ -198,12 +201,13 @@ ANALYSES = {a.name: a for a in (
               "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
               "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
               "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
-             study=False, sensitivities=False, catalogue=False),
+             study=False, sensitivities=False, catalogue=False, bushings=True),
     Analysis("kc", "K&C curves", "compliance:kc_curves",
              "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
              "variant) beside the rigid curve",
              (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case")),
-             ("toe", "camber", "toe_change", "camber_change"), study=False, sensitivities=False, catalogue=False),
+             ("toe", "camber", "toe_change", "camber_change"), study=False, sensitivities=False, catalogue=False,
+             bushings=True),
 )}
 
 
