@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.errors import ModelError
-
 from .configuration import constraint_matrix, evaluate
 from .continuation import SINGULAR_CONDITIONING
 from .linear import least_squares_block, solve_at_positions, square_block_at
@@ -90,9 +88,8 @@ def load_response(record, wrenches) -> LoadResponse:
 
     Raises
     ------
-    ModelError
-        When the reduced stiffness is singular at a position (a neutral equilibrium: a freedom
-        no load restrains has no compliance).
+    ValueError
+        ``wrenches`` of another shape.
     """
     wrenches = np.asarray(wrenches, dtype=float)
     system = record.system
@@ -103,12 +100,8 @@ def load_response(record, wrenches) -> LoadResponse:
     k = V.shape[1]
     flat = V.reshape(count, k, links * 6)
     reduced = wrenches.reshape(count, -1, links * 6) @ flat.transpose(0, 2, 1)                # (C1) (N, K, k)
-    K = np.asarray(record.stiffness, dtype=float)
-    try:
-        shift = np.linalg.solve(K, reduced.transpose(0, 2, 1))                                 # (C2) (N, k, K)
-    except np.linalg.LinAlgError:
-        raise ModelError("compliance", "the reduced stiffness is singular at a position: a freedom no bushing or "
-                         f"load restrains (free: {', '.join(record.free)}) has no compliance; hold it") from None
+    # K_uu is regular: an equilibrium whose K_uu is singular (neutral) stops before it is returned
+    shift = np.linalg.solve(np.asarray(record.stiffness, dtype=float), reduced.transpose(0, 2, 1))   # (C2) (N, k, K)
     step = shift.transpose(0, 2, 1)
     rates = step @ G
     twists = (step @ flat).reshape(count, -1, links, 6)
