@@ -26,6 +26,10 @@ dimension              example                         with mm and deg
 ``percent``            anti-dive                       %
 =====================  ==============================  ================
 
+Two named quantities hold values per a unit of their own, as ``percent`` per hundred: the
+compliances ``angle_per_kilonewton`` (rad per kN in memory, deg/kN with deg) and
+``angle_per_100_newton_metres`` (rad per 100 N m; deg/100 N m).
+
 Rates of a column (``_dot``, ``_ddot``) are per second: time is always s, so they scale as
 their column. The named quantities of model files (:data:`QUANTITIES`, for example
 ``"angular_stiffness"``) may be used wherever a dimension is expected.
@@ -81,11 +85,15 @@ QUANTITIES = {
     "time": "time",
     "none": "dimensionless",
     "percent": "dimensionless",  # a ratio in percent (anti-dive), labelled %
+    # compliances, held per kN and per 100 N m as percent is per hundred: angle/kN, angle/(100 N m)
+    "angle_per_kilonewton": "angle/force",
+    "angle_per_100_newton_metres": "angle/force",  # labelled per 100 N m: no length to scale
 }
 #: What introduces, at the end of a CSV file's units line, each column's unit
 #: (:meth:`Units.comment`; ``kinematrix plot`` reads it back).
 COLUMNS_NOTE = "; columns: "
-_LABEL_OVERRIDES = {"pitch": "{length}/rev", "percent": "%", "angle/angle": "{angle}/{angle}"}
+_LABEL_OVERRIDES = {"pitch": "{length}/rev", "percent": "%", "angle/angle": "{angle}/{angle}",
+                    "angle_per_kilonewton": "{angle}/kN", "angle_per_100_newton_metres": "{angle}/100 N m"}
 _DIMENSIONLESS = ("", "1", "none", "dimensionless")
 _FACTOR = re.compile(r"^([A-Za-z_]+)(?:\^(-?\d+))?$")
 

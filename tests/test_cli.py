@@ -633,7 +633,7 @@ def test_suspension_to_standard_output_and_contact_patch_travel(tmp_path, capsys
     (["--analysis", "parallel"], "--travel: required by --analysis parallel"),
     (["--analysis", "steering"], "--analysis steering: give --rack or --steering-wheel"),
     (["--analysis", "banana"], None),
-    ([], "--analysis: required (parallel, opposite, roll, steering, combined, pitch or loads)"),
+    ([], "--analysis: required (parallel, opposite, roll, steering, combined, pitch, loads, compliance or kc)"),
     (["--analysis", "parallel", "--travel", "0", "--save", "x.toml"], "--save: only with --apply-hardpoints"),
     (["--analysis", "steering", "--rack", "-10:10:10", "--travel", "-10:10:10"],
      "--travel: a steering analysis takes one wheel travel (use --analysis combined for several)"),

@@ -42,6 +42,7 @@ MODELS = {
     "five_link_rear.toml": ("travel=-20:20:20", "wheel_centre.y", True),
     "four_bar.toml": ("A=0:60:30", "C", True),
     "front_axle.toml": ("travel=-20:20:20", "wheel_centre.y", True),
+    "front_axle_bushings.toml": ("travel=-20:20:20", "wheel_centre.y", True),
     "governor.toml": ("spin=0:60:30", "arm1", True),
     "hooke_joint.toml": ("input=0:60:30", "output", False),
     "landing_gear.toml": ("actuator=0:-200:-100", "trunnion", True),
@@ -58,6 +59,7 @@ CORNERS = {
     "double_wishbone_steer.toml": (["--analysis", "steering", "--rack", "-20:20:20"], "lower_ball"),
     "five_link_rear.toml": (["--analysis", "parallel", "--travel", "-40:40:40"], "upper_front_outer"),
     "front_axle.toml": (["--analysis", "opposite", "--travel", "-40:40:40"], "lower_ball_left"),
+    "front_axle_bushings.toml": (["--analysis", "parallel", "--travel", "-40:40:40"], "lower_ball_left"),
     "macpherson.toml": (["--analysis", "roll", "--roll", "-2:2:2", "--axle"], "lower_ball"),
 }
 VARY = """design = "latin-hypercube"

@@ -42,8 +42,10 @@ def front():
 
 @pytest.fixture(scope="module")
 def results(front):
-    """Every analysis of the registry on the front axle, its inputs by their quantities (one of
-    each one-of group; a second model, the shipped rear corner)."""
+    """Every analysis of the registry on the front axle (on its bushings for those that need
+    them), its inputs by their quantities (one of each one-of group; a second model, the
+    shipped rear corner)."""
+    bushed = load_suspension(EXAMPLES / "front_axle_bushings.toml")
     values = {"length": TRAVEL, "angle": np.radians([-1.0, 0.0, 1.0]), "steering": np.linspace(-0.01, 0.01, 3)}
     out = {}
     for name, entry in ANALYSES.items():
@@ -54,7 +56,7 @@ def results(front):
             groups.add(item.one_of)
             given[item.name] = load_suspension(EXAMPLES / "five_link_rear.toml") if item.quantity == "model" \
                 else TEXTS[item.name] if item.quantity == "text" else values[item.quantity]
-        out[name] = entry.run(front, **given)
+        out[name] = entry.run(bushed if entry.bushings else front, **given)
     return out
 
 
@@ -62,6 +64,7 @@ def test_every_analysis_runs_from_its_entry_and_carries_its_title_and_inputs(res
     for name, entry in ANALYSES.items():
         result = results[name]
         assert result.analysis == entry.title
+        assert result.suspension.model.use_bushings == entry.bushings
         assert result.input_names == list(result.metrics)[:len(result.input_names)]
         for metric in entry.own_metrics:
             assert f"{metric}_left" in result.metrics, (name, metric)

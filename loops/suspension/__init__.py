@@ -17,7 +17,9 @@
   (:mod:`~loops.suspension.body_motion`); the wheels placed by :mod:`~loops.suspension.travel`.
 * :mod:`~loops.suspension.load_cases` and :mod:`~loops.suspension.hardpoint_loads`: load
   cases (:class:`LoadCase`, :data:`STANDARD_CASES`) and :func:`load_case`, the hardpoint,
-  member, spring and rack forces of one at every position (``--analysis loads``).
+  member, spring and rack forces of one at every position (``--analysis loads``);
+  :mod:`~loops.suspension.compliance`: :func:`compliance` and :func:`kc_curves`, the compliance
+  analyses of a model on bushings (``--analysis compliance``, ``--analysis kc``).
 * :mod:`~loops.suspension.files`: :func:`load_suspension` reads a corner or axle file.
 * :mod:`~loops.suspension.hardpoints`: hardpoint tables out to CSV and back into a model file.
 * :mod:`~loops.suspension.sheets`: the standard sheet of an analysis, and comparisons.
@@ -43,12 +45,14 @@ _EXPORTS = {"ANALYSES": ".analyses", "Suspension": ".model", "SuspensionResult":
             "load_suspension": ".files", "AXLE_METRICS": ".metrics", "METRICS": ".metrics",
             "ROLL_METRICS": ".metrics", "contact_patch": ".measure", "metrics_at": ".measure", "rates": ".measure",
             "suspension_metrics": ".measure", "Vehicle": ".vehicle", "vehicle_from_table": ".vehicle",
-            "load_case": ".hardpoint_loads", "LoadCase": ".load_cases", "STANDARD_CASES": ".load_cases"}
+            "load_case": ".hardpoint_loads", "LoadCase": ".load_cases", "STANDARD_CASES": ".load_cases",
+            "compliance": ".compliance", "kc_curves": ".compliance"}
 
 
 __all__ = ["Corner", "Vehicle", "Axle", "Suspension", "SuspensionResult", "suspension_metrics", "metrics_at",
            "rates", "contact_patch", "METRICS", "AXLE_METRICS", "ROLL_METRICS", "ANALYSES", "parallel_travel",
            "opposite_travel", "roll", "steering", "combined", "mirror_corner", "axle_from_corners",
-           "corner_from_table", "vehicle_from_table", "load_suspension", "load_case", "LoadCase", "STANDARD_CASES"]
+           "corner_from_table", "vehicle_from_table", "load_suspension", "load_case", "LoadCase", "STANDARD_CASES",
+           "compliance", "kc_curves"]
 
 export_lazily(__name__)

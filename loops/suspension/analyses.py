@@ -108,6 +108,8 @@ class Analysis:
     notes : ``{option: why}`` said when an option of another analysis is given to this one
     catalogue : its columns are the catalogue's metrics (False: a table of its own, as the load
         case's forces, :mod:`.hardpoint_loads`, and its own sheet)
+    bushings : it runs on a model with bushings only (their compliant variant: the compliance
+        analyses, :mod:`.compliance`); others are refused, saying how to add them
     """
 
     name: str
@@ -124,6 +126,7 @@ class Analysis:
     own_metrics: tuple = ()
     notes: dict = field(default_factory=dict)
     catalogue: bool = True
+    bushings: bool = False
 
     def run(self, suspension, **inputs):
         """The analysis of ``suspension`` with ``inputs`` (SI; ``travel_at``, ``tolerance``)."""
@@ -192,6 +195,22 @@ ANALYSES = {a.name: a for a in (
                     help="loads held by the spring: the fractions of the case applied in turn, 'first:last:step' "
                     "or 'a, b' (default 1: the whole case)")),
              (), study=False, sensitivities=False, catalogue=False),
+    Analysis("compliance", "compliance", "compliance:compliance",
+             "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "
+             "exact from the linearised equilibrium of the model's bushings (--case: about a loaded state)",
+             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case", required=False)),
+             ("compliance_steer_lateral_patch", "compliance_camber_lateral_patch", "compliance_steer_lateral_centre",
+              "compliance_camber_lateral_centre", "compliance_steer_longitudinal_patch",
+              "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
+              "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
+              "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
+             study=False, sensitivities=False, catalogue=False, bushings=True),
+    Analysis("kc", "K&C curves", "compliance:kc_curves",
+             "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
+             "variant) beside the rigid curve",
+             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case")),
+             ("toe", "camber", "toe_change", "camber_change"), study=False, sensitivities=False, catalogue=False,
+             bushings=True),
 )}
 
 

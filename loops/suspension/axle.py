@@ -75,7 +75,7 @@ class _Copy:
         self.model, self.suffix, self.mirror, self.plane_y = model, suffix, mirror, plane_y
         self.shared = set(shared)
         self.M = np.diag([1.0, -1.0, 1.0]) if mirror else np.eye(3)
-        self.shared_pairs = {p.name for p in model.pairs
+        self.shared_pairs = {p.name for p in model.declared()
                              if not p.virtual and {p.first, p.second} <= self.shared | {GROUND}}
 
     def point(self, p):
@@ -114,7 +114,7 @@ class _Copy:
                 continue
             m.add_link(self.link(link.name), mass=link.mass, com=self.point(link.com),
                        inertia=M @ np.asarray(link.inertia) @ M.T)
-        for pair in model.pairs:
+        for pair in model.declared():
             if pair.virtual:
                 continue
             if pair.name in self.shared_pairs:
@@ -149,6 +149,30 @@ class _Copy:
                                 free_length=sd.free_length, damping=sd.damping, damping_law=sd.damping_law)
         for pf in model.point_forces:
             m.add_point_force(self.name(pf.name), self.link(pf.link), self.point(pf.at), _mapped(pf.force, M))
+        self._add_bushings(m, include_shared)
+
+    def _add_bushings(self, m: Mechanism, include_shared: bool):
+        """The bushings, mirrored: a mirror turns the axes (x, y, z) into (M x, -M y, M z) (right-handed
+        again), under which slides along y and turns about x and z change sign (turns are axial
+        vectors): the rates' matrix and the preload take ``S K S`` and ``S p``,
+        ``S = diag(1, -1, 1, -1, 1, -1)``. The model's variant (``use_bushings``) is kept."""
+        model = self.model
+        flip = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0]) if self.mirror else np.ones(6)
+        for bushing in model.bushings:
+            shared = {bushing.first, bushing.second} <= self.shared | {GROUND}
+            if shared and not include_shared:
+                continue
+            axes = [self.vector(a) * s for a, s in zip(bushing.axes, flip[:3])]
+            rates = [flip[:, None] * matrix * flip[None, :]
+                     for matrix in (bushing.stiffness_matrix(), bushing.damping_matrix())]
+            replaces = bushing.replaces
+            if replaces is not None and not (shared and replaces in self.shared_pairs):
+                replaces = self.name(replaces)
+            m.add_bushing(bushing.name if shared else self.name(bushing.name), self.link(bushing.first),
+                          self.link(bushing.second), at=self.point(bushing.at), axes=axes, stiffness=rates[0],
+                          damping=rates[1], preload=flip * bushing.preload, replaces=replaces)
+        if model.bushings:
+            m.use_bushings(model.use_bushings)
 
     def _check_symmetric(self, pair):
         size = model_size(self.model)

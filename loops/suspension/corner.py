@@ -402,11 +402,12 @@ def _scalar_variables(model):
 
 
 def _locate(model, name, upright, where):
-    """A point or a pair centre by name (pairs on ``upright`` when they touch it)."""
+    """A point or a pair centre by name (pairs on ``upright`` when they touch it; a pair a bushing
+    replaces in the compliant variant is found as declared, its centre on the same links)."""
     for point in model.points:
         if point.name == name:
             return Located(point.link, point.at, f"point {name!r}", _point_source(model, point))
-    for pair in model.pairs:
+    for pair in model.declared() + model.pairs:
         if pair.name == name and not pair.virtual:
             source = None if pair.local else pair.name
             if pair.second == upright or pair.first != upright:

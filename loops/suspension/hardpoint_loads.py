@@ -52,7 +52,7 @@ from .measure import contact_patch
 from .model import SuspensionResult
 from .motion import Motion
 
-__all__ = ["load_case", "LoadCaseResult", "HELD_BY"]
+__all__ = ["load_case", "LoadCaseResult", "HELD_BY", "WheelLoads", "travel_drivers"]
 
 #: What holds the wheel at each position: the travel drivers, or the suspension spring.
 HELD_BY = ("driver", "spring")
@@ -73,19 +73,24 @@ class LoadCaseResult(SuspensionResult):
                 + (" (the case times load_scale, the wheel travel settling)" if self.held_by == "spring" else ""))
 
 
-class _Wheels:
-    """The corners' loaded links, hubs, axes and the case's force and moment in vehicle axes."""
+class WheelLoads:
+    """The corners' loaded links, hubs, axes and the case's force and moment in vehicle axes.
+
+    ``link`` {side: the loaded link} (the wheel spinning on the upright, else the upright),
+    ``hubs`` the pairs between them (held: a hub's spin carries no load), ``axes`` {side: (3, 3)
+    rows forward, outboard, up: that wheel's own}, ``force`` and ``moment`` {side: (3,)} the case's,
+    N and N m, global (a case in g needs the vehicle's corner load): written in the left wheel's
+    axes and the same in vehicle axes on every wheel."""
 
     def __init__(self, susp, case):
         corner_load = None if susp.vehicle is None else susp.vehicle.corner_load()
         local = case.force_newtons(corner_load)
         self.case, self.sides = case, list(susp.corners)
         self.link, self.force, self.moment, self.hubs = {}, {}, {}, []
-        written = "left" if "left" in susp.corners else self.sides[0]  # the wheel whose axes the case is in
-        own = susp.corners[written]
-        forward = np.array([1.0 if own.forward == "+x" else -1.0, 0.0, 0.0])
-        outboard = own.left if written == "left" else -own.left
-        axes = np.array([forward, outboard, UP])
+        self.axes = {side: _wheel_axes(side, corner) for side, corner in susp.corners.items()}
+        # A case is written in one wheel's axes (the left, the outer one in cornering) and every
+        # wheel takes it alike in vehicle axes: both tyres push the same way in a turn.
+        axes = self.axes["left" if "left" in susp.corners else self.sides[0]]
         for side, corner in susp.corners.items():
             resolved = susp.resolved[side]
             self.force[side] = local @ axes
@@ -153,7 +158,7 @@ def load_case(susp, case, travel=None, *, held_by="driver", scale=None, travel_a
         raise ModelError("held_by", f"expected 'driver' or 'spring', got {held_by!r}")
     if travel_at != "wheel-centre":
         raise ModelError("travel_at", "load cases take wheel travel at the wheel centre (the travel drivers')")
-    wheels = _Wheels(susp, case_for(case, susp.vehicle))
+    wheels = WheelLoads(susp, case_for(case, susp.vehicle))
     if held_by == "driver":
         if travel is None:
             raise ModelError("travel", "held by the travel drivers: give the wheel travels (--travel)")
@@ -198,8 +203,15 @@ def _fractions(scale):
     return values
 
 
-def _drivers(susp, travel):
-    """The drivers' values: ``travel`` (N,) for every wheel alike, or (N, sides) one per wheel."""
+def _wheel_axes(side, corner):
+    """(3, 3) rows forward, outboard, up of the wheel on ``side`` (vehicle axes, global)."""
+    forward = np.array([1.0 if corner.forward == "+x" else -1.0, 0.0, 0.0])
+    return np.array([forward, corner.left if side == "left" else -corner.left, UP])
+
+
+def travel_drivers(susp, travel):
+    """{driver: (N,)}: every corner's travel driver at ``travel`` (m; (N,) for every wheel alike,
+    or (N, sides) one per wheel), the steering at its design value."""
     travel = np.asarray(travel, dtype=float)
     count = len(travel)
     columns = travel if travel.ndim == 2 else np.repeat(travel[:, None], len(susp.corners), axis=1)
@@ -212,7 +224,7 @@ def _held(susp, wheels, travel, scale, tolerance):
     """The equilibrium at ``travel`` held by the drivers, ``scale`` times the case's wrench added:
     ``(eq, efforts {fixed name: (N,)}, wrench {side: (N, 6)}, where {side: (N, 3)})``, the
     efforts by virtual work (the module docstring)."""
-    eq = equilibrium(susp.mechanism, drivers=_drivers(susp, travel), hold=wheels.hubs, tolerance=tolerance)
+    eq = equilibrium(susp.mechanism, drivers=travel_drivers(susp, travel), hold=wheels.hubs, tolerance=tolerance)
     if eq.free:
         raise ModelError("corner", f"the travel, steering and hubs leave freedoms {', '.join(eq.free)} free: "
                          "load cases need a corner they fix")

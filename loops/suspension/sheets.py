@@ -95,6 +95,7 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
         raise ModelError("results", f"the designs ran different analyses ({', '.join(sorted(kinds))})")
     analysis = results[0].analysis
     labels = list(labels) if labels is not None else [_name(r) for r in results]
+    results, labels = _with_companions(results, labels)
     units = results[0].units if units is None else Units.of(units)
     if metrics is None:
         entry = titled(analysis)
@@ -134,6 +135,24 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
     if path is not None:
         save_figure(fig, path, dpi=90)
     return fig
+
+
+def _with_companions(results, labels):
+    """Each result followed by the curve it is drawn beside (K&C: ``rigid``, the rigid variant's
+    kinematics), labelled ``loaded`` and ``rigid``; results without one as they are."""
+    if not any(getattr(r, "rigid", None) is not None for r in results):
+        return results, labels
+    out, names = [], []
+    for result, label in zip(results, labels):
+        out.append(result)
+        rigid = getattr(result, "rigid", None)
+        case = getattr(result, "case", None)
+        design = f"{label} " if len(results) > 1 else ""  # one design: its name is in the title
+        names.append(label if rigid is None else f"{design}loaded" + (f" ({case.name})" if case else ""))
+        if rigid is not None:
+            out.append(rigid)
+            names.append(f"{design}rigid")
+    return out, names
 
 
 def _colors(count):

@@ -1,0 +1,299 @@
+"""Compliance analyses of a corner or axle on bushings: what a K&C rig measures.
+
+Both analyses take the model's **compliant variant** (:meth:`mechanism.Mechanism.use_bushings`:
+the pairs the bushings replace give way to them; a model without bushings is refused, saying
+how to add them) and hold every wheel by its travel driver at the travels given, the steering
+at its design value and each wheel's spin on its hub, as a K&C rig's wheel pads and clamps
+do; the bushings settle where the model's own loads (gravity, the springs) balance
+(:func:`loops.equilibrium`).
+
+:func:`compliance` (``--analysis compliance``): at every position, the compliance under a unit
+load on each wheel, exact from the linearised equilibrium (METHOD.md "Compliance" (C1)-(C3),
+:func:`loops.compliance.load_response`; no load applied, no step size), the toe and camber
+rates by the metrics' own jets (:mod:`.wheel`). The loads, in the corner's axes (as a
+:class:`~loops.suspension.load_cases.LoadCase`: + forward, + outboard, + up), on the wheel:
+
+=====================  =========================================================
+load                   what
+=====================  =========================================================
+``lateral_patch``      1 N outboard at the contact patch (cornering, the inner wheel)
+``lateral_centre``     1 N outboard at the wheel centre
+``longitudinal_patch`` 1 N forward at the contact patch (minus braking, outboard brakes)
+``longitudinal_centre`` 1 N forward at the wheel centre (traction; braking with inboard brakes)
+``aligning``           1 N m about the vertical, turning the wheel's front outboard (toe-out)
+=====================  =========================================================
+
+Columns, per load: ``compliance_steer_<load>`` (toe, + toe-in) and ``compliance_camber_<load>``
+(camber, + top outboard) in angle per kN (per 100 N m for ``aligning``; in memory rad per kN
+and rad per 100 N m, the file's angle unit on the CSV: deg/kN); then the stiffnesses
+``lateral_stiffness_patch``, ``lateral_stiffness_centre``, ``longitudinal_stiffness_patch``,
+``longitudinal_stiffness_centre`` (N/m, N/mm in a mm file): the load over the displacement it
+makes along itself of the point it acts at (the contact patch of :mod:`.wheel`, or the wheel
+centre). An axle's columns end in ``_left`` and ``_right``. With ``case`` the compliance is
+taken about the loaded equilibrium (the case's force held on the wheels).
+
+:func:`kc_curves` (``--analysis kc``): parallel travel of the compliant variant under the
+constant load ``case`` (its force and moment on each wheel, :mod:`.load_cases`), beside the
+rigid variant's kinematic curve: columns ``toe``, ``camber`` (loaded), ``toe_rigid``,
+``camber_rigid`` and their differences ``toe_change``, ``camber_change``; the sheet draws
+the loaded and the rigid curves on the same axes. The load acts at the wheel's point at the
+design contact patch (or wheel centre), so it moves with the wheel: at the wheel centre
+exactly, at the patch as that material point, which the upright's pitch over the travel
+(castor change) carries off the patch by the loaded radius times the pitch (about 1 % of a
+lateral load's steer in the shipped axle's +-40 mm; :func:`compliance` takes the patch at
+every position exactly).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from mechanism.errors import ModelError, SweepStopped
+
+from ..compliance import load_response
+from ..continuation import DEFAULT_TOLERANCE
+from ..results import Column
+from ..statics import equilibrium
+from .hardpoint_loads import WheelLoads, travel_drivers
+from .load_cases import LoadCase, case_for
+from .model import Suspension
+from .motion import Frame, Motion
+from .standard import parallel_travel
+from .travel import input_values
+from .wheel import Wheel, camber, toe
+
+__all__ = ["compliance", "kc_curves", "compliant_variant", "COMPLIANCE_LOADS", "PER_KILONEWTON", "PER_100_NM"]
+
+#: The unit loads of :func:`compliance`: (name, direction in the corner's axes, where), the
+#: direction ``"toe-out"`` a moment about the vertical turning the wheel's front outboard
+#: (``forward x outboard``: up on a left wheel, down on a right one, mirror images).
+COMPLIANCE_LOADS = (("lateral_patch", "outboard", "contact-patch"), ("lateral_centre", "outboard", "wheel-centre"),
+                    ("longitudinal_patch", "forward", "contact-patch"),
+                    ("longitudinal_centre", "forward", "wheel-centre"), ("aligning", "toe-out", "moment"))
+#: A compliance's column quantity and scale: rad per kN (force loads), rad per 100 N m (moment).
+PER_KILONEWTON, PER_100_NM = "angle_per_kilonewton", "angle_per_100_newton_metres"
+_SCALE = {PER_KILONEWTON: 1e3, PER_100_NM: 1e2}
+_AXES = {"forward": 0, "outboard": 1}
+_NO_LOAD = LoadCase("none", unit="N")
+
+
+def compliant_variant(susp, wheels=None) -> Suspension:
+    """``susp`` in its compliant variant (a copy; ``susp`` is unchanged), with the force and
+    moment of ``wheels`` (:class:`~loops.suspension.hardpoint_loads.WheelLoads`, or None) held
+    on each loaded link: the force at the wheel's point at the design contact patch or wheel
+    centre, the moment as a couple of two forces 1 m apart across it.
+
+    Raises
+    ------
+    ModelError
+        At ``bushings`` for a model without bushings.
+    """
+    model = susp.model
+    if not model.bushings:
+        raise ModelError("bushings", f"{susp.name!r} has no bushings: compliance needs the compliant variant. Add "
+                         "[[bushings]] tables (name, links, at, axes, stiffness, replaces = the pair each stands for) "
+                         "to the model file, or Mechanism.add_bushing, as examples/front_axle_bushings.toml does")
+    mechanism = copy.deepcopy(susp.mechanism)
+    mechanism.use_bushings(True)
+    if wheels is not None:
+        for side in wheels.sides:
+            design = susp.design[side]
+            at = design.patch if wheels.case.at == "contact-patch" else design.centre
+            link = wheels.link[side]
+            if np.any(wheels.force[side]):
+                mechanism.add_point_force(f"case_{side}", link, at, tuple(wheels.force[side]))
+            moment = wheels.moment[side]
+            if np.any(moment):
+                # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
+                across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
+                a = 0.5 * across / np.linalg.norm(across)
+                f = np.cross(moment, a) / (2.0 * a @ a)
+                mechanism.add_point_force(f"case_moment_{side}_a", link, at + a, tuple(f))
+                mechanism.add_point_force(f"case_moment_{side}_b", link, at - a, tuple(-f))
+    return Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
+
+
+def _settle(susp, travel, wheels, tolerance):
+    """The compliant variant's equilibria at ``travel`` held by the travel drivers:
+    ``(variant, EquilibriumResult, stop)`` (``stop`` a SweepStopped with its positions reached)."""
+    variant = compliant_variant(susp, wheels)
+    try:
+        return variant, equilibrium(variant.mechanism, drivers=travel_drivers(variant, travel), hold=wheels.hubs,
+                                    tolerance=tolerance), None
+    except SweepStopped as stop:
+        return variant, stop.partial, stop
+
+
+def _suffix(susp, side):
+    return f"_{side}" if susp.is_axle else ""
+
+
+def _wheel(variant, side, motion):
+    corner = variant.corners[side]
+    return Wheel(variant.resolved[side], corner, variant.design[side], motion, Frame.body(corner))
+
+
+def _unit_wrenches(variant, record, wheels):
+    """(N, K, L, 6) the unit loads of :data:`COMPLIANCE_LOADS` on each side's loaded link (K = 5
+    per side, sides in order), about the origin, at the positions' contact patches and wheel
+    centres."""
+    system = record.system
+    count, links = len(record), system.topology.links
+    out = np.zeros((count, len(COMPLIANCE_LOADS) * len(wheels.sides), links, 6))
+    rest = Motion.of(record)
+    for s, side in enumerate(wheels.sides):
+        wheel = _wheel(variant, side, rest)
+        link = system.link_index[wheels.link[side]]
+        forward, outboard, _ = wheels.axes[side]
+        directions = {"forward": forward, "outboard": outboard, "toe-out": np.cross(forward, outboard)}
+        for j, (_, direction, where) in enumerate(COMPLIANCE_LOADS):
+            unit = directions[direction]
+            k = s * len(COMPLIANCE_LOADS) + j
+            if where == "moment":
+                out[:, k, link, :3] = unit
+                continue
+            point = wheel.P.value if where == "contact-patch" else wheel.C.value
+            out[:, k, link, :3] = np.cross(point, unit)
+            out[:, k, link, 3:] = unit
+    return out
+
+
+def _compliance_columns(variant, record, wheels):
+    """The columns of :func:`compliance` (module docstring) at the positions of ``record``."""
+    system = record.system
+    response = load_response(record, _unit_wrenches(variant, record, wheels))
+    columns, stiffness = [], []
+    for s, side in enumerate(wheels.sides):
+        suffix = _suffix(variant, side)
+        for j, (name, direction, where) in enumerate(COMPLIANCE_LOADS):
+            k = s * len(COMPLIANCE_LOADS) + j
+            motion = Motion(record.pose, lambda link, k=k: response.twists[:, k, system.link_index[link]])
+            wheel = _wheel(variant, side, motion)
+            quantity = PER_100_NM if where == "moment" else PER_KILONEWTON
+            for label, metric in (("steer", toe), ("camber", camber)):
+                columns.append(Column(f"compliance_{label}_{name}{suffix}", metric(wheel).d * _SCALE[quantity],
+                                      quantity, 0))
+            if where != "moment":
+                moved = wheel.P.d if where == "contact-patch" else wheel.C.d
+                along = moved @ wheels.axes[side][_AXES[direction]]
+                with np.errstate(divide="ignore"):
+                    stiffness.append(Column(f"{name.split('_')[0]}_stiffness_{name.split('_')[1]}{suffix}",
+                                            1.0 / along, "force/length", 0))
+    return columns + stiffness
+
+
+def compliance(susp, travel, case=None, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE):
+    """Compliance steer and camber, wheel-centre and patch stiffness at every wheel travel
+    (the module docstring; METHOD.md (C1)-(C3)).
+
+    Parameters
+    ----------
+    susp : Suspension (a corner or an axle) whose model has bushings
+    travel : (N,) wheel travel at the wheel centre, m (+ bump); both wheels of an axle alike
+    case : str, dict or LoadCase, optional: a load held on the wheels, the compliance taken
+        about that loaded equilibrium (default: the model's own loads only)
+    travel_at : "wheel-centre" (the travel drivers')
+    tolerance : closure tolerance (dimensionless)
+
+    Returns
+    -------
+    SuspensionResult
+        analysis ``"compliance"``; columns ``wheel_travel`` and those of the module docstring
+        (in memory rad per kN, rad per 100 N m, N/m); ``suspension`` the compliant variant.
+
+    Raises
+    ------
+    ModelError
+        A model without bushings, ``travel_at`` not the wheel centre, a bad case.
+    SweepStopped
+        When an equilibrium cannot be reached (``.partial``: the positions reached, with their columns).
+    """
+    travel, wheels = _inputs(susp, travel, case, travel_at)
+    variant, record, stop = _settle(susp, travel, wheels, tolerance)
+    inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
+    columns = _compliance_columns(variant, record, wheels) if len(record) else []
+    return variant.finish(record, "compliance", "wheel-centre", inputs, columns, stop)
+
+
+def _inputs(susp, travel, case, travel_at):
+    if travel_at != "wheel-centre":
+        raise ModelError("travel_at", "compliance analyses hold the wheels by their travel drivers: wheel travel at "
+                         "the wheel centre")
+    travel = input_values(travel, "travel")
+    return travel, WheelLoads(susp, _NO_LOAD if case is None else case_for(case, susp.vehicle))
+
+
+def _position_columns(variant, record, names, tag=""):
+    """``toe`` and ``camber`` (and ``_left``/``_right``) of ``record``'s positions, named with ``tag``."""
+    out = []
+    rest = Motion.of(record)
+    for side in variant.corners:
+        wheel = _wheel(variant, side, rest)
+        for name, metric in names:
+            out.append(Column(f"{name}{tag}{_suffix(variant, side)}", metric(wheel).value, "angle", 0))
+    return out
+
+
+def kc_curves(susp, travel, case, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE):
+    """Parallel travel under the constant load ``case`` beside the rigid curve (the module
+    docstring).
+
+    Parameters
+    ----------
+    susp : Suspension (a corner or an axle) whose model has bushings
+    travel : (N,) wheel travel at the wheel centre, m (+ bump); both wheels of an axle alike
+    case : str, dict or LoadCase, the load on every wheel (:mod:`.load_cases`)
+    travel_at : "wheel-centre"
+    tolerance : closure tolerance (dimensionless)
+
+    Returns
+    -------
+    SuspensionResult
+        analysis ``"K&C curves"``; columns ``wheel_travel``, ``toe``, ``camber`` (loaded, the
+        compliant variant), ``toe_rigid``, ``camber_rigid`` (the rigid variant's kinematics),
+        ``toe_change``, ``camber_change`` (loaded less rigid), rad; ``rigid`` the rigid
+        curve as a result of its own (its ``toe``, ``camber`` and zero changes: what the sheet
+        draws beside; None when it reached no position), ``case`` the LoadCase.
+
+    Raises
+    ------
+    ModelError, SweepStopped
+        As :func:`compliance` (the rigid columns are NaN past a position the rigid sweep
+        cannot reach).
+    """
+    travel, wheels = _inputs(susp, travel, case, travel_at)
+    variant, record, stop = _settle(susp, travel, wheels, tolerance)
+    count = len(record)
+    rigid_model = copy.deepcopy(susp.mechanism)
+    rigid_model.use_bushings(False)
+    rigid = Suspension(rigid_model, susp.corners, susp.vehicle, susp.units, susp.name)
+    try:
+        kinematic = parallel_travel(rigid, travel[:count], tolerance=tolerance) if count else None
+    except SweepStopped as rigid_stop:  # the rigid curve ends there: NaN beyond
+        kinematic = rigid_stop.partial
+    names = (("toe", toe), ("camber", camber))
+    loaded = _position_columns(variant, record, names) if count else []
+    reached = 0 if kinematic is None else len(kinematic)
+    still = _position_columns(rigid, kinematic, names) if reached else []
+    padded = [np.r_[c.values, np.full(count - reached, np.nan)] for c in still] or [np.full(count, np.nan)] * len(
+        loaded)
+    tagged = [Column(c.name.replace("toe", "toe_rigid", 1).replace("camber", "camber_rigid", 1), v, "angle", 0)
+              for c, v in zip(loaded, padded)]
+    changes = [Column(c.name.replace("toe", "toe_change", 1).replace("camber", "camber_change", 1), c.values - v,
+                      "angle", 0) for c, v in zip(loaded, padded)]
+    inputs = [Column("wheel_travel", travel[:count], "length", 0)]
+    # the rigid curve as a result of its own, its changes from itself zero: the sheet's reference line
+    zero = [Column(c.name.replace("toe", "toe_change", 1).replace("camber", "camber_change", 1),
+                   np.zeros(reached), "angle", 0) for c in still]
+    beside = None if not reached else rigid.finish(kinematic, "K&C curves", "wheel-centre",
+                                                     [Column("wheel_travel", travel[:reached], "length", 0)],
+                                                     still + zero, None)
+    try:
+        result = variant.finish(record, "K&C curves", "wheel-centre", inputs, loaded + tagged + changes, stop)
+    except SweepStopped as stopped:
+        stopped.partial.rigid, stopped.partial.case = beside, wheels.case
+        raise
+    result.rigid, result.case = beside, wheels.case
+    return result
