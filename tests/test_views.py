@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pytest
 
+from loops.views.page import plotly_js
 from mechanism import load_model
 from mechanism.errors import ModelError
 
@@ -102,7 +103,8 @@ def test_suspension_page_of_161_positions(front_axle_bump):
 
     view = suspension_view(front_axle_bump)
     page = view.to_html()
-    assert len(page.encode()) < 6e6  # plotly.js is 4.8 MB of it
+    assert len(page.encode()) < 6e6  # plotly.js (its partial bundle) is 1.75 MB of it
+    assert plotly_js() in page
     assert "<script src" not in page and "<link" not in page  # everything inlined
     trace, row = _trace_named(view, "<b>lower_ball_left</b>")
     marker = view.figures["scene"]["data"][trace]
@@ -183,6 +185,11 @@ def test_page_guards():
         page.add_body(0, 0, [0, 1], np.zeros((3, 3)))
     with pytest.raises(ValueError, match="2 values for 3 positions"):
         page.add_readout("t", [0.0, 1.0])
+    # the page's plotly.js draws only its bundle's trace types
+    with pytest.raises(ValueError, match=r"trace 'bars': type 'bar' is not drawn by the page's plotly.js "
+                                         r"\(plotly-gl3d.min.js: cone, .*scatter, scatter3d"):
+        page.panels.add({"type": "bar", "name": "bars", "x": [1], "y": [2]})
+    assert page.scene.add({"type": "scatter3d", "x": [0], "y": [0], "z": [0]}) == 0
 
 
 def test_without_plotly_one_line_names_the_extra(four_bar_sweep, monkeypatch):
@@ -204,7 +211,9 @@ def test_notebook_html_includes_plotly_once(four_bar_sweep, monkeypatch):
     monkeypatch.setattr(page_module, "_PLOTLY_LOADED_IN_NOTEBOOK", False)
     view = sweep_view(four_bar_sweep)
     first, second = view._repr_html_(), view._repr_html_()
-    assert len(first) > 4e6 > len(second)
+    assert plotly_js() in first and len(first) > len(plotly_js()) > len(second)
+    # loaded unless the notebook has a plotly.js already (plotly's own, full: kept)
+    assert 'if (typeof window.Plotly === "undefined") {' in first
     assert first.count('class="kx-view"') == second.count('class="kx-view"') == 1
 
 
