@@ -167,7 +167,7 @@ def test_study_bands_and_nominal():
     np.testing.assert_allclose(bands[0]["y"][:9], np.degrees(high), rtol=1e-12)
     nominal = [t for t in view.figures["panels"]["data"] if t.get("name") == "nominal"]
     np.testing.assert_allclose(nominal[0]["y"], np.degrees(study.nominal["camber"]), rtol=1e-12)
-    with pytest.raises(ModelError, match="percentiles"):
+    with pytest.raises(ModelError, match="lower percentile must be below the upper one"):  # the sheet's check
         study_view(study, lower=95, upper=5)
     with pytest.raises(ModelError, match="camber_rate"):
         study_view(study, metrics=["camber_rate"])
@@ -289,6 +289,9 @@ def test_view_guards(front_axle_bump):
     study = run_study(corner, names, offsets[:2], Plan("parallel", travel=np.linspace(-0.01, 0.01, 3)), workers=1)
     with pytest.raises(ModelError, match="name at least one metric"):
         study_view(study, metrics=[])
+    # the band's percentiles, checked as the sheet checks them (loops.study.sheets.band_metrics)
+    with pytest.raises(ModelError, match=r"^upper: expected a percentile from 0 to 100, got 101"):
+        study_view(study, upper=101)
     # two designs of one name keep two legend entries
     view = suspension_view([front_axle_bump, front_axle_bump])
     assert [t["name"] for t in view.figures["scene"]["data"] if t.get("showlegend")] == [
