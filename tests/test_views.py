@@ -173,6 +173,21 @@ def test_study_bands_and_nominal():
         study_view(study, metrics=["camber_rate"])
 
 
+def test_every_pair_type_has_a_3d_marker():
+    """Each type of the registry names its marker in the scene (its view_symbol), one plotly's
+    scatter3d draws."""
+    from plotly.graph_objects import scatter3d
+
+    from loops.views.scene import PAIR_SYMBOLS
+    from mechanism.pairs import KINDS, PAIR_TYPES
+
+    assert set(PAIR_SYMBOLS) == set(KINDS)
+    for kind in KINDS:
+        assert PAIR_SYMBOLS[kind] == PAIR_TYPES[kind].view_symbol
+        scatter3d.Marker(symbol=PAIR_SYMBOLS[kind])  # plotly refuses a symbol scatter3d does not have
+    assert PAIR_SYMBOLS["revolute"] == "circle" and PAIR_SYMBOLS["spherical"] == "diamond"
+
+
 def test_page_guards():
     from loops.views.page import Page
 
