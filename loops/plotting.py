@@ -447,12 +447,11 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
     -------
     path
     """
-    from matplotlib import animation
-
-    try:
+    try:  # before matplotlib.animation, which imports PIL itself
         import PIL  # noqa: F401  (PillowWriter's dependency)
     except ImportError:
         raise RuntimeError("saving a GIF animation needs the pillow package (pip install pillow)") from None
+    from matplotlib import animation
     count = len(result)
     if count == 0:
         raise ValueError("the sweep has no positions to animate")

@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pytest
 
+from loops.views.page import plotly_js
 from mechanism import load_model
 from mechanism.errors import ModelError
 
@@ -102,7 +103,8 @@ def test_suspension_page_of_161_positions(front_axle_bump):
 
     view = suspension_view(front_axle_bump)
     page = view.to_html()
-    assert len(page.encode()) < 6e6  # plotly.js is 4.8 MB of it
+    assert len(page.encode()) < 6e6  # plotly.js (its partial bundle) is 1.75 MB of it
+    assert plotly_js() in page
     assert "<script src" not in page and "<link" not in page  # everything inlined
     trace, row = _trace_named(view, "<b>lower_ball_left</b>")
     marker = view.figures["scene"]["data"][trace]
@@ -165,10 +167,25 @@ def test_study_bands_and_nominal():
     np.testing.assert_allclose(bands[0]["y"][:9], np.degrees(high), rtol=1e-12)
     nominal = [t for t in view.figures["panels"]["data"] if t.get("name") == "nominal"]
     np.testing.assert_allclose(nominal[0]["y"], np.degrees(study.nominal["camber"]), rtol=1e-12)
-    with pytest.raises(ModelError, match="percentiles"):
+    with pytest.raises(ModelError, match="lower percentile must be below the upper one"):  # the sheet's check
         study_view(study, lower=95, upper=5)
     with pytest.raises(ModelError, match="camber_rate"):
         study_view(study, metrics=["camber_rate"])
+
+
+def test_every_pair_type_has_a_3d_marker():
+    """Each type of the registry names its marker in the scene (its view_symbol), one plotly's
+    scatter3d draws."""
+    from plotly.graph_objects import scatter3d
+
+    from loops.views.scene import PAIR_SYMBOLS
+    from mechanism.pairs import KINDS, PAIR_TYPES
+
+    assert set(PAIR_SYMBOLS) == set(KINDS)
+    for kind in KINDS:
+        assert PAIR_SYMBOLS[kind] == PAIR_TYPES[kind].view_symbol
+        scatter3d.Marker(symbol=PAIR_SYMBOLS[kind])  # plotly refuses a symbol scatter3d does not have
+    assert PAIR_SYMBOLS["revolute"] == "circle" and PAIR_SYMBOLS["spherical"] == "diamond"
 
 
 def test_page_guards():
@@ -183,6 +200,11 @@ def test_page_guards():
         page.add_body(0, 0, [0, 1], np.zeros((3, 3)))
     with pytest.raises(ValueError, match="2 values for 3 positions"):
         page.add_readout("t", [0.0, 1.0])
+    # the page's plotly.js draws only its bundle's trace types
+    with pytest.raises(ValueError, match=r"trace 'bars': type 'bar' is not drawn by the page's plotly.js "
+                                         r"\(plotly-gl3d.min.js: cone, .*scatter, scatter3d"):
+        page.panels.add({"type": "bar", "name": "bars", "x": [1], "y": [2]})
+    assert page.scene.add({"type": "scatter3d", "x": [0], "y": [0], "z": [0]}) == 0
 
 
 def test_without_plotly_one_line_names_the_extra(four_bar_sweep, monkeypatch):
@@ -204,7 +226,9 @@ def test_notebook_html_includes_plotly_once(four_bar_sweep, monkeypatch):
     monkeypatch.setattr(page_module, "_PLOTLY_LOADED_IN_NOTEBOOK", False)
     view = sweep_view(four_bar_sweep)
     first, second = view._repr_html_(), view._repr_html_()
-    assert len(first) > 4e6 > len(second)
+    assert plotly_js() in first and len(first) > len(plotly_js()) > len(second)
+    # loaded unless the notebook has a plotly.js already (plotly's own, full: kept)
+    assert 'if (typeof window.Plotly === "undefined") {' in first
     assert first.count('class="kx-view"') == second.count('class="kx-view"') == 1
 
 
@@ -280,6 +304,9 @@ def test_view_guards(front_axle_bump):
     study = run_study(corner, names, offsets[:2], Plan("parallel", travel=np.linspace(-0.01, 0.01, 3)), workers=1)
     with pytest.raises(ModelError, match="name at least one metric"):
         study_view(study, metrics=[])
+    # the band's percentiles, checked as the sheet checks them (loops.study.sheets.band_metrics)
+    with pytest.raises(ModelError, match=r"^upper: expected a percentile from 0 to 100, got 101"):
+        study_view(study, upper=101)
     # two designs of one name keep two legend entries
     view = suspension_view([front_axle_bump, front_axle_bump])
     assert [t["name"] for t in view.figures["scene"]["data"] if t.get("showlegend")] == [

@@ -181,3 +181,37 @@ def test_curves_of_a_table(browser, shots, tmp_path):
     path = curves_view(x, {"C": np.sin(np.radians(x)), "D": np.cos(np.radians(x))}, x_label="A [deg]",
                        y_label="C, D", title="four_bar.csv").write_html(tmp_path / "curves.html")
     _check_page(browser, path, shots, "curves", 40)
+
+
+def test_bundle_draws_the_trace_types_named(browser, tmp_path):
+    """The inlined plotly.js (a partial bundle) registers exactly the trace types the page module
+    lets a graph hold."""
+    from loops.views import mechanism_view
+    from loops.views.page import BUNDLE_TRACE_TYPES
+    from mechanism import load_model
+
+    path = mechanism_view(load_model(str(EXAMPLES / "four_bar.toml"))).write_html(tmp_path / "model.html")
+    page = browser.open(path)
+    registered = page.page.evaluate("Object.keys(Plotly.PlotSchema.get().traces)")
+    assert set(registered) == BUNDLE_TRACE_TYPES
+    assert page.errors == []
+
+
+def test_notebook_keeps_a_full_plotly(browser, tmp_path, monkeypatch):
+    """A notebook whose plotly figures loaded the full plotly.js keeps it when a view comes
+    (the partial bundle would take their other trace types away); the view draws with it."""
+    from plotly.offline import get_plotlyjs
+
+    from loops.views import mechanism_view
+    from loops.views import page as page_module
+    from mechanism import load_model
+
+    monkeypatch.setattr(page_module, "_PLOTLY_LOADED_IN_NOTEBOOK", False)
+    shown = mechanism_view(load_model(str(EXAMPLES / "four_bar.toml")))._repr_html_()
+    path = tmp_path / "notebook.html"
+    path.write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><script>{get_plotlyjs()}'
+                    f'</script><script>window.fullPlotly = window.Plotly;</script>{shown}</body></html>',
+                    encoding="utf-8")
+    page = browser.open(path)
+    assert page.page.evaluate("window.Plotly === window.fullPlotly && 'bar' in Plotly.PlotSchema.get().traces")
+    assert page.errors == [] and pixel_spread(page.screenshot()) > MIN_SPREAD

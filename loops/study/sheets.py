@@ -22,7 +22,7 @@ from ..suspension.metrics import readable
 from ..suspension.analyses import ANALYSES
 from ..suspension.sheets import TEXT_SIZE, axis_label
 
-__all__ = ["plot_bands", "default_metrics", "panel_grid"]
+__all__ = ["plot_bands", "default_metrics", "band_metrics", "panel_grid"]
 
 #: Panels drawn when none are named.
 DEFAULT_PANELS = 6
@@ -39,6 +39,25 @@ def default_metrics(result, count=DEFAULT_PANELS) -> list:
                 out.append(name)
                 break
     return (out or list(result.metrics))[:count]
+
+
+def band_metrics(result, metrics, lower, upper) -> list:
+    """The metrics a band sheet or page draws (``None``: :func:`default_metrics`), after checking
+    them and the band's percentiles ``lower``, ``upper`` (0 <= lower < upper <= 100): a
+    ModelError naming the argument (a metric the study does not have: the study's own error)."""
+    for name, value in (("lower", lower), ("upper", upper)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+                or not 0.0 <= float(value) <= 100.0:
+            raise ModelError(name, f"expected a percentile from 0 to 100, got {value!r}")
+    if not lower < upper:
+        raise ModelError("lower", f"the band's lower percentile must be below the upper one, got {lower!r} and "
+                         f"{upper!r}")
+    metrics = default_metrics(result) if metrics is None else list(metrics)
+    if not metrics:
+        raise ModelError("metrics", "name at least one metric to draw")
+    for name in metrics:
+        result.values(name)
+    return metrics
 
 
 def panel_grid(count, widest=3):
@@ -66,18 +85,7 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
     """
     from ..plotting import new_figure, save_figure  # noqa: PLC0415
 
-    for name, value in (("lower", lower), ("upper", upper)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-                or not 0.0 <= float(value) <= 100.0:
-            raise ModelError(name, f"expected a percentile from 0 to 100, got {value!r}")
-    if not lower < upper:
-        raise ModelError("lower", f"the band's lower percentile must be below the upper one, got {lower!r} and "
-                         f"{upper!r}")
-    metrics = default_metrics(result) if metrics is None else list(metrics)
-    if not metrics:
-        raise ModelError("metrics", "name at least one metric to draw")
-    for name in metrics:
-        result.values(name)  # a located error for a metric the study does not have
+    metrics = band_metrics(result, metrics, lower, upper)
     units = result.units if units is None else Units.of(units)
     x_name, (x_dimension, x_values) = next(iter(result.inputs.items()))
     x = np.asarray(x_values, dtype=float) * units.factor(x_dimension)

@@ -16,7 +16,6 @@ import warnings
 
 import numpy as np
 
-from mechanism.errors import ModelError
 from mechanism.units import Units
 
 from ..suspension.views import vehicle_camera, vehicle_views, wheels_of
@@ -24,7 +23,7 @@ from ..views.page import Page
 from ..views.panels import Band, Curve, Panel, add_panels
 from ..views.scene import add_scene, design_of
 from ..views.sweeps import PANEL_DOMAIN
-from .sheets import default_metrics
+from .sheets import band_metrics
 
 __all__ = ["study_view", "study_html"]
 
@@ -41,7 +40,8 @@ def study_view(result, nominal=None, metrics=None, lower=5.0, upper=95.0, *, uni
     nominal : loops.suspension.SuspensionResult, optional: the nominal design's analysis (the
         same inputs), drawn in 3-D beside the bands
     metrics : list of metric names, optional (default: :func:`~loops.study.sheets.default_metrics`)
-    lower, upper : percentiles of the band, 0 <= lower < upper <= 100
+    lower, upper : percentiles of the band, 0 <= lower < upper <= 100 (checked as the sheet checks
+        them: :func:`~loops.study.sheets.band_metrics`)
     units : Units or (length, angle), optional (default: the result's, the model file's)
     title : str, optional
 
@@ -49,13 +49,7 @@ def study_view(result, nominal=None, metrics=None, lower=5.0, upper=95.0, *, uni
     -------
     loops.views.View
     """
-    if not 0.0 <= float(lower) < float(upper) <= 100.0:
-        raise ModelError("lower", f"expected percentiles 0 <= lower < upper <= 100, got {lower!r} and {upper!r}")
-    metrics = default_metrics(result) if metrics is None else list(metrics)
-    if not metrics:
-        raise ModelError("metrics", "name at least one metric to draw")
-    for name in metrics:
-        result.values(name)  # a located error for a metric the study does not have
+    metrics = band_metrics(result, metrics, lower, upper)
     units = result.units if units is None else Units.of(units)
     x_name, (x_dimension, x_values) = next(iter(result.inputs.items()))
     x = np.asarray(x_values, dtype=float) * units.factor(x_dimension)

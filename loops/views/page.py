@@ -9,6 +9,14 @@ of the panels' layout) that sit on a curve at the current position. :meth:`Page.
 freezes it into a :class:`View`, which writes one self-contained HTML file (plotly.js and
 the player inlined: it opens with no network) or shows itself in a notebook.
 
+The plotly.js inlined is plotly's own partial bundle "gl3d" (:data:`PLOTLY_BUNDLE`, beside this
+file with its MIT licence): the trace types of :data:`BUNDLE_TRACE_TYPES`, which hold the two a
+page draws (``scatter3d``, ``scatter``), at a third of the full bundle's size; a browser parses
+it in a third of the time, most of a page's opening. To update it: ``npm pack
+plotly.js-gl3d-dist-min@VERSION`` and copy its ``plotly-gl3d.min.js`` here (the plotly.js
+version of the installed plotly package, which writes the figures). plotly (Python) still
+validates and writes every figure.
+
 The player (``player.js`` beside this file) places the bodies from the poses, moves the
 followers, keeps a legend group's visibility the same in both graphs, and drives the
 slider, the play/pause button and the readout of the inputs. Poses and vertices travel as
@@ -32,7 +40,8 @@ import numpy as np
 
 from mechanism.errors import ModelError
 
-__all__ = ["Page", "View", "require_plotly", "INSTALL_HINT", "FIGURE_HEIGHT", "encode_array"]
+__all__ = ["Page", "View", "require_plotly", "INSTALL_HINT", "FIGURE_HEIGHT", "encode_array", "plotly_js",
+           "PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES"]
 
 #: What to install for HTML views (one line, as the command line prints it).
 INSTALL_HINT = "needs plotly: pip install 'kinematrix[views]'"
@@ -40,6 +49,13 @@ INSTALL_HINT = "needs plotly: pip install 'kinematrix[views]'"
 FIGURE_HEIGHT = 860
 #: The positions the player shows per second while playing.
 PLAY_RATE = 20.0
+
+#: The plotly.js file every page inlines (npm package plotly.js-gl3d-dist-min 4.1.1), beside this module.
+PLOTLY_BUNDLE = "plotly-gl3d.min.js"
+#: The trace types :data:`PLOTLY_BUNDLE` draws (its README; tests/test_views_browser.py asks the
+#: bundle itself); a graph takes no other.
+BUNDLE_TRACE_TYPES = frozenset({"cone", "isosurface", "mesh3d", "scatter", "scatter3d", "streamtube", "surface",
+                                "volume"})
 
 _PLOTLY_LOADED_IN_NOTEBOOK = False
 
@@ -60,6 +76,11 @@ def encode_array(values, dtype) -> dict:
     return {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
+def plotly_js() -> str:
+    """The text of :data:`PLOTLY_BUNDLE`, the plotly.js a page inlines."""
+    return _read(PLOTLY_BUNDLE)
+
+
 def _graph_layout() -> dict:
     return {"template": "plotly_white", "height": FIGURE_HEIGHT, "hovermode": "closest",
             "margin": {"l": 8, "r": 8, "t": 30, "b": 8},
@@ -75,7 +96,11 @@ class Graph:
         self.layout: dict = _graph_layout()
 
     def add(self, trace: dict) -> int:
-        """Add a plotly trace (a dict with its ``type``); returns its index."""
+        """Add a plotly trace (a dict with its ``type``, one of :data:`BUNDLE_TRACE_TYPES`);
+        returns its index."""
+        if trace.get("type") not in BUNDLE_TRACE_TYPES:
+            raise ValueError(f"trace {trace.get('name', len(self.traces))!r}: type {trace.get('type')!r} is not drawn "
+                             f"by the page's plotly.js ({PLOTLY_BUNDLE}: {', '.join(sorted(BUNDLE_TRACE_TYPES))})")
         self.traces.append(trace)
         return len(self.traces) - 1
 
@@ -228,8 +253,9 @@ class View:
                          graph_objects.Figure(figure["data"], figure["layout"]).to_json())
         return f'{{"scene":{parts[0]},"panels":{parts[1]}}}'
 
-    def _body(self, element_id, plotly_js) -> str:
-        """The page's content (styles, heading, controls, graphs, scripts) for ``element_id``."""
+    def _body(self, element_id, plotly_script) -> str:
+        """The page's content (styles, heading, controls, graphs, scripts) for ``element_id``;
+        ``plotly_script`` (the script that loads plotly.js) first, unless None."""
         player = json.dumps(self.player, separators=(",", ":"))
         summary = ""
         if self.summary:
@@ -241,7 +267,7 @@ class View:
             f'max="{self.player["count"] - 1}" step="1" value="{self.player["start"]}" aria-label="position">'
             '<span class="kx-readout"></span></div>')
         graphs = "".join(f'<div class="kx-{key}"></div>' for key in ("scene", "panels") if self.figures.get(key))
-        plotly_script = f"<script>{plotly_js}</script>" if plotly_js else ""
+        plotly_script = f"<script>{plotly_script}</script>" if plotly_script else ""
         return (f'<style>{_read("page.css")}</style>'
                 f'<div class="kx-view" id="{element_id}" tabindex="-1"><header class="kx-head">'
                 f'<h1>{html.escape(self.title)}</h1><p>{html.escape(self.subtitle)}</p></header>{controls}'
@@ -252,10 +278,7 @@ class View:
 
     def to_html(self) -> str:
         """The whole page: one self-contained HTML document (plotly.js inlined)."""
-        require_plotly()
-        from plotly.offline import get_plotlyjs  # noqa: PLC0415
-
-        body = self._body("kx-view", get_plotlyjs())
+        body = self._body("kx-view", plotly_js())
         return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(self.title)}'
                 f'</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>'
                 f'<body>{body}</body></html>\n')
@@ -271,14 +294,15 @@ class View:
 
     def _repr_html_(self) -> str:
         """The view in a notebook: plotly.js is included with the first view a session shows
-        (as plotly's own offline notebook mode does); the later ones use it."""
+        (as plotly's own offline notebook mode does); the later ones use it. A notebook whose
+        plotly figures already loaded the full plotly.js keeps it (the partial bundle would
+        leave them without their other trace types)."""
         global _PLOTLY_LOADED_IN_NOTEBOOK
-        require_plotly()
-        from plotly.offline import get_plotlyjs  # noqa: PLC0415
-
-        plotly_js = None if _PLOTLY_LOADED_IN_NOTEBOOK else get_plotlyjs()
+        script = None
+        if not _PLOTLY_LOADED_IN_NOTEBOOK:
+            script = f'if (typeof window.Plotly === "undefined") {{\n{plotly_js()}\n}}'
         _PLOTLY_LOADED_IN_NOTEBOOK = True
-        return self._body(f"kx-{uuid.uuid4().hex}", plotly_js)
+        return self._body(f"kx-{uuid.uuid4().hex}", script)
 
     def show(self):
         """Display the view: inline in a notebook (IPython), else in the web browser (the page

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mechanism.pairs import KINDS, PAIR_TYPES
 from mechanism.specs import GROUND
 
-from ..plotting import PAIR_MARKERS
 from .geometry import link_outlines, model_extent, pair_centres, plane_normal, wheel_rim
 
 __all__ = ["Design", "design_of", "add_scene", "COLORS", "PAIR_SYMBOLS", "camera_along"]
@@ -28,10 +28,8 @@ __all__ = ["Design", "design_of", "add_scene", "COLORS", "PAIR_SYMBOLS", "camera
 #: Colours of designs (and of links, loops and curves within one design), in order.
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
           "#17becf"]
-#: plotly's 3-D marker of each matplotlib marker of :data:`loops.plotting.PAIR_MARKERS` (the one
-#: place a pair type's marker is chosen).
-PAIR_SYMBOLS = {"o": "circle", "s": "square", "D": "diamond-open", "*": "cross", "X": "x", "^": "diamond",
-                "P": "square-open", "v": "circle-open"}
+#: plotly's 3-D marker of each pair type, its hook ``view_symbol`` in the registry (mechanism.pairs).
+PAIR_SYMBOLS = {kind: PAIR_TYPES[kind].view_symbol for kind in KINDS}
 #: Colour of each pair type's markers when one design is drawn.
 PAIR_COLORS = {"revolute": "#1a1a1a", "prismatic": "#8c564b", "cylindrical": "#9467bd", "helical": "#e377c2",
                "hooke": "#ff7f0e", "spherical": "#d62728"}
@@ -226,9 +224,9 @@ class _SceneBuilder:
                     strokes.add(where(first), centre * self.scale + half, f"axis of {name}")
                     strokes.gap()
             color = PAIR_COLORS.get(kind, "#1a1a1a") if self.single else design.color
-            symbol = PAIR_SYMBOLS.get(PAIR_MARKERS.get(kind, "o"), "circle-open")
             trace = {"type": "scatter3d", "mode": "markers", "hovertemplate": self.hover(),
-                     "marker": {"symbol": symbol, "size": 6, "color": color, "line": {"color": "#000", "width": 1}},
+                     "marker": {"symbol": PAIR_SYMBOLS[kind], "size": 6, "color": color,
+                                "line": {"color": "#000", "width": 1}},
                      **self.group(f"{kind} pairs")}
             self.body(vertices, trace)
         if len(strokes):

@@ -81,6 +81,10 @@ class PairType:
         increments are rotations about frame j's axes, re-seated after each step).
     marker : str
         matplotlib marker of the type in snapshots and animations.
+    view_symbol : str
+        plotly's 3-D marker of the type in interactive views (:mod:`loops.views`): one of
+        scatter3d's eight symbols, circle, circle-open, cross, diamond, diamond-open, square,
+        square-open and x.
     axis_hardpoint : bool
         True when the pair's ``axis`` is a hardpoint direction a design study may vary (one
         axis through the centre, about which the pair's frames are symmetric).
@@ -96,6 +100,7 @@ class PairType:
     additive = True
     rotation_state = False
     marker = "o"
+    view_symbol = "circle"
     axis_hardpoint = False
     turns_about_axis = False
 

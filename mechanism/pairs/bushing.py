@@ -152,6 +152,7 @@ class Bushing(PairType):
     size = 6
     rotational = (False, False, False, True, True, True)
     marker = "p"
+    view_symbol = "circle-open"
 
     @property
     def family(self):
@@ -178,6 +179,7 @@ class Weld(Bushing):
     size = 0
     rotational = ()
     marker = "P"
+    view_symbol = "square-open"
 
 
 #: The bushing family (its turns' twists move with the slides and the earlier turns).

@@ -85,6 +85,7 @@ class Hooke(PairType):
     size = 2
     rotational = (True, True)
     marker = "X"
+    view_symbol = "x"
 
     def __init__(self, beta: float = np.pi / 2):
         self.beta = float(beta)

@@ -77,6 +77,7 @@ class Planar(OneAxisPair):
     size = 3
     rotational = (False, False, True)
     marker = "h"
+    view_symbol = "circle-open"
 
     @property
     def family(self):

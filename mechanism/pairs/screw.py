@@ -90,6 +90,7 @@ class Prismatic(ScrewPair):
     rotational = (False,)
     screw_coefficients = np.array([[0.0, 1.0]])
     marker = "s"
+    view_symbol = "square"
 
     def mirror_problem(self, pair, mirror, image_at, tolerance, plane):
         if np.linalg.norm(np.cross(pair.axis, mirror @ pair.axis)) > 1e-9:
@@ -105,6 +106,7 @@ class Cylindrical(ScrewPair):
     rotational = (True, False)
     screw_coefficients = np.eye(2)
     marker = "D"
+    view_symbol = "diamond-open"
     turns_about_axis = True
 
 
@@ -119,6 +121,7 @@ class Helical(ScrewPair):
 
     kind = "helical"
     marker = "*"
+    view_symbol = "cross"
     option_quantities = {"pitch": "pitch"}
 
     def __init__(self, pitch: float):

@@ -46,6 +46,7 @@ class Spherical(PairType):
     additive = False
     rotation_state = True
     marker = "^"
+    view_symbol = "diamond"
 
     @property
     def family(self):
