@@ -740,6 +740,20 @@ def test_the_parser_reads_the_version_only_for_version():
     assert proc.stdout == "False\n"
 
 
+@pytest.mark.parametrize("given, expected", [(None, "1 1"), ("2", "2 1")])
+def test_the_commands_run_on_one_blas_thread_unless_told(given, expected):
+    """The command line sets one BLAS thread before numpy loads (small matrices: threads only
+    contend); a number the user set is kept."""
+    code = ("import os; from dynamics.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == expected
+
+
 def test_python_m_dynamics_is_the_command_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dynamics", "--version"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)

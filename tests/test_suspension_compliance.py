@@ -192,19 +192,21 @@ def test_kc_curves_rigid_columns_are_the_rigid_kinematics_and_the_change_is_the_
     a small lateral load's toe change over the unloaded compliant curve is the compliance times
     the load (to the load's second order: 20 N, 1e-6 relative). At the wheel centre, a point of
     the upright: a load at the patch acts at the wheel's point at the design patch, which the
-    upright's pitch carries off the patch (module docstring)."""
+    upright's pitch carries off the patch (module docstring). A case is the left wheel's and the
+    same in vehicle axes on both wheels (a turn): outboard on the left is inboard on the right,
+    where the compliance (per outboard kN) changes sign."""
     travel = analysed.metric("wheel_travel")
     lateral = kc_curves(axle, travel, LoadCase("probe", lateral=20.0, unit="N", at="wheel-centre"), tolerance=TIGHT)
     unloaded = kc_curves(axle, travel, LoadCase("none", unit="N"), tolerance=TIGHT)
     rigid = parallel_travel(load_suspension("examples/front_axle.toml"), travel)
-    for side in ("left", "right"):
+    for side, outboard in (("left", 1.0), ("right", -1.0)):
         for name in ("toe", "camber"):
             np.testing.assert_allclose(lateral.metric(f"{name}_rigid_{side}"), rigid.metric(f"{name}_{side}"),
                                        rtol=0, atol=1e-12)
             np.testing.assert_allclose(lateral.metric(f"{name}_change_{side}"),
                                        lateral.metric(f"{name}_{side}") - lateral.metric(f"{name}_rigid_{side}"),
                                        rtol=0, atol=1e-15)
-        per_kilonewton = (lateral.metric(f"toe_{side}") - unloaded.metric(f"toe_{side}")) / 0.020
+        per_kilonewton = (lateral.metric(f"toe_{side}") - unloaded.metric(f"toe_{side}")) / (0.020 * outboard)
         np.testing.assert_allclose(per_kilonewton, analysed.metric(f"compliance_steer_lateral_centre_{side}"),
                                    rtol=1e-5)
     assert lateral.rigid.analysis == lateral.analysis and set(lateral.rigid.metrics) >= {"toe_left", "camber_left"}
