@@ -17,15 +17,11 @@ Run: ``python benchmarks/loads.py [--repeats 7] [--compare-with ../main]``
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 
-from timing import median_cpu_time, median_time  # benchmarks/timing.py (this script's folder is on the path)
+from timing import in_checkout, median_cpu_time, median_time  # benchmarks/timing.py (this script's folder is on the path)
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 TRAVEL = np.linspace(-0.080, 0.080, 41)
@@ -49,12 +45,8 @@ def case_times(repeats, examples=EXAMPLES):
 
 def other_checkout(directory, repeats):
     """:func:`case_times` with the packages of the checkout ``directory`` (a subprocess)."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); import loads; "
-            "print(json.dumps(loads.case_times(int(sys.argv[3]), sys.argv[1] + '/examples')))")
-    env = dict(os.environ, PYTHONPATH=str(directory))
-    done = subprocess.run([sys.executable, "-c", code, str(directory), str(pathlib.Path(__file__).parent),
-                           str(repeats)], capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_checkout(directory, "__import__('loads').case_times(int(sys.argv[3]), sys.argv[1] + '/examples')",
+                       repeats)
 
 
 def main(argv=None):

@@ -23,10 +23,7 @@ Run: ``python benchmarks/statics.py [--repeats 7] [--compare-with ../main]``
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -34,7 +31,7 @@ import numpy as np
 _HERE = pathlib.Path(__file__).resolve().parent
 sys.path.append(str(_HERE))  # benchmarks/timing.py, after the packages (benchmarks/dynamics.py is no package)
 
-from timing import median_cpu_time, median_time  # noqa: E402
+from timing import in_checkout, median_cpu_time, median_time  # noqa: E402
 
 EXAMPLES = _HERE.parent / "examples"
 CORNER_LOAD = 400.0 * 9.81  # N, a quarter of a 1.6 t car
@@ -129,14 +126,10 @@ def compliance_times(repeats, examples=EXAMPLES):
 
 def other_checkout(directory, repeats, load_case_only):
     """The cases' times with the packages of the checkout ``directory`` (a subprocess)."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); import statics; "
-            "e = sys.argv[1] + '/examples'; r = int(sys.argv[3]); "
-            "print(json.dumps([statics.load_case_times(r, e), None if sys.argv[4] == '1' else "
-            "statics.compliance_times(r, e)]))")
-    env = dict(os.environ, PYTHONPATH=str(directory))
-    done = subprocess.run([sys.executable, "-c", code, str(directory), str(_HERE), str(repeats),
-                           "1" if load_case_only else "0"], capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    statics = "__import__('statics')"
+    return in_checkout(directory, f"[{statics}.load_case_times(int(sys.argv[3]), sys.argv[1] + '/examples'), None "
+                                  f"if sys.argv[4] == '1' else {statics}.compliance_times(int(sys.argv[3]), "
+                                  "sys.argv[1] + '/examples')]", repeats, "1" if load_case_only else "0")
 
 
 def _row(label, ours, other, key, per=1):

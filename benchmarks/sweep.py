@@ -30,15 +30,12 @@ Run: ``python benchmarks/sweep.py [--repeats 7] [--compare-with ../old-checkout]
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
 
-from timing import median_time  # benchmarks/timing.py (this script's folder is on the path)
+from timing import in_checkout, median_time  # benchmarks/timing.py (this script's folder is on the path)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -123,12 +120,8 @@ def baseline_sweep(model, driver, values, speed):
 
 def _other_engine(directory, repeats):
     """Times of the kinematrix cases with the package in ``directory`` (a subprocess)."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); "
-            "import sweep; print(json.dumps(sweep.kinematrix_times(int(sys.argv[3]), sys.argv[1] + '/examples')))")
-    env = dict(os.environ, PYTHONPATH=str(directory))
-    done = subprocess.run([sys.executable, "-c", code, str(directory), str(pathlib.Path(__file__).parent),
-                           str(repeats)], capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_checkout(directory, "__import__('sweep').kinematrix_times(int(sys.argv[3]), sys.argv[1] + '/examples')",
+                       repeats)
 
 
 def main(argv=None):
