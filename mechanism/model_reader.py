@@ -368,10 +368,7 @@ class ModelReader:
 
     def add_pairs(self, mechanism, table, index, place, entry):
         name = entry["name"]
-        links = entry["links"]
-        if (not isinstance(links, list) or len(links) != 2
-                or not all(isinstance(link, str) for link in links)):
-            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
+        links = self.link_pair(place, entry["links"])
         kwargs, passed = {}, {}
         for key in ("at", "pitch"):
             if key in entry:
@@ -399,6 +396,13 @@ class ModelReader:
                 kwargs[key] = value
         self.call(table, place, name, passed, mechanism.add_pair,
                   name, entry["type"], links[0], links[1], **kwargs)
+
+    def link_pair(self, place, links):
+        """``links`` of a table that joins two links (``[first, second]`` names), or fail at ``place``."""
+        if (not isinstance(links, list) or len(links) != 2
+                or not all(isinstance(link, str) for link in links)):
+            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
+        return links
 
     def add_points(self, mechanism, table, index, place, entry):
         name = entry["name"]
@@ -476,10 +480,7 @@ class ModelReader:
         """A ``[[bushings]]`` table: its rates in the file's units (N/mm, N mm/deg; a 6x6 matrix by
         blocks, translations first), preload N and N mm."""
         name = entry["name"]
-        links = entry["links"]
-        if (not isinstance(links, list) or len(links) != 2
-                or not all(isinstance(link, str) for link in links)):
-            self.fail(place, "links", f"expected [first, second] link names, got {check_arg.shown(links)}")
+        links = self.link_pair(place, entry["links"])
         kwargs, passed = {}, {}
         kwargs["at"] = self.numbers(place, "at", entry["at"], "length", (3,))
         passed["at"] = (entry["at"], kwargs["at"])
