@@ -16,7 +16,6 @@ tolerance is the sampling error, stated at the assertion.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import os
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from scipy.spatial.transform import Rotation
 
 from mechanism import load_model, save_model
 from mechanism.pairs import PairType
+from example_scripts import example_module
 from reference import closed_forms as cf
 from reference import dynamics_references as dr
 
@@ -45,10 +45,7 @@ SCRIPTS = ("four_bar", "slider_crank", "hooke_joint", "rssr", "bennett", "mower_
 def run_example(name, tmp_path, *options):
     """Import examples/<name>.py and run its main() into ``tmp_path``; returns its results dict
     after checking that it wrote ``<name>.png`` there."""
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    results = module.main(["--out", str(tmp_path), *options])
+    results = example_module(name).main(["--out", str(tmp_path), *options])
     png = tmp_path / f"{name}.png"
     assert Path(results["png"]) == png
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

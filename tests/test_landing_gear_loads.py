@@ -3,9 +3,6 @@ virtual work by central differences of positions for the actuator force and the 
 moment, the four-bar's closed-form dead centre and margin, and the free fall's energy books
 (potential lost = kinetic + the damper's work, integrated from its own law c |v|^3)."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -15,15 +12,12 @@ from scipy.optimize import brentq
 from dynamics import simulate
 from loops import equilibrium
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from example_scripts import example_module
 
 
 @pytest.fixture(scope="module")
 def gear_loads():
-    spec = importlib.util.spec_from_file_location("example_landing_gear_loads", EXAMPLES / "landing_gear_loads.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return example_module("landing_gear_loads")
 
 
 def potential(gear, result):

@@ -3,22 +3,16 @@ speed with no dissipation the input power is the rate of the kinetic energy (plu
 zero here), computed independently from the links' poses and velocities, and its mean over a
 turn is zero; every free body balances."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from example_scripts import example_module
 
 
 @pytest.fixture(scope="module")
 def wobble():
-    spec = importlib.util.spec_from_file_location("example_mower_wobble_loads", EXAMPLES / "mower_wobble_loads.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return example_module("mower_wobble_loads")
 
 
 def energies(drive, result):
