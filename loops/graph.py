@@ -12,9 +12,13 @@ command imports networkx only when it asks for the graph itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mechanism.errors import ModelError
 from mechanism.specs import GROUND
+
+if TYPE_CHECKING:  # the annotations' name only: networkx is imported where a graph is built
+    import networkx as nx
 
 __all__ = ["TreeEdge", "mechanism_graph", "spanning_tree", "pair_adjacency", "adjacency_tree"]
 
