@@ -228,7 +228,7 @@ def test_held_by_the_spring_at_every_fraction_of_the_case():
     same fraction written as its own case and held by the driver at the travel found needs no
     driver force either (an independent check of the search)."""
     front = load_suspension(EXAMPLES / "front_axle.toml")
-    ramp = load_case(front, "braking", held_by="spring", scale="0.25:1:0.25")
+    ramp = load_case(front, "braking", held_by="spring", scale=[0.25, 0.5, 0.75, 1.0])
     assert ramp.input_names[0] == "load_scale" and len(ramp) == 4
     np.testing.assert_allclose(ramp.metric("load_scale"), [0.25, 0.5, 0.75, 1.0])
     whole = load_case(front, "braking", held_by="spring")
@@ -257,7 +257,7 @@ def test_held_by_the_spring_in_a_turn_each_wheel_at_its_own_travel():
 def test_scale_mistakes_are_said(corner):
     with pytest.raises(ModelError, match="scale: held by the travel drivers the case is applied whole"):
         load_case(corner, OWN, [0.0], scale=[0.5])
-    for bad in ("1:0:0.5", "a, b", "0:1:0", [np.nan], []):
+    for bad in ("0.5", "0:1:0.5", [np.nan], [], [[0.5], "x"]):
         with pytest.raises(ModelError, match="scale"):
             load_case(corner, OWN, held_by="spring", scale=bad)
 
@@ -320,7 +320,8 @@ def test_own_case_text_reads_every_key():
     (["--travel", "0"], "--case: required by --analysis loads"),
     (["--case", "bump"], "travel: held by the travel drivers: give the wheel travels"),
     (["--case", "bump", "--held-by", "hand"], "held_by: expected 'driver' or 'spring'"),
-    (["--case", "braking", "--held-by", "spring", "--scale", "0:1"], "scale: expected 'first:last:step'"),
+    (["--case", "braking", "--held-by", "spring", "--scale", "0:1"], "--scale: '0:1' is neither a number nor START:STOP"),
+    (["--case", "braking", "--held-by", "spring", "--scale", "1:0:0.5"], "--scale: STEP 0.5 does not lead from 1 to 0"),
 ])
 def test_command_line_mistakes_exit_2_in_one_line(capsys, args, expected):
     from dynamics.cli import main
@@ -354,6 +355,19 @@ def test_command_line_writes_the_table_and_the_sheet(tmp_path, capsys):
     assert row["wheel_travel"] == 0.0
     assert row["lower_ball_left_fz"] == pytest.approx(expected.metric("lower_ball_left_fz")[1], rel=1e-12)
     assert sheet.stat().st_size > 20000 and sheet.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_command_line_scale_is_a_range_as_travel_is(tmp_path):
+    """``--scale`` is read as every range option is (the last value is STOP): 0.5:1:0.3 gives
+    0.5, 0.8, 1, where counting whole steps would end beyond the case, at 1.1."""
+    from dynamics.cli import main
+
+    out = tmp_path / "ramp.csv"
+    assert main(["suspension", str(EXAMPLES / "front_axle.toml"), "--analysis", "loads", "--case", "braking",
+                 "--held-by", "spring", "--scale", "0.5:1:0.3", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[1].split(",")[0] == "load_scale"
+    assert [float(line.split(",")[0]) for line in lines[2:]] == [0.5, 0.8, 1.0]
 
 
 def test_a_freedom_the_corner_does_not_fix_is_refused():

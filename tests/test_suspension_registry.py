@@ -30,8 +30,8 @@ TRAVEL = np.linspace(-0.04, 0.04, 3)
 #: The catalogue's metrics the front axle's analyses do not have: travel measured at the
 #: contact patch gives the wheel centre's; anti-squat is a rear axle's.
 ABSENT = ("wheel_centre_travel", "anti_squat")
-#: The text inputs (quantity "text") by name: the load case, what holds the wheel, and the
-#: case's fractions (none: the travel drivers hold the wheel).
+#: The inputs given by name, not by quantity: the load case and what holds the wheel (texts),
+#: and the case's fractions (none: the travel drivers hold the wheel).
 TEXTS = {"case": "cornering", "held_by": "driver", "scale": None}
 
 
@@ -55,7 +55,7 @@ def results(front):
                 continue
             groups.add(item.one_of)
             given[item.name] = load_suspension(EXAMPLES / "five_link_rear.toml") if item.quantity == "model" \
-                else TEXTS[item.name] if item.quantity == "text" else values[item.quantity]
+                else TEXTS[item.name] if item.name in TEXTS else values[item.quantity]
         out[name] = entry.run(bushed if entry.bushings else front, **given)
     return out
 

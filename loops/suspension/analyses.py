@@ -55,9 +55,9 @@ class Input:
     ----------
     name : the analysis function's keyword (``travel``, ``rack``, ``roll_angle``)
     option : its command-line option (``--travel``)
-    quantity : ``"length"``, ``"angle"``, ``"steering"`` (the steering variable's, a length
-        for a rack), ``"model"`` (a second model file: its Suspension) or ``"text"`` (a word
-        or text passed as given: a load case)
+    quantity : ``"length"``, ``"angle"``, ``"dimensionless"`` (a fraction), ``"steering"`` (the
+        steering variable's, a length for a rack), ``"model"`` (a second model file: its
+        Suspension) or ``"text"`` (a word or text passed as given: a load case)
     what : what it is, for messages (``"the wheel travel values"``)
     help : the option's help text (the first analysis that declares an option gives it)
     required : the analysis needs it (else ``default``)
@@ -191,9 +191,9 @@ ANALYSES = {a.name: a for a in (
               Input("held_by", "--held-by", "text", "what holds the wheel", required=False,
                     help="loads: what holds the wheel, 'driver' (the travel drivers at --travel, default) or "
                     "'spring' (the travel where the spring carries the load)"),
-              Input("scale", "--scale", "text", "the fractions of the case", required=False,
-                    help="loads held by the spring: the fractions of the case applied in turn, 'first:last:step' "
-                    "or 'a, b' (default 1: the whole case)")),
+              Input("scale", "--scale", "dimensionless", "the fractions of the case", required=False,
+                    help="loads held by the spring: the fractions of the case applied in turn, START:STOP:STEP "
+                    "(default 1: the whole case)")),
              (), study=False, sensitivities=False, catalogue=False),
     Analysis("compliance", "compliance", "compliance:compliance",
              "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "

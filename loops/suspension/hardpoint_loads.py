@@ -131,8 +131,8 @@ def load_case(susp, case, travel=None, *, held_by="driver", scale=None, travel_a
         Required with ``held_by="driver"``; none with ``"spring"`` (the load sets it).
     held_by : {"driver", "spring"}
     scale : (N,) with ``held_by="spring"``, the fractions of the case applied in turn, each
-        position settling from the last (default: the whole case, one position); a text
-        ``"0:1:0.25"`` (first, last, step) or ``"0.5, 1"`` as the command line gives it
+        position settling from the last (default: the whole case, one position); numbers
+        (the command line reads ``--scale START:STOP:STEP`` as any range)
     travel_at : "wheel-centre" (the travel drivers')
     tolerance : closure tolerance (dimensionless)
 
@@ -178,22 +178,13 @@ def load_case(susp, case, travel=None, *, held_by="driver", scale=None, travel_a
 
 
 def _fractions(scale):
-    """The case's fractions (N,) from ``scale`` (None: the whole case; numbers; or a text
-    ``"first:last:step"`` or ``"a, b, ..."``); ModelError at ``scale`` otherwise."""
+    """The case's fractions (N,) from ``scale`` (None: the whole case; otherwise numbers, the
+    command line's ``--scale START:STOP:STEP`` already read as a range); ModelError at
+    ``scale`` otherwise."""
     if scale is None:
         return np.ones(1)
-    if isinstance(scale, str):
-        text = scale.strip()
-        try:
-            if ":" in text:
-                first, last, step = (float(part) for part in text.split(":"))
-                if not step > 0.0 or last < first:
-                    raise ValueError
-                scale = np.arange(round((last - first) / step) + 1) * step + first
-            else:
-                scale = [float(part) for part in text.split(",")]
-        except ValueError:
-            raise ModelError("scale", f"expected 'first:last:step' or numbers 'a, b', got {text[:40]!r}") from None
+    if isinstance(scale, str):  # numpy would read "0.5" as a number and "0:1:0.1" not at all
+        raise ModelError("scale", f"expected numbers (fractions of the case), got the text {scale[:40]!r}")
     try:
         values = np.asarray(scale, dtype=float).ravel()
     except (TypeError, ValueError):
