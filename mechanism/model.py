@@ -356,6 +356,20 @@ class Mechanism:
         self._bushings[spec.name] = spec
         self._changed()
 
+    def set_bushing_stiffness(self, name, stiffness):
+        """Give the bushing ``name`` the ``stiffness`` (as :meth:`add_bushing`'s: 6 rates or a
+        (6, 6) matrix, N/m and N m/rad), its other data kept: a design study's or optimiser's
+        bushing-rate variant. Raises ModelError at ``bushing 'NAME'`` as :meth:`add_bushing`."""
+        from .bushings import bushing_spec  # noqa: PLC0415
+
+        check_arg.known(name, self._bushings, "bushing", "bushing")
+        old = self._bushings[name]
+        taken = (set(self._pairs) | set(self._point_drivers) | set(self._bushings)) - {name}
+        self._bushings[name] = bushing_spec(name, old.first, old.second, old.at, old.axes, stiffness, old.damping,
+                                            old.preload, old.replaces, links=self._links, pairs=self._pairs,
+                                            taken=taken)
+        self._changed()
+
     def use_bushings(self, compliant=True):
         """Switch between the compliant variant (True: replaced pairs give way to their bushings,
         the bushings deflect under the loads; sweeps are equilibria, :func:`loops.equilibrium`)
