@@ -1,0 +1,149 @@
+"""Sensitivities of the compliance analysis to bushing rates (loops.study.sensitivity.bushing_rates,
+loops.statics_rates) against independent references.
+
+References: central differences of the whole compliance analysis (``compliance(...)`` re-run on
+a copy of the model with the rate changed by +-h) on the shipped, preloaded front axle; an arm
+on one bushing in closed form (tip compliance ``1/k_z + L^2/k_ry``, so its rates are
+``-1/k_z^2`` and ``-L^2/k_ry^2``).
+"""
+
+import copy
+
+import numpy as np
+import pytest
+
+from loops import equilibrium
+from loops.compliance import load_response
+from loops.statics_rates import rate_loads
+from loops.study.sensitivity import bushing_rates as rates_module
+from loops.study.sensitivity.bushing_rates import bushing_rates, is_bushing_rate, rate_derivatives
+from loops.suspension import compliance, load_suspension
+from mechanism import Mechanism
+from mechanism.errors import ModelError
+
+FILE = "examples/front_axle_bushings.toml"
+TIGHT = 1e-13  # closure tolerance of the reference's equilibria
+TRAVEL = np.array([-0.04, 0.0, 0.03])
+#: The reference's relative step: its truncation ``h^2 C''' / 6`` is about 1e-6 of the derivative
+#: here (1e-6 seen at h = 1e-3, 1e-8 at h = 1e-4, falling as h^2), its rounding about
+#: 1e-13 / h = 1e-10 (equilibria balanced to 1e-13); so they agree to 1e-5.
+STEP = 1e-3
+AGREE = 1e-5
+RATES = ["lower_front_left.kz", "lower_rear_left.ky", "upper_front_left.kry", "lower_front_left.krx"]
+
+
+@pytest.fixture(scope="module")
+def axle():
+    return load_suspension(FILE)
+
+
+@pytest.fixture(scope="module")
+def derivatives(axle):
+    return rate_derivatives(axle, RATES, TRAVEL, tolerance=TIGHT)
+
+
+def _with_rate(axle, rate, value):
+    changed = copy.deepcopy(axle)
+    stiffness = changed.mechanism.bushings[rate.bushing].stiffness_matrix().copy()
+    stiffness[rate.index, rate.index] = value
+    changed.mechanism.set_bushing_stiffness(rate.bushing, stiffness)
+    result = compliance(changed, TRAVEL, tolerance=TIGHT)
+    return {name: column.values for name, column in result.metrics.items()}
+
+
+@pytest.fixture(scope="module")
+def differences(axle):
+    out = []
+    for rate in bushing_rates(axle.mechanism.snapshot(), RATES):
+        h = STEP * rate.nominal
+        up, down = _with_rate(axle, rate, rate.nominal + h), _with_rate(axle, rate, rate.nominal - h)
+        out.append({name: (up[name] - down[name]) / (2 * h) for name in up if name != "wheel_travel"})
+    return out
+
+
+def _compare(values, differences, agree):
+    for r, reference in enumerate(differences):
+        for name, expected in reference.items():
+            # the other wheel's columns do not move (zero up to rounding): compared against the
+            # largest of the column's kind on the loaded side
+            floor = agree * max(np.abs(d[name.replace("_right", "_left")]).max() for d in differences)
+            np.testing.assert_allclose(values[name][:, r], expected, rtol=agree, atol=floor,
+                                       err_msg=f"{name} / {RATES[r]}")
+
+
+def test_rate_derivatives_are_the_central_differences_of_the_compliance_analysis(derivatives, differences):
+    """The shipped axle under gravity and its springs' preload: every compliance and stiffness
+    column's rate with respect to four bushing rates at three travels."""
+    _, values = derivatives
+    _compare(values, differences, AGREE)
+
+
+def test_the_preload_term_is_needed(axle, differences, monkeypatch):
+    """Without the equilibrium's shift and the pose's part (C4), (C6), the derivatives of the
+    preloaded axle miss the differences by far more than the tolerance."""
+    monkeypatch.setattr(rates_module, "_pose_term", lambda variant, record, wheels, shift, names:
+                        dict.fromkeys(names, 0.0))
+    _, values = rate_derivatives(axle, RATES, TRAVEL, tolerance=TIGHT)
+    with pytest.raises(AssertionError):
+        _compare(values, differences, 100 * AGREE)
+
+
+def _arm(kz, kry, length):
+    m = Mechanism("arm on one bushing")
+    m.add_link("arm")
+    m.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, kz, 1e3, kry, 1.5e3))
+    m.add_point("tip", "arm", at=(length, 0, 0))
+    m.use_bushings(True)
+    return m
+
+
+def test_an_arm_on_one_bushing_in_closed_form():
+    """A vertical unit force at the tip of an arm of length L on one bushing, no other load:
+    the tip's compliance ``1/k_z + L^2/k_ry`` has the rates ``-1/k_z^2`` and ``-L^2/k_ry^2``
+    (and none in the other rates), from the unit-rate bushing's stiffness (C5)."""
+    kz, kry, length = 1e5, 2e3, 0.4
+    eq = equilibrium(_arm(kz, kry, length))
+    system = eq.system
+    arm = system.link_index["arm"]
+    tip, force = np.array([length, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
+    wrench = np.zeros((1, 1, system.topology.links, 6))
+    wrench[0, 0, arm] = np.r_[np.cross(tip, force), force]
+    response = load_response(eq, wrench)
+    K = eq.stiffness[0]
+    shift = np.linalg.solve(K, response.reduced[0, 0])
+    expected = {2: -1 / kz ** 2, 4: -length ** 2 / kry ** 2}
+    for index in range(6):
+        dg, dK = rate_loads(eq, "bush", index)
+        np.testing.assert_array_equal(dg, 0.0)  # no deflection at rest: the pose does not move
+        change = -np.linalg.solve(K, dK[0] @ shift)
+        twist = change @ response.free_twists[0, :, arm]
+        along = (twist[3:] + np.cross(twist[:3], tip)) @ force
+        np.testing.assert_allclose(along, expected.get(index, 0.0), rtol=1e-12, atol=1e-20)
+
+
+def test_rate_names_cannot_clash_with_hardpoint_coordinates():
+    assert is_bushing_rate("lower_front.kx") and is_bushing_rate("a.krz")
+    assert not is_bushing_rate("lower_ball.x") and not is_bushing_rate("upper_inner.axis.z")
+    assert not is_bushing_rate("kx")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("lower_front_left.kq", "not a bushing rate"), ("nothing.kx", "not a bushing rate"),
+    ("lower_front.kx", "bushings: lower_front_left")])
+def test_a_bad_bushing_rate_is_one_located_line(axle, name, message):
+    with pytest.raises(ModelError, match=message) as caught:
+        bushing_rates(axle.mechanism.snapshot(), [name])
+    assert str(caught.value).startswith(f"vary {name!r}") and "\n" not in str(caught.value)
+
+
+def test_a_bushing_rate_named_twice_is_refused(axle):
+    with pytest.raises(ModelError, match="named twice"):
+        bushing_rates(axle.mechanism.snapshot(), ["lower_front_left.kx", "lower_front_left.kx"])
+
+
+def test_set_bushing_stiffness_checks_like_add_bushing(axle):
+    m = copy.deepcopy(axle.mechanism)
+    with pytest.raises(ModelError, match="negative rate"):
+        m.set_bushing_stiffness("lower_front_left", [1, 1, -1, 1, 1, 1])
+    with pytest.raises(ModelError, match="unknown bushing"):
+        m.set_bushing_stiffness("nothing", [1] * 6)
