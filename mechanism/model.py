@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as check_arg
+from .bushings import bushing_spec, check_compliant_loads, restiffened, variant_pairs
 from .errors import ModelError
 from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
@@ -348,7 +349,6 @@ class Mechanism:
         axes) carrying its stiffness, damping and preload. Raises ModelError at
         ``bushing 'NAME'`` for each mistake.
         """
-        from .bushings import bushing_spec  # noqa: PLC0415 (its own module: the bushing rules)
 
         taken = set(self._pairs) | set(self._point_drivers) | set(self._bushings)
         spec = bushing_spec(name, first, second, at, axes, stiffness, damping, preload, replaces,
@@ -357,17 +357,8 @@ class Mechanism:
         self._changed()
 
     def set_bushing_stiffness(self, name, stiffness):
-        """Give the bushing ``name`` the ``stiffness`` (as :meth:`add_bushing`'s: 6 rates or a
-        (6, 6) matrix, N/m and N m/rad), its other data kept: a design study's or optimiser's
-        bushing-rate variant. Raises ModelError at ``bushing 'NAME'`` as :meth:`add_bushing`."""
-        from .bushings import bushing_spec  # noqa: PLC0415
-
-        check_arg.known(name, self._bushings, "bushing", "bushing")
-        old = self._bushings[name]
-        taken = (set(self._pairs) | set(self._point_drivers) | set(self._bushings)) - {name}
-        self._bushings[name] = bushing_spec(name, old.first, old.second, old.at, old.axes, stiffness, old.damping,
-                                            old.preload, old.replaces, links=self._links, pairs=self._pairs,
-                                            taken=taken)
+        """Bushing ``name``'s stiffness, checked as :meth:`add_bushing`'s, its other data kept."""
+        self._bushings[name] = restiffened(self._bushings, name, stiffness)
         self._changed()
 
     def use_bushings(self, compliant=True):
@@ -457,8 +448,6 @@ class Mechanism:
     def snapshot(self) -> Model:
         """Frozen copy of the model, as analyses take it and results keep it."""
         if self._snapshot is None:
-            from .bushings import check_compliant_loads, variant_pairs  # noqa: PLC0415
-
             reference = tuple((name, _read_only(values)) for name, values in self._reference.items())
             bushings = tuple(self._bushings.values())
             if self._compliant:

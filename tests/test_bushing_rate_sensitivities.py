@@ -147,3 +147,30 @@ def test_set_bushing_stiffness_checks_like_add_bushing(axle):
         m.set_bushing_stiffness("lower_front_left", [1, 1, -1, 1, 1, 1])
     with pytest.raises(ModelError, match="unknown bushing"):
         m.set_bushing_stiffness("nothing", [1] * 6)
+
+
+def test_sensitivities_of_the_compliance_analysis_are_to_bushing_rates_in_file_units(axle, derivatives):
+    """``sensitivities(..., analysis="compliance")`` gives the rate derivatives in SI (rad per N
+    per N/m) and writes them per the file's units (deg/N per N/mm, N/mm per N/mm)."""
+    from loops.study.sensitivity import sensitivities
+
+    found = sensitivities(axle, RATES[:2], TRAVEL, analysis="compliance", tolerance=TIGHT)
+    _, values = derivatives
+    np.testing.assert_allclose(found["compliance_steer_lateral_patch_left"],
+                               values["compliance_steer_lateral_patch_left"][:, :2] / 1e3, rtol=1e-12)
+    text = found.to_csv()
+    header = text.splitlines()[1].split(",")
+    row = [float(v) for v in text.splitlines()[2].split(",")]
+    steer = row[header.index("compliance_steer_lateral_patch_left/lower_front_left.kz")]
+    stiffness = row[header.index("lateral_stiffness_patch_left/lower_front_left.kz")]
+    assert steer == pytest.approx(values["compliance_steer_lateral_patch_left"][0, 0] / 1e3 * np.degrees(1) * 1e3,
+                                  rel=1e-12)
+    assert stiffness == pytest.approx(values["lateral_stiffness_patch_left"][0, 0], rel=1e-12)
+
+
+def test_the_compliance_analysis_refuses_hardpoint_coordinates_in_one_line(axle):
+    from loops.study.sensitivity import sensitivities
+
+    with pytest.raises(ModelError, match="hardpoint coordinates are not available") as caught:
+        sensitivities(axle, ["lower_ball_left.z"], TRAVEL, analysis="compliance")
+    assert "\n" not in str(caught.value)

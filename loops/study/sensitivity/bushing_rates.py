@@ -50,13 +50,16 @@ import numpy as np
 
 from mechanism.bushings import RATE_NAMES
 from mechanism.errors import ModelError
+from mechanism.units import QUANTITIES
 
 from ...compliance import LoadResponse, load_response
 from ...continuation import DEFAULT_TOLERANCE
 from ...statics_rates import rate_loads, shifted_equilibria
-from ...suspension.compliance import compliance_columns, settle_compliance, unit_wrenches
+from ...suspension.compliance import (PER_100_NM, PER_KILONEWTON, compliance_columns, settle_compliance,
+                                      unit_wrenches)
 
-__all__ = ["BushingRate", "bushing_rates", "is_bushing_rate", "rate_derivatives", "RATE_SUFFIXES", "POSE_STEP"]
+__all__ = ["BushingRate", "bushing_rates", "is_bushing_rate", "rate_derivatives", "compliance_sensitivities",
+           "RATE_SUFFIXES", "POSE_STEP"]
 
 #: The suffixes of a bushing's six rates, in its stiffness matrix's order.
 RATE_SUFFIXES = tuple(f"k{name}" for name in RATE_NAMES)
@@ -64,6 +67,8 @@ RATE_SUFFIXES = tuple(f"k{name}" for name in RATE_NAMES)
 #: difference's truncation (``~POSE_STEP^4``, 3e-9 of the derivative at worst on the shipped
 #: axle, module docstring) and rounding (``~1e-15 / POSE_STEP``) both small there.
 POSE_STEP = 1e-4
+#: The compliance columns' scales in memory (per kN, per 100 N m) over SI.
+_PER = {PER_KILONEWTON: 1e3, PER_100_NM: 1e2}
 
 
 @dataclass(frozen=True)
@@ -168,3 +173,32 @@ def rate_derivatives(susp, rates, travel, case=None, *, tolerance=DEFAULT_TOLERA
         for name in base:
             values[name][:, r] = pose[name] + explicit[name]
     return record, values
+
+
+def compliance_sensitivities(susp, names, travel, case=None, *, tolerance=DEFAULT_TOLERANCE):
+    """:func:`loops.study.sensitivity.sensitivities` of the compliance analysis: every column's
+    derivative with respect to the bushing rates ``names`` at every travel, as
+    :class:`~loops.study.sensitivity.result.Sensitivities` (its coordinates the
+    :class:`BushingRate`; SI in memory: the compliances' in rad per N or per N m, per N/m or
+    per N m/rad; per N/mm or N mm/deg in a mm/deg file). Hardpoint coordinates are refused here (one located line): the compliance
+    analysis's sensitivities are to bushing rates."""
+    from ...suspension.compliance import compliance  # noqa: PLC0415
+    from ..coordinates import AXES  # noqa: PLC0415
+    from .result import Sensitivities  # noqa: PLC0415
+
+    for name in names:
+        if isinstance(name, str) and not is_bushing_rate(name) and name.rpartition(".")[2] in AXES:
+            raise ModelError(f"vary {name!r}", "the compliance analysis's sensitivities are to bushing rates "
+                             "(BUSHING.kx ... .krz); hardpoint coordinates are not available for it")
+    rates = bushing_rates(susp.mechanism.snapshot(), names)
+    _, values = rate_derivatives(susp, rates, travel, case, tolerance=tolerance)
+    result = compliance(susp, travel, case, tolerance=tolerance)
+    dimensions = {}
+    for name in values:
+        # the compliances are held per kN and per 100 N m: made SI (rad per N, per N m) here, so
+        # that a derivative's dimension is a plain quotient the files' units convert
+        dimension = result.metrics[name].dimension
+        values[name] = values[name] / _PER.get(dimension, 1.0)
+        dimensions[name] = QUANTITIES[dimension] if dimension in _PER else dimension
+    inputs = [result.metrics[name] for name in result.input_names]
+    return Sensitivities(rates, values, dimensions, inputs, result, None)
