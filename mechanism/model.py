@@ -564,7 +564,7 @@ class Mechanism:
 
         known = hardpoints_of(self.snapshot())
         out = copy.copy(self)
-        out._pairs, out._points = dict(self._pairs), dict(self._points)
+        out._pairs, out._points, out._bushings = dict(self._pairs), dict(self._points), dict(self._bushings)
         out._spring_dampers, out._reference = dict(self._spring_dampers), dict(self._reference)
         out._snapshot = None
         for name, value in dict(hardpoints).items():

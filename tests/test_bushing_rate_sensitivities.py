@@ -174,3 +174,56 @@ def test_the_compliance_analysis_refuses_hardpoint_coordinates_in_one_line(axle)
     with pytest.raises(ModelError, match="hardpoint coordinates are not available") as caught:
         sensitivities(axle, ["lower_ball_left.z"], TRAVEL, analysis="compliance")
     assert "\n" not in str(caught.value)
+
+
+def test_the_optimiser_tunes_bushing_rates_to_compliance_targets(axle):
+    """Targets made by a design with two rates changed (lower front radial -2000 N/mm, lower
+    rear axial +300 N/mm): the fit from the nominal design finds them again (the axial rate is
+    the weaker in the targets: found to 1e-3)."""
+    from loops.study.optimise import optimise
+    from loops.study.sensitivity.bushing_rates import rated_mechanism
+
+    travel = np.array([-0.03, 0.0, 0.03])
+    names = ["lower_front_left.ky", "lower_rear_left.kx"]
+    rates = bushing_rates(axle.mechanism.snapshot(), names)
+    goal = copy.deepcopy(axle)
+    rated_mechanism(goal.mechanism, rates, [-2e6, 3e5])
+    reference = compliance(goal, travel)
+    targets = {m: reference.metrics[m].values for m in ("compliance_steer_lateral_patch_left",
+                                                       "compliance_camber_lateral_patch_left",
+                                                       "compliance_steer_longitudinal_patch_left")}
+    fit = optimise(axle, names, bounds=([-4e6, -4e5], [4e6, 4e5]), travel=travel, compliance_targets=targets)
+    np.testing.assert_allclose(fit.offsets, [-2e6, 3e5], rtol=1e-3)
+    assert fit.bushing_rates["lower_front_left.ky"] == pytest.approx(4e6, rel=1e-5)
+    assert fit.hardpoints == {}
+    # the nominal design is untouched (a moved copy's bushings are its own)
+    assert axle.mechanism.bushings["lower_front_left"].stiffness_matrix()[1, 1] == pytest.approx(6e6)
+
+
+@pytest.mark.parametrize("coords, targets, message", [
+    (["lower_ball_left.z", "lower_front_left.ky"], {"compliance_steer_lateral_patch_left": np.zeros(2)},
+     "vary bushing rates .* and no hardpoint coordinate"),
+    (["lower_front_left.ky"], {"toe_left": np.zeros(2)}, "not a metric of the compliance"),
+    (["nothing.kx"], {"compliance_steer_lateral_patch_left": np.zeros(2)}, "not a bushing rate"),
+    (["lower_front_left.kq"], {"compliance_steer_lateral_patch_left": np.zeros(2)}, "not a hardpoint")])
+def test_the_optimiser_refuses_what_it_cannot_fit_in_one_line(axle, coords, targets, message):
+    from loops.study.optimise import optimise
+
+    with pytest.raises(ModelError, match=message) as caught:
+        optimise(axle, coords, bounds=1e5, travel=[0.0, 0.01], compliance_targets=targets)
+    assert "\n" not in str(caught.value)
+
+
+def test_bushing_rates_with_kinematic_targets_on_a_model_sweeping_on_its_bushings_are_refused(axle):
+    from loops.study.optimise import optimise
+
+    compliant = copy.deepcopy(axle)
+    compliant.mechanism.use_bushings(True)
+    with pytest.raises(ModelError, match="only with compliance targets alone"):
+        optimise(compliant, ["lower_front_left.ky"], {"toe_left": np.zeros(2)}, bounds=1e5, travel=[0.0, 0.01])
+
+
+def test_a_moved_mechanism_has_bushings_of_its_own(axle):
+    moved = axle.mechanism.moved({})
+    moved.set_bushing_stiffness("lower_front_left", [1e5] * 6)
+    assert axle.mechanism.bushings["lower_front_left"].stiffness_matrix()[0, 0] == pytest.approx(5e5)

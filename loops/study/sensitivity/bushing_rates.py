@@ -59,6 +59,7 @@ from ...suspension.compliance import (PER_100_NM, PER_KILONEWTON, compliance_col
                                       unit_wrenches)
 
 __all__ = ["BushingRate", "bushing_rates", "is_bushing_rate", "rate_derivatives", "compliance_sensitivities",
+           "compliance_metrics", "rated_mechanism",
            "RATE_SUFFIXES", "POSE_STEP"]
 
 #: The suffixes of a bushing's six rates, in its stiffness matrix's order.
@@ -202,3 +203,30 @@ def compliance_sensitivities(susp, names, travel, case=None, *, tolerance=DEFAUL
         dimensions[name] = QUANTITIES[dimension] if dimension in _PER else dimension
     inputs = [result.metrics[name] for name in result.input_names]
     return Sensitivities(rates, values, dimensions, inputs, result, None)
+
+
+def compliance_metrics(susp) -> dict:
+    """The compliance analysis's columns of ``susp`` by name -> their dimension (an axle's end in
+    ``_left`` and ``_right``): what a compliance target may name."""
+    from ...suspension.compliance import COMPLIANCE_LOADS  # noqa: PLC0415
+
+    out = {}
+    suffixes = ("_left", "_right") if susp.is_axle else ("",)
+    for suffix in suffixes:
+        for name, _, where in COMPLIANCE_LOADS:
+            for label in ("steer", "camber"):
+                out[f"compliance_{label}_{name}{suffix}"] = PER_100_NM if where == "moment" else PER_KILONEWTON
+            if where != "moment":
+                kind, at = name.split("_")
+                out[f"{kind}_stiffness_{at}{suffix}"] = "force/length"
+    return out
+
+
+def rated_mechanism(mechanism, rates, offsets):
+    """``mechanism`` (changed in place) with each :class:`BushingRate` of ``rates`` at its
+    nominal plus the offset (N/m, N m/rad) of ``offsets``; returns it."""
+    for rate, offset in zip(rates, offsets):
+        stiffness = mechanism.bushings[rate.bushing].stiffness_matrix().copy()
+        stiffness[rate.index, rate.index] = rate.nominal + offset
+        mechanism.set_bushing_stiffness(rate.bushing, stiffness)
+    return mechanism
