@@ -339,3 +339,10 @@ def _check(statics, record, count, tolerance, force_tolerance):
         defect = evaluate(system, record.q[i], record.rotations[i]).closure_error()
         if not defect <= 10 * tolerance:
             raise RuntimeError(f"equilibrium: position {i} does not close (defect {defect:.3g})")
+
+
+def statics_setup(record):
+    """The compiled system, loads, weights and fixed and free columns an
+    :class:`EquilibriumResult` was solved with (what :mod:`loops.statics_rates` takes the
+    statics kernels again with, near its positions)."""
+    return record._statics

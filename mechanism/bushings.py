@@ -12,6 +12,8 @@ loads (:mod:`loops.loads`) in the compliant variant only.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import _validate as check_arg
@@ -19,7 +21,7 @@ from .errors import ModelError
 from .pairs.bushing import Bushing, Weld, bushing_frame, check_axes
 from .specs import BushingSpec, PairSpec
 
-__all__ = ["bushing_spec", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
+__all__ = ["bushing_spec", "restiffened", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
 
 #: The six rates of a bushing, in order: along its x, y, z axes, then about them.
 RATE_NAMES = ("x", "y", "z", "rx", "ry", "rz")
@@ -100,6 +102,15 @@ def bushing_spec(name, first, second, at, axes, stiffness, damping, preload, rep
                              f"the bushing {first!r} and {second!r}")
     return BushingSpec(name, first, second, _read_only(at), _read_only(rows), _read_only(stiffness),
                        _read_only(damping), _read_only(preload), replaces)
+
+
+def restiffened(bushings, name, stiffness) -> BushingSpec:
+    """The bushing ``name`` of ``bushings`` (a dict by name) with ``stiffness`` (6 rates or a
+    (6, 6) matrix, N/m, N m/rad), checked as :func:`bushing_spec` checks it: a design study's
+    or optimiser's bushing-rate variant (:meth:`mechanism.Mechanism.set_bushing_stiffness`)."""
+    check_arg.known(name, bushings, "bushing", "bushing")
+    stiffness = _rates(stiffness, f"bushing {name!r}: stiffness", False, True)
+    return replace(bushings[name], stiffness=_read_only(stiffness))
 
 
 def _pair_of(bushing: BushingSpec, pair_type) -> PairSpec:

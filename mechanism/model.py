@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as check_arg
+from .bushings import bushing_spec, check_compliant_loads, restiffened, variant_pairs
 from .errors import ModelError
 from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
@@ -348,12 +349,16 @@ class Mechanism:
         axes) carrying its stiffness, damping and preload. Raises ModelError at
         ``bushing 'NAME'`` for each mistake.
         """
-        from .bushings import bushing_spec  # noqa: PLC0415 (its own module: the bushing rules)
 
         taken = set(self._pairs) | set(self._point_drivers) | set(self._bushings)
         spec = bushing_spec(name, first, second, at, axes, stiffness, damping, preload, replaces,
                             links=self._links, pairs=self._pairs, taken=taken)
         self._bushings[spec.name] = spec
+        self._changed()
+
+    def set_bushing_stiffness(self, name, stiffness):
+        """Bushing ``name``'s stiffness, checked as :meth:`add_bushing`'s, its other data kept."""
+        self._bushings[name] = restiffened(self._bushings, name, stiffness)
         self._changed()
 
     def use_bushings(self, compliant=True):
@@ -443,8 +448,6 @@ class Mechanism:
     def snapshot(self) -> Model:
         """Frozen copy of the model, as analyses take it and results keep it."""
         if self._snapshot is None:
-            from .bushings import check_compliant_loads, variant_pairs  # noqa: PLC0415
-
             reference = tuple((name, _read_only(values)) for name, values in self._reference.items())
             bushings = tuple(self._bushings.values())
             if self._compliant:
@@ -561,7 +564,7 @@ class Mechanism:
 
         known = hardpoints_of(self.snapshot())
         out = copy.copy(self)
-        out._pairs, out._points = dict(self._pairs), dict(self._points)
+        out._pairs, out._points, out._bushings = dict(self._pairs), dict(self._points), dict(self._bushings)
         out._spring_dampers, out._reference = dict(self._spring_dampers), dict(self._reference)
         out._snapshot = None
         for name, value in dict(hardpoints).items():

@@ -51,6 +51,8 @@ from ..suspension.travel import input_values
 from ..suspension.metrics import AXLE_METRICS, CATALOGUE, METRICS, PART_METRICS, POSITION, ROLL_METRICS
 from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import sensitivities_of
+from .sensitivity.bushing_rates import (BushingRate, bushing_rates, compliance_metrics, is_bushing_rate,
+                                        rate_derivatives, rated_mechanism)
 from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
@@ -88,9 +90,10 @@ def _without_part(suspension, metric):
     return None
 
 
-def _targets(table, analysis, count, where, suspension):
+def _targets(table, analysis, count, where, suspension, own=None):
     """:class:`Target` list of ``{metric: values or (values, weight)}`` for ``count`` positions
-    (an axle's metrics end in ``_left`` or ``_right``)."""
+    (an axle's metrics end in ``_left`` or ``_right``); ``own``: the analysis's metrics by name ->
+    dimension, when they are not the catalogue's (the compliance's)."""
     if table is None:
         return []
     axle = suspension.is_axle
@@ -103,11 +106,16 @@ def _targets(table, analysis, count, where, suspension):
         base = metric.removesuffix("_left").removesuffix("_right") if axle and isinstance(metric, str) else metric
         if axle_metric:
             base = metric
-        reason = None if axle_metric or not isinstance(base, str) else _without_part(suspension, base)
+        reason = None if axle_metric or own is not None or not isinstance(base, str) else \
+            _without_part(suspension, base)
         if reason is not None:
             raise ModelError(label, reason)
         known = {**METRICS, **{name: ROLL_METRICS[name] for name in REGISTRY[analysis].own_metrics}}
-        if axle_metric:
+        if own is not None:
+            known, base = own, metric
+            if metric not in own:
+                raise ModelError(label, f"not a metric of the {analysis} (metrics: {', '.join(own)})")
+        elif axle_metric:
             known = AXLE_METRICS
         elif not isinstance(metric, str) or base not in known or (axle and base == metric):
             wheel = "per-wheel metric with _left or _right, or an axle metric" if axle else "per-wheel metric"
@@ -149,8 +157,10 @@ class _Problem:
     """The least-squares problem: residuals and their exact Jacobian at offsets ``x``, from
     the moved design's analyses (the last design kept: scipy asks for both at one ``x``)."""
 
-    def __init__(self, suspension, coords, targets, plans, tolerance):
+    def __init__(self, suspension, coords, targets, plans, tolerance, rates=()):
         self.suspension, self.coords, self.targets, self.plans = suspension, coords, targets, plans
+        #: the bushing rates varied after the hardpoint coordinates (offsets N/m, N m/rad)
+        self.bushing_rates = list(rates)
         self.tolerance = tolerance
         rates = {m.name for m in CATALOGUE if m.kind != POSITION}
         #: analysis -> whether one of its targets is not a position metric of the catalogue (a
@@ -165,8 +175,9 @@ class _Problem:
         self._last = None
 
     def variant(self, x):
-        susp = self.suspension
-        moved = susp.mechanism.moved(moved_hardpoints(self.coords, x))
+        susp, h = self.suspension, len(self.coords)
+        moved = susp.mechanism.moved(moved_hardpoints(self.coords, x[:h]))
+        rated_mechanism(moved, self.bushing_rates, x[h:])
         return Suspension(moved, susp.corners, susp.vehicle, susp.units, susp.name)
 
     def at(self, x):
@@ -190,7 +201,7 @@ class _Problem:
         """Per coordinate the length of its offset axis (1 for a location): the factor between
         the moved design's sensitivity and the derivative with respect to the offset."""
         out = np.ones(len(self.coords))
-        raw = moved_hardpoints(self.coords, x)
+        raw = moved_hardpoints(self.coords, x[:len(self.coords)])
         for j, c in enumerate(self.coords):
             if c.hardpoint.is_direction:
                 out[j] = float(np.linalg.norm(raw[c.hardpoint.name]))
@@ -208,16 +219,30 @@ class _Problem:
     def jacobian(self, x):
         """d residual / d x: the sensitivities of the design with offsets ``x`` (an axis
         component's over the length of its offset axis), weighted."""
-        _, results = self.at(x)
+        susp, results = self.at(x)
         scale = 1.0 / self.axis_lengths(x)
         blocks, sensitivities = [], {}
         for t in self.targets:
             if t.analysis not in sensitivities:
-                wanted = {u.metric for u in self.targets if u.analysis == t.analysis}
-                sensitivities[t.analysis] = sensitivities_of(results[t.analysis], self.names,
-                                                             rates=self.rates[t.analysis], only=wanted)
-            blocks.append(t.weight[:, None] * sensitivities[t.analysis][t.metric] * scale)
+                sensitivities[t.analysis] = self._sensitivities(susp, results, t.analysis)
+            blocks.append(t.weight[:, None] * sensitivities[t.analysis](t.metric, scale))
         return np.concatenate(blocks, axis=0)
+
+    def _sensitivities(self, susp, results, analysis):
+        """``metric, scale -> (N, k + R)``: the analysis's derivatives in the hardpoint coordinates
+        (times ``scale``) and the bushing rates. The kinematic analyses take the rigid variant
+        (no bushing rate moves them); the compliance's derivatives are to bushing rates only
+        (:mod:`.sensitivity.bushing_rates`; its targets come with no hardpoint coordinate)."""
+        count, rates = len(results[analysis]), len(self.bushing_rates)
+        if analysis == "compliance":
+            _, values = rate_derivatives(susp, self.bushing_rates, self.plans[analysis]["travel"],
+                                         tolerance=self.tolerance)
+            return lambda metric, scale: values[metric]
+        wanted = {u.metric for u in self.targets if u.analysis == analysis}
+        found = sensitivities_of(results[analysis], self.names, rates=self.rates[analysis], only=wanted) \
+            if self.coords else None
+        return lambda metric, scale: np.hstack([found[metric] * scale if found is not None else np.zeros((count, 0)),
+                                                np.zeros((count, rates))])
 
 
 def _describe(coords, x):
@@ -226,7 +251,7 @@ def _describe(coords, x):
 
 def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None, steering_targets=None,
              steering_travel=0.0, roll_angle=None, roll_targets=None, start=None, tolerance=DEFAULT_TOLERANCE,
-             max_evaluations=100, x_tolerance=1e-12, f_tolerance=1e-12, g_tolerance=1e-12):
+             max_evaluations=100, x_tolerance=1e-12, f_tolerance=1e-12, g_tolerance=1e-12, compliance_targets=None):
     """Fit hardpoint coordinates, within bounds, to target metric curves (see the module
     docstring).
 
@@ -234,7 +259,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     ----------
     suspension : loops.suspension.Suspension (a corner or an axle); its design is offset 0
     coords : list of coordinate names (``"lower_ball.z"``, ``"lower_ball"`` for x, y, z,
-        ``"upper_inner.axis.x"``) (k)
+        ``"upper_inner.axis.x"``) (k) and bushing rates (``"lower_front.kz"``,
+        :mod:`.sensitivity.bushing_rates`; offsets in N/m, N m/rad, after the hardpoints')
     targets : dict metric -> (N,) target values at the wheel travels ``travel`` (SI), or ->
         ``(values, weight)`` with ``weight`` a number or (N,) per SI unit of the metric
         (default 1: radians and metres weigh alike); the names of the analysis's columns
@@ -244,6 +270,9 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     travel : (N,) wheel travel, m, of the parallel-travel analysis
     rack, steering_targets, steering_travel : the steering analysis (values of the steering
         variable, targets as ``targets``, its fixed wheel travel)
+    compliance_targets : the compliance analysis at the wheel travels ``travel``, targets as
+        ``targets`` (``compliance_steer_lateral_patch``, ``lateral_stiffness_centre``, ...; in
+        memory units: rad per kN, N/m); its coordinates are bushing rates only
     roll_angle, roll_targets : the roll analysis of an axle (roll angles (M,), rad, ISO 8855;
         targets as ``targets``, per side: ``camber_left``, ``toe_right``, ``roll_camber_left``)
     start : (k,) initial offsets (default 0), within the bounds
@@ -266,8 +295,8 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     from scipy.optimize import least_squares  # noqa: PLC0415
 
     problem = _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance,
-                       roll_angle, roll_targets)
-    k = len(problem.coords)
+                       roll_angle, roll_targets, compliance_targets)
+    k = len(problem.coords) + len(problem.bushing_rates)
     lower, upper = _bounds(bounds, k)
     x0 = np.zeros(k) if start is None else np.asarray(start, dtype=float)
     if x0.shape != (k,) or not np.all((lower <= x0) & (x0 <= upper)):
@@ -279,14 +308,14 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
     after = problem.curves(fit.x)
     susp, results = problem.at(fit.x)
     inputs = {analysis: _input(results[analysis]) for analysis in problem.plans}
-    return Optimised(problem.coords, fit.x, x0, (lower, upper), susp, problem.targets, before, after, inputs,
+    return Optimised(problem.coords + problem.bushing_rates, fit.x, x0, (lower, upper), susp, problem.targets, before, after, inputs,
                      float(fit.cost), start_cost, problem.evaluations, fit.message, bool(fit.success), suspension)
 
 
 def _problem(suspension, coords, targets, travel, rack, steering_targets, steering_travel, tolerance, roll_angle=None,
-             roll_targets=None):
+             roll_targets=None, compliance_targets=None):
     """The :class:`_Problem` of :func:`optimise`'s arguments, checked."""
-    coords = coordinates(suspension.model, coords, "vary")
+    coords, rates = _coordinates_and_rates(suspension, coords)
     plans, wanted = {}, []
     if targets:
         if travel is None:
@@ -309,10 +338,38 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         roll_angle = input_values(roll_angle, "roll_angle")
         plans["roll"] = {"roll_angle": roll_angle}
         wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
+    if compliance_targets:
+        wanted += _compliance_targets(suspension, compliance_targets, travel, coords, rates, plans)
     if not wanted:
         raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "
                          "roll_targets (and roll_angle)")
-    return _Problem(suspension, coords, wanted, plans, tolerance)
+    if rates and suspension.mechanism.compliant and set(plans) - {"compliance"}:
+        raise ModelError(f"vary {rates[0].name!r}", "the model sweeps on its bushings (use_bushings = true): "
+                         "bushing rates are varied only with compliance targets alone")
+    return _Problem(suspension, coords, wanted, plans, tolerance, rates)
+
+
+def _coordinates_and_rates(suspension, names):
+    """``(hardpoint coordinates, bushing rates)`` of the names ``vary`` (each kind in order)."""
+    if isinstance(names, str) or not hasattr(names, "__iter__"):
+        return coordinates(suspension.model, names, "vary"), []
+    names = list(names)
+    rated = [n for n in names if is_bushing_rate(n)]
+    rates = bushing_rates(suspension.mechanism.snapshot(), rated) if rated else []
+    others = [n for n in names if not is_bushing_rate(n)]
+    return (coordinates(suspension.model, others, "vary") if others or not rated else []), rates
+
+
+def _compliance_targets(suspension, table, travel, coords, rates, plans):
+    """The compliance analysis's :class:`Target` list at ``travel``, its plan set in ``plans``."""
+    if travel is None:
+        raise ModelError("travel", "the compliance targets need the wheel travel values")
+    if coords or not rates:
+        raise ModelError("compliance_targets", "the compliance analysis's sensitivities are to bushing rates: "
+                         "vary bushing rates (BUSHING.kx ... .krz) and no hardpoint coordinate with its targets")
+    travel = input_values(travel, "travel")
+    plans["compliance"] = {"travel": travel}
+    return _targets(table, "compliance", len(travel), "compliance_targets", suspension, compliance_metrics(suspension))
 
 
 def _input(result):
@@ -329,6 +386,9 @@ class Optimised:
         (k,) the initial ones; bounds : (lower, upper)
     hardpoints : dict name -> (3,) the moved hardpoints' new values (SI; an axis as given
         to :meth:`mechanism.Mechanism.moved`, not normalised)
+    bushing_rates : dict rate name -> its new value (N/m, N m/rad), the bushing rates varied
+        (:class:`~.sensitivity.bushing_rates.BushingRate` among ``coordinates``, after the
+        hardpoints')
     suspension : the optimised Suspension; mechanism : its Mechanism
     targets : list of Target; before, after : lists of (N,) curves, one per target (SI)
     inputs : dict analysis -> Column, the input of each analysis (wheel travel, rack)
@@ -340,7 +400,10 @@ class Optimised:
                  evaluations, message, success, original):
         self.coordinates, self.offsets, self.start, self.bounds = list(coords), offsets, start, bounds
         self.suspension, self.mechanism = suspension, suspension.mechanism
-        self.hardpoints = moved_hardpoints(self.coordinates, offsets)
+        hardpoint_coordinates = [c for c in self.coordinates if not isinstance(c, BushingRate)]
+        self.hardpoints = moved_hardpoints(hardpoint_coordinates, offsets[:len(hardpoint_coordinates)])
+        self.bushing_rates = {c.name: c.nominal + x for c, x in zip(self.coordinates, offsets)
+                              if isinstance(c, BushingRate)}
         self.targets, self.before, self.after, self.inputs = targets, before, after, inputs
         self.cost, self.start_cost, self.evaluations = cost, start_cost, evaluations
         self.message, self.success = message, success

@@ -64,7 +64,8 @@ from .standard import parallel_travel
 from .travel import input_values
 from .wheel import Wheel, camber, toe
 
-__all__ = ["compliance", "kc_curves", "compliant_variant", "COMPLIANCE_LOADS", "PER_KILONEWTON", "PER_100_NM"]
+__all__ = ["compliance", "kc_curves", "compliant_variant", "compliance_columns", "unit_wrenches", "settle_compliance",
+           "COMPLIANCE_LOADS", "PER_KILONEWTON", "PER_100_NM"]
 
 #: The unit loads of :func:`compliance`: (name, direction in the corner's axes, where), the
 #: direction ``"toe-out"`` a moment about the vertical turning the wheel's front outboard
@@ -135,7 +136,7 @@ def _wheel(variant, side, motion):
     return Wheel(variant.resolved[side], corner, variant.design[side], motion, Frame.body(corner))
 
 
-def _unit_wrenches(variant, record, wheels):
+def unit_wrenches(variant, record, wheels):
     """(N, K, L, 6) the unit loads of :data:`COMPLIANCE_LOADS` on each side's loaded link (K = 5
     per side, sides in order), about the origin, at the positions' contact patches and wheel
     centres."""
@@ -160,10 +161,13 @@ def _unit_wrenches(variant, record, wheels):
     return out
 
 
-def _compliance_columns(variant, record, wheels):
-    """The columns of :func:`compliance` (module docstring) at the positions of ``record``."""
+def compliance_columns(variant, record, wheels, response=None):
+    """The columns of :func:`compliance` (module docstring) at the positions of ``record``, from
+    ``response`` (a :class:`~loops.compliance.LoadResponse` to the :func:`unit_wrenches`; default
+    the record's own, (C2))."""
     system = record.system
-    response = load_response(record, _unit_wrenches(variant, record, wheels))
+    if response is None:
+        response = load_response(record, unit_wrenches(variant, record, wheels))
     columns, stiffness = [], []
     for s, side in enumerate(wheels.sides):
         suffix = _suffix(variant, side)
@@ -213,7 +217,7 @@ def compliance(susp, travel, case=None, *, travel_at="wheel-centre", tolerance=D
     travel, wheels = _inputs(susp, travel, case, travel_at)
     variant, record, stop = _settle(susp, travel, wheels, tolerance)
     inputs = [Column("wheel_travel", travel[:len(record)], "length", 0)]
-    columns = _compliance_columns(variant, record, wheels) if len(record) else []
+    columns = compliance_columns(variant, record, wheels) if len(record) else []
     return variant.finish(record, "compliance", "wheel-centre", inputs, columns, stop)
 
 
@@ -297,3 +301,13 @@ def kc_curves(susp, travel, case, *, travel_at="wheel-centre", tolerance=DEFAULT
         raise
     result.rigid, result.case = beside, wheels.case
     return result
+
+
+def settle_compliance(susp, travel, case=None, *, travel_at="wheel-centre", tolerance=DEFAULT_TOLERANCE):
+    """What :func:`compliance` stands on: ``(variant, record, wheels, stop)``, the compliant
+    variant, its :class:`~loops.statics.EquilibriumResult` at ``travel``, the
+    :class:`~loops.suspension.hardpoint_loads.WheelLoads` of ``case`` and the SweepStopped of an
+    equilibrium not reached (or None); the inputs checked as :func:`compliance` checks them."""
+    travel, wheels = _inputs(susp, travel, case, travel_at)
+    variant, record, stop = _settle(susp, travel, wheels, tolerance)
+    return variant, record, wheels, stop

@@ -139,6 +139,8 @@ class Sensitivities:
                 dimension = self.dimensions[name]
                 if coordinate.dimension == "length":
                     dimension = f"{dimension}/length"
+                elif coordinate.dimension != "direction":  # a bushing rate: per N/m or N m/rad
+                    dimension = f"{dimension}/{coordinate.dimension}"
                 out.append(Column(f"{name}/{coordinate.name}", values[:, j], dimension, 0))
         return out
 
