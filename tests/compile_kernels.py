@@ -39,7 +39,8 @@ def _cli(*argv):
 def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
     trajectories and the suspension analyses; then equations of motion in both forms and
-    inverse dynamics, which evaluate the dynamics at positions a sweep reaches; then a design
+    inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
+    sweep reaches; then a design
     study (the batched walk of variants)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
@@ -57,7 +58,7 @@ def kinematics():
         _cli("sweep", EXAMPLES / "rssr.toml", "--drive", "crank_angle=0:90:30", "--out", out / "rssr.csv")
     for method in ("lagrange", "kane"):
         equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
-        inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method)
+        inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method).reactions()
     from loops.study.study import run_study  # design studies: the batched walk of many variants
     from loops.suspension import load_suspension
 
