@@ -13,12 +13,11 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse
 
 from .kernels.state import Scratch, Work
 
-__all__ = ["Configuration", "evaluate", "constraint_matrix", "rotations_of", "Work", "new_work", "Scratch",
-           "new_scratch"]
+__all__ = ["Configuration", "evaluate", "constraint_matrix", "closure_pattern", "dense_closure_pattern",
+           "rotations_of", "Work", "new_work", "Scratch", "new_scratch"]
 
 
 def new_scratch(topology) -> Scratch:
@@ -112,12 +111,9 @@ def evaluate(system, q, rotations=None) -> Configuration:
     return Configuration(*arrays, system.geometry.scale)
 
 
-@functools.lru_cache(maxsize=64)
-def closure_pattern(system):
-    """Where ``B`` (eq. 3) has entries: a csr matrix (6 loops + gauges, n) of ones, a loop's rows
-    in the loop's variables, a gauge's row in the variables on its link's tree path (one per
-    compiled system: they are frozen). Its rows and columns are those of
-    :func:`constraint_matrix`, whose sparse form stores exactly these entries."""
+def _closure_entries(system):
+    """Row and column (int64, one per entry, a few twice) of every entry of ``B`` (eq. 3): a
+    loop's rows in the loop's variables, a gauge's row in the variables on its link's tree path."""
     topology = system.topology
     counts = np.diff(topology.loop_ptr)
     rows = [np.repeat(6 * np.arange(topology.loops), 6 * counts) + np.tile(np.arange(6), len(topology.loop_cols))]
@@ -126,10 +122,30 @@ def closure_pattern(system):
         path, _ = system.path_columns(gauge.link)
         rows.append(np.full(len(path), 6 * topology.loops + g))
         cols.append(path)
-    rows, cols = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def closure_pattern(system):
+    """Where ``B`` (eq. 3) has entries: a csr matrix (6 loops + gauges, n) of ones (one per
+    compiled system: they are frozen). Its rows and columns are those of
+    :func:`constraint_matrix`, whose sparse form stores exactly these entries."""
+    import scipy.sparse  # noqa: PLC0415 (large models only: a small one takes dense_closure_pattern)
+
+    rows, cols = _closure_entries(system)
     pattern = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(system.rows, system.n))
     pattern.sum_duplicates()
     pattern.data[:] = 1.0
+    return pattern
+
+
+@functools.lru_cache(maxsize=64)
+def dense_closure_pattern(system) -> np.ndarray:
+    """:func:`closure_pattern` as a dense (6 loops + gauges, n) array of ones and zeros, read-only."""
+    rows, cols = _closure_entries(system)
+    pattern = np.zeros((system.rows, system.n))
+    pattern[rows, cols] = 1.0
+    pattern.setflags(write=False)
     return pattern
 
 
@@ -162,6 +178,8 @@ def constraint_matrix(system, config, scaled=False, gauges=True, sparse=False):
 
 def _sparse_constraint_matrix(system, config, loop_blocks, scaled, gauges):
     """:func:`constraint_matrix` as csr, from the loops' Jacobian blocks (entries, 6)."""
+    import scipy.sparse  # noqa: PLC0415 (large models only)
+
     from .kernels import closure  # noqa: PLC0415
 
     topology = system.topology

@@ -23,15 +23,14 @@ linear in the model's size; smaller ones keep the dense factorizations of the wh
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-import scipy.sparse.csgraph
 
-from .configuration import closure_pattern, constraint_matrix
+from .configuration import closure_pattern, constraint_matrix, dense_closure_pattern
 from .kernels.state import FACTOR_INFO_SIZE, LEAST_SQUARES, RANK_TOLERANCE, SQUARE, Factor, SquareBlock
-from .structure import Echelon, block_rank_defects, blocks
+from .lapack import pivoted_qr
+from .reordering import reverse_cuthill_mckee
 
 __all__ = ["RANK_TOLERANCE", "SQUARE", "LEAST_SQUARES", "DENSE_VARIABLES", "SquareBlock", "square_block",
            "square_block_at", "least_squares_block", "closure_matrix", "rank", "null_space", "null_space_blocks",
@@ -48,13 +47,20 @@ def closure_matrix(system, config, gauges=True):
     return constraint_matrix(system, config, scaled=True, gauges=gauges, sparse=system.n > DENSE_VARIABLES)
 
 
+def _issparse(B) -> bool:
+    """:func:`scipy.sparse.issparse`, without importing scipy.sparse for a small model (0.2 s of a
+    command's 0.7): a matrix can be sparse only once scipy.sparse is loaded."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(B)
+
+
 def _dense(B):
-    return B.toarray() if scipy.sparse.issparse(B) else B
+    return B.toarray() if _issparse(B) else B
 
 
 def _structured(B) -> bool:
     """True for a sparse ``B`` of a model larger than :data:`DENSE_VARIABLES` variables."""
-    return scipy.sparse.issparse(B) and B.shape[1] > DENSE_VARIABLES
+    return _issparse(B) and B.shape[1] > DENSE_VARIABLES
 
 
 def new_factor(block) -> Factor:
@@ -128,6 +134,8 @@ def _block_null_spaces(B_scaled):
     """``[(columns, rank, null basis), ...]`` per block of a sparse ``B_scaled``. Small blocks by
     their SVDs, with the threshold of the whole (from the largest singular value of any);
     large ones by :class:`~loops.structure.Echelon`."""
+    from .structure import Echelon, block_rank_defects, blocks  # noqa: PLC0415 (large models: scipy.sparse)
+
     parts = blocks(B_scaled)
     spectra = {i: np.linalg.svd(part.dense(), compute_uv=False) for i, part in enumerate(parts)
                if part.small and len(part.rows)}
@@ -153,7 +161,9 @@ def _independent_rows(B_free_scaled):
         return np.zeros(0, dtype=np.int64)
     if rows < n_free:
         return None
-    if scipy.sparse.issparse(B_free_scaled):
+    if _issparse(B_free_scaled):
+        from .structure import Echelon, blocks  # noqa: PLC0415 (large models: scipy.sparse)
+
         chosen = []
         for part in blocks(B_free_scaled):
             if part.small:
@@ -166,7 +176,7 @@ def _independent_rows(B_free_scaled):
                 return None
             chosen.append(part.rows[local])
         return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
-    _, R, pivots = scipy.linalg.qr(B_free_scaled.T, mode="economic", pivoting=True)
+    R, pivots = pivoted_qr(B_free_scaled.T)
     diagonal = np.abs(np.diag(R))
     if diagonal.size == 0 or diagonal[0] == 0.0 or np.sum(diagonal > 1e-6 * diagonal[0]) < n_free:
         return None
@@ -174,19 +184,26 @@ def _independent_rows(B_free_scaled):
 
 
 def _band_ordering(pattern):
-    """Row and column orders of a square 0/1 ``pattern`` (csr, canonical) with a small bandwidth,
-    and (kl, ku).
+    """Row and column orders of a square 0/1 ``pattern`` (dense, or csr canonical) with a small
+    bandwidth, and (kl, ku).
 
     Columns by reverse Cuthill-McKee on the graph of columns that share a row; each row
     then at the position of the first column it touches (ties broken by its last one).
     """
     n = pattern.shape[0]
-    adjacency = (pattern.T @ pattern).tocsr()
-    column_order = scipy.sparse.csgraph.reverse_cuthill_mckee(adjacency, symmetric_mode=True)
+    if isinstance(pattern, np.ndarray):
+        shared = pattern.T @ pattern  # csr of it: its nonzeros row by row, columns increasing
+        column_order = reverse_cuthill_mckee(np.nonzero(shared)[1],
+                                             np.r_[0, np.cumsum(np.count_nonzero(shared, axis=1))])
+        i, j = np.nonzero(pattern)
+    else:
+        import scipy.sparse.csgraph  # noqa: PLC0415 (large models only)
+
+        column_order = scipy.sparse.csgraph.reverse_cuthill_mckee((pattern.T @ pattern).tocsr(), symmetric_mode=True)
+        entries = pattern.tocoo()
+        i, j = entries.row, entries.col
     column_position = np.empty(n, dtype=np.int64)
     column_position[column_order] = np.arange(n)
-    entries = pattern.tocoo()
-    i, j = entries.row, entries.col
     first = np.full(n, n, dtype=np.int64)
     last = np.full(n, -1, dtype=np.int64)
     np.minimum.at(first, i, column_position[j])
@@ -208,8 +225,11 @@ def _ordering(system, rows, free):
     rows, free = np.frombuffer(rows, dtype=np.int64), np.frombuffer(free, dtype=np.int64)
     if len(free) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0
-    pattern = closure_pattern(system)[rows][:, free]
-    pattern.sum_duplicates()  # canonical: sorted indices
+    if system.n <= DENSE_VARIABLES:
+        pattern = dense_closure_pattern(system)[rows][:, free]
+    else:
+        pattern = closure_pattern(system)[rows][:, free]
+        pattern.sum_duplicates()  # canonical: sorted indices
     row_order, column_order, kl, ku = _band_ordering(pattern)
     row_order.setflags(write=False)
     column_order.setflags(write=False)

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse
 
 from mechanism.specs import GROUND
 
@@ -28,7 +27,6 @@ from .configuration import evaluate
 from .linear import DENSE_VARIABLES, closure_matrix
 from .linear import rank as matrix_rank
 from .passive import idle_spin
-from .structure import blocks
 
 __all__ = ["MobilityReport", "mobility_report"]
 
@@ -92,6 +90,10 @@ def _spin_rank(spins, n) -> int:
     more than DENSE_VARIABLES variables (a spin moves only its link's own pairs)."""
     if n <= DENSE_VARIABLES:
         return int(np.linalg.matrix_rank(spins))
+    import scipy.sparse  # noqa: PLC0415 (large models only)
+
+    from .structure import blocks  # noqa: PLC0415
+
     return sum(int(np.linalg.matrix_rank(part.dense())) for part in blocks(scipy.sparse.csr_matrix(spins))
                if len(part.rows))
 

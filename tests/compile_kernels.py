@@ -39,7 +39,8 @@ def _cli(*argv):
 def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
     trajectories and the suspension analyses; then equations of motion in both forms and
-    inverse dynamics, which evaluate the dynamics at positions a sweep reaches; then a design
+    inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
+    sweep reaches; then a design
     study (the batched walk of variants)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
@@ -57,7 +58,7 @@ def kinematics():
         _cli("sweep", EXAMPLES / "rssr.toml", "--drive", "crank_angle=0:90:30", "--out", out / "rssr.csv")
     for method in ("lagrange", "kane"):
         equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
-        inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method)
+        inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method).reactions()
     from loops.study.study import run_study  # design studies: the batched walk of many variants
     from loops.suspension import load_suspension
 
@@ -66,15 +67,28 @@ def kinematics():
 
 
 def simulation():
-    """Simulation: both integrators, loads, switching of the partition, energies."""
+    """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
+    call), loads, switching of the partition, energies; then static equilibria and their
+    reactions on bushings (the shorter family takes them: a kernel no family compiles is
+    compiled by each test process that meets it first, both at once)."""
     from dynamics import simulate
-    from mechanism import load_model
+    from loops import equilibrium
+    from mechanism import Mechanism, load_model
 
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     for method in ("DOP853", "RK45"):
         simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
-    simulate(load_model(EXAMPLES / "spring_pendulum.toml"), 0.05)
+    pendulum = load_model(EXAMPLES / "spring_pendulum.toml")
+    simulate(pendulum, 0.05)
+    simulate(pendulum, 0.01, method="Radau")
     simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
+    arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
+    arm.add_link("arm")
+    arm.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, 1e5, 1e3, 2e3, 1.5e3))
+    arm.add_point_force("load", "arm", at=(0.4, 0, 0), force=(0.0, 0.0, -300.0))
+    for compliant in (False, True):
+        arm.use_bushings(compliant)
+        equilibrium(arm).reactions()
 
 
 def main(argv):
