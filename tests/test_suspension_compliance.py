@@ -278,12 +278,31 @@ def test_a_kingpin_through_ball_joints_on_bushings_is_found():
     assert np.isfinite(result.metric("compliance_steer_lateral_patch")).all()
 
 
-def test_every_row_solve_gives_the_square_block_solve(axle, analysed, monkeypatch):
-    """Where the chosen square rows would leave others unsatisfied (a redundant loop) the free
-    motions are solved on every row by least squares: forced everywhere, the same compliance."""
-    import loops.compliance
+def test_the_recorded_free_motions_solve_every_row_of_the_closure(axle, analysed):
+    """The motions per unit free coordinate that the equilibrium walk records (and the compliance
+    is made of) against a least-squares solve on every row of ``B`` (eq. 4 with the free
+    coordinates as drivers, redundant rows included), and the links' twists against the tree
+    sums of those rates: a redundant loop the square block leaves out is satisfied too."""
+    from loops.configuration import constraint_matrix, evaluate
 
-    monkeypatch.setattr(loops.compliance, "ROW_CONSISTENCY", -1.0)
-    again = compliance(axle, analysed.metric("wheel_travel"), tolerance=TIGHT)
-    for name in analysed.metrics:
-        np.testing.assert_allclose(again.metric(name), analysed.metric(name), rtol=1e-9, atol=1e-15)
+    variant = compliant_variant(axle)
+    hubs = WheelLoads(variant, LoadCase("none", unit="N")).hubs
+    eq = equilibrium(variant.mechanism, drivers=travel_drivers(variant, analysed.metric("wheel_travel")), hold=hubs,
+                     tolerance=TIGHT)
+    system = eq.system
+    q, rotations, fixed = eq.closed_positions()
+    free = np.array([system.variable_index[name] for name in eq.free])
+    others = np.setdiff1d(np.arange(system.n), np.r_[fixed, free])
+    for i in range(len(eq)):
+        config = evaluate(system, q[i], rotations[i])
+        B = constraint_matrix(system, config)
+        expected = np.zeros((len(free), system.n))
+        expected[np.arange(len(free)), free] = 1.0
+        expected[:, others] = np.linalg.lstsq(B[:, others], -B[:, free], rcond=None)[0].T
+        np.testing.assert_allclose(eq.free_rates[i], expected, rtol=1e-9, atol=1e-12)
+        for k in range(len(free)):
+            twists = np.zeros((system.topology.links, 6))
+            for link in range(system.topology.links):
+                cols, signs = system.path_columns(link)
+                twists[link] = (signs * expected[k, cols]) @ config.twists[cols]
+            np.testing.assert_allclose(eq.free_twists[i, k], twists, rtol=1e-9, atol=1e-12)
