@@ -306,3 +306,20 @@ def test_the_recorded_free_motions_solve_every_row_of_the_closure(axle, analysed
                 cols, signs = system.path_columns(link)
                 twists[link] = (signs * expected[k, cols]) @ config.twists[cols]
             np.testing.assert_allclose(eq.free_twists[i, k], twists, rtol=1e-9, atol=1e-12)
+
+
+def test_the_compliant_variant_is_made_once_and_anew_after_a_change():
+    """Made once per suspension and state of its mechanism: a change to the suspension's
+    mechanism, or to the variant's own (a caller's), makes a new one, never a stale one."""
+    susp = load_suspension(FILE)
+    gravity = susp.model.gravity
+    variant = compliant_variant(susp)
+    assert compliant_variant(susp) is variant and variant.mechanism.compliant and not susp.mechanism.compliant
+    variant.mechanism.set_gravity((0.0, 0.0, 0.0))
+    again = compliant_variant(susp)
+    assert again is not variant
+    np.testing.assert_array_equal(again.model.gravity, gravity)
+    susp.mechanism.set_gravity(2.0 * gravity)
+    heavier = compliant_variant(susp)
+    assert heavier is not again
+    np.testing.assert_array_equal(heavier.model.gravity, 2.0 * gravity)
