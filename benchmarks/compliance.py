@@ -7,16 +7,19 @@ wheel-travel positions from -60 to +60 mm of :func:`loops.suspension.compliance`
 equilibria, then the linearised equilibrium's response to the ten unit loads and their
 compliance steer, camber and stiffness), and in the same process the bare equilibria of the
 same positions (:func:`loops.equilibrium`, what the analysis settles first) and the rigid
-axle's parallel travel. Printed: medians, the time per position and the ratios. Target (issue
-26): under 1 ms per position.
+axle's parallel travel. Printed: medians of wall and processor time, the time per position and
+the ratios. ``--compare-with DIR`` also times another checkout (a subprocess with DIR's
+packages, this script's cases) and prints its processor medians and the speed-up. Target
+(issue 26): under 1 ms per position.
 
-Run: ``python benchmarks/compliance.py [--repeats 5]``
+Run: ``python benchmarks/compliance.py [--repeats 5] [--compare-with ../main]``
 """
 
 from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 
 import numpy as np
 
@@ -26,7 +29,7 @@ from loops.suspension.compliance import compliant_variant
 from loops.suspension.files import read_tables
 from loops.suspension.hardpoint_loads import WheelLoads, travel_drivers
 from loops.suspension.load_cases import LoadCase
-from timing import median_time  # benchmarks/timing.py (this script's folder is on the path)
+from timing import in_checkout, median_cpu_time, median_time  # benchmarks/timing.py (this folder is on the path)
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 TRAVEL = np.linspace(-0.060, 0.060, 41)
@@ -46,10 +49,9 @@ def axle_on_sixteen_bushings():
     return axle
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
+def compliance_times(repeats):
+    """Medians (s) of the compliance analysis, the bare equilibria and the rigid parallel travel,
+    wall and processor time, with this checkout's packages."""
     axle = axle_on_sixteen_bushings()
     variant = compliant_variant(axle)
     hubs = WheelLoads(variant, LoadCase("none", unit="N")).hubs
@@ -59,18 +61,41 @@ def main(argv=None):
     rigid = Suspension(rigid.mechanism, axle.corners, axle.vehicle, axle.units, axle.name)
     compliance(axle, TRAVEL)  # compile and warm up
     parallel_travel(rigid, TRAVEL)
-    ours = median_time(lambda: compliance(axle, TRAVEL), args.repeats)
-    settle = median_time(lambda: equilibrium(variant.mechanism, drivers=drivers, hold=hubs), args.repeats)
-    sweep = median_time(lambda: parallel_travel(rigid, TRAVEL), args.repeats)
+    runs = {"compliance": lambda: compliance(axle, TRAVEL),
+            "equilibria": lambda: equilibrium(variant.mechanism, drivers=drivers, hold=hubs),
+            "rigid": lambda: parallel_travel(rigid, TRAVEL)}
+    out = {"bushings": len(axle.model.bushings)}
+    for key, run in runs.items():
+        out[key] = median_time(run, repeats)
+        out[key + "_cpu"] = median_cpu_time(run, repeats)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--compare-with", type=pathlib.Path, help="another checkout to time in the same run")
+    args = parser.parse_args(argv)
+    other = in_checkout(args.compare_with.resolve(), "__import__('compliance').compliance_times(int(sys.argv[3]))",
+                        args.repeats) if args.compare_with else None
+    ours = compliance_times(args.repeats)
     count = len(TRAVEL)
-    print(f"front axle on {len(axle.model.bushings)} bushings, compliance over {count} positions")
-    print(f"  compliance analysis:        {ours * 1e3:8.2f} ms (median of {args.repeats}), "
-          f"{ours / count * 1e3:6.3f} ms per position")
-    print(f"  equilibria alone:           {settle * 1e3:8.2f} ms, {settle / count * 1e3:6.3f} ms per position")
-    print(f"  rigid parallel travel:      {sweep * 1e3:8.2f} ms")
-    print(f"  ratio compliance / equilibria: {ours / settle:6.2f}; compliance / rigid sweep: {ours / sweep:6.2f}")
-    print(f"  target < 1 ms per position: {'met' if ours / count < 1e-3 else 'NOT met'}")
-    return {"compliance": ours, "equilibria": settle, "rigid": sweep}
+    print(f"front axle on {ours['bushings']} bushings, compliance over {count} positions, medians of {args.repeats}")
+    print(f"  {'':28} {'wall':>9} {'processor':>10} {'per position':>13}" +
+          (f" {'other processor':>16} {'speed-up':>8}" if other else ""))
+    for label, key in (("compliance analysis", "compliance"), ("equilibria alone", "equilibria"),
+                       ("rigid parallel travel", "rigid")):
+        row = (f"  {label:28} {ours[key] * 1e3:6.2f} ms {ours[key + '_cpu'] * 1e3:7.2f} ms "
+               f"{ours[key + '_cpu'] / count * 1e3:8.3f} ms")
+        if other:
+            row += f" {other[key + '_cpu'] * 1e3:13.2f} ms {other[key + '_cpu'] / ours[key + '_cpu']:7.2f}x"
+        print(row)
+    ratio = ours["compliance_cpu"] / ours["equilibria_cpu"]
+    print(f"  ratio compliance / equilibria: {ratio:6.2f}; compliance / rigid sweep: "
+          f"{ours['compliance_cpu'] / ours['rigid_cpu']:6.2f} (processor time)")
+    print(f"  target < 1 ms per position: {'met' if ours['compliance'] / count < 1e-3 else 'NOT met'} (wall), "
+          f"{'met' if ours['compliance_cpu'] / count < 1e-3 else 'NOT met'} (processor)")
+    return {"ours": ours, "other": other}
 
 
 if __name__ == "__main__":

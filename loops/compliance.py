@@ -16,16 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .configuration import constraint_matrix, evaluate
-from .continuation import SINGULAR_CONDITIONING
-from .linear import least_squares_block, solve_at_positions, square_block_at
-from .point_kinematics import link_twists
-
-__all__ = ["load_response", "LoadResponse", "ROW_CONSISTENCY"]
-
-#: Positions where the chosen square rows of ``B`` leave the others unsatisfied by more than
-#: this (dimensionless, over the right-hand side) are solved by least squares on every row.
-ROW_CONSISTENCY = 1e-9
+__all__ = ["load_response", "LoadResponse"]
 
 
 class LoadResponse:
@@ -42,35 +33,6 @@ class LoadResponse:
 
     def __init__(self, rates, twists, free_twists, reduced):
         self.rates, self.twists, self.free_twists, self.reduced = rates, twists, free_twists, reduced
-
-
-def free_motions(record):
-    """``(G_u (N, k, n), V_u (N, k, L, 6))``: every variable's rate and every link's twist per
-    unit rate of each free coordinate of an equilibrium record, its drivers and held variables
-    fixed (eq. 4 with the free coordinates as drivers: ``B_free G_u = -B_u``)."""
-    system = record.system
-    q, rotations, fixed = record.closed_positions()
-    free = np.array([system.variable_index[name] for name in record.free], dtype=np.int64)
-    count, k = len(q), len(free)
-    configs = [evaluate(system, q[i], rotations[i]) for i in range(count)]
-    xi = np.stack([c.twists for c in configs])
-    B = np.stack([constraint_matrix(system, c) for c in configs])
-    driven = np.r_[fixed, free].astype(np.int64)
-    block = square_block_at(system, configs[0], driven)
-    if block is None:
-        block = least_squares_block(system, driven)
-    rhs = -B[:, :, free].transpose(0, 2, 1)
-    x, solved = solve_at_positions(system, block, q, rotations, rhs, SINGULAR_CONDITIONING)
-    scale = system.row_scale[None, :, None]
-    rows = B @ x.transpose(0, 2, 1) - rhs.transpose(0, 2, 1)
-    size = np.maximum(np.abs(rhs.transpose(0, 2, 1) * scale).max(axis=(1, 2), initial=0.0), 1.0)
-    again = np.flatnonzero(~solved | ~(np.abs(rows * scale).max(axis=(1, 2), initial=0.0) <= ROW_CONSISTENCY * size))
-    if len(again):
-        # a square block singular there, or a redundant loop left unsatisfied: every row
-        x[again], _ = solve_at_positions(system, least_squares_block(system, driven), q[again], rotations[again],
-                                         rhs[again], 0.0)
-    x[:, np.arange(k), free] = 1.0
-    return x, link_twists(system, xi, x)
 
 
 def load_response(record, wrenches) -> LoadResponse:
@@ -96,7 +58,7 @@ def load_response(record, wrenches) -> LoadResponse:
     count, links = len(record), system.topology.links
     if wrenches.ndim != 4 or wrenches.shape[0] != count or wrenches.shape[2:] != (links, 6):
         raise ValueError(f"wrenches: expected shape ({count}, K, {links}, 6), got {wrenches.shape}")
-    G, V = free_motions(record)
+    G, V = record.free_rates, record.free_twists  # the equilibrium walk's own, made with K_uu
     k = V.shape[1]
     flat = V.reshape(count, k, links * 6)
     reduced = wrenches.reshape(count, -1, links * 6) @ flat.transpose(0, 2, 1)                # (C1) (N, K, k)

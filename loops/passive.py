@@ -38,7 +38,7 @@ import numpy as np
 from mechanism.specs import GROUND
 from mechanism.transforms import cross
 
-__all__ = ["idle_spin", "Gauge", "find_gauges", "pairs_touching"]
+__all__ = ["idle_spin", "Gauge", "find_gauges", "pairs_touching", "bushing_rates", "SPIN_ENERGY"]
 
 
 def pairs_touching(topology, link) -> np.ndarray:
@@ -46,11 +46,37 @@ def pairs_touching(topology, link) -> np.ndarray:
     return np.flatnonzero((topology.first == link) | (topology.second == link))
 
 
-def idle_spin(system, config, link):
+#: A spin deflects a bushing when its energy per unit spin squared, ``x^T K x`` with the
+#: bushing's rates ``x`` (dimensionless: slides in sizes) and stiffness ``K`` (in column
+#: units), exceeds this fraction of the stiffness's largest entry: above round-off.
+SPIN_ENERGY = 1e-12
+
+
+def bushing_rates(system) -> dict:
+    """``{pair index: (6, 6) stiffness}`` of the bushings that are pairs of ``system`` (the
+    compliant variant), in their variables' column units (N m per unit: rad, or sizes), so
+    that ``x^T K x`` is an energy per unit dimensionless motion."""
+    model = system.model
+    if not getattr(model, "use_bushings", False):
+        return {}
+    scale = system.column_scale
+    out = {}
+    for bushing in model.bushings:
+        index = system.pair_index.get(bushing.name)
+        if index is not None:
+            columns = scale[system.pair_slices[bushing.name]]
+            out[index] = columns[:, None] * bushing.stiffness_matrix() * columns[None, :]
+    return out
+
+
+def idle_spin(system, config, link, rates_of_bushings=None):
     """Variable rates spinning ``link`` about the line through its pairs, nothing else moving.
 
     Returns ``(rates (n,), direction (3,) global)`` or None when the link's pairs are not on
-    one line (two distinct centres at least) or one of them does not allow the spin.
+    one line (two distinct centres at least), one of them does not allow the spin, or the
+    spin deflects a bushing (``rates_of_bushings``, :func:`bushing_rates`): a tie rod between
+    two bushings turns against their torsional rates, a real (elastic) freedom that the
+    loads settle, not an idle one that a gauge may hold.
     """
     index = system.link_index[link]
     topology = system.topology
@@ -78,6 +104,11 @@ def idle_spin(system, config, link):
         if np.linalg.norm(basis @ x - wanted) > 1e-8 * max(1.0, system.scale):
             return None
         rates[cols] = x
+        stiffness = (rates_of_bushings or {}).get(int(i))
+        if stiffness is not None:
+            dimensionless = x / system.column_scale[cols]
+            if dimensionless @ stiffness @ dimensionless > SPIN_ENERGY * np.abs(stiffness).max():
+                return None
     return rates, direction
 
 
@@ -94,10 +125,11 @@ class Gauge:
 def find_gauges(system, config) -> list[Gauge]:
     """Gauges for the idle links of ``system`` at the (closed) reference ``config``."""
     gauges = []
+    rates_of_bushings = bushing_rates(system)
     for link in system.link_names:
         if system.links[system.link_index[link]].virtual or link == GROUND:
             continue
-        found = idle_spin(system, config, link)
+        found = idle_spin(system, config, link, rates_of_bushings)
         if found is not None:
             index = system.link_index[link]
             gauges.append(Gauge(index, found[1], config.link_poses[index, :3, :3].copy()))

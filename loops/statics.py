@@ -85,6 +85,7 @@ class _Statics:
         self.free_columns = extra[len(hold):].astype(np.int64)
         self.columns = np.r_[self.fixed_columns, self.free_columns].astype(np.int64)
         self.q0 = q0
+        self.start = None  # the walk standing on the reference assembly (_start), made once
 
     def scratch(self, block) -> StaticsScratch:
         system = self.system
@@ -109,7 +110,8 @@ class _Statics:
         f, k = len(self.fixed_columns), len(self.free_columns)
         return EquilibriumRecord(q=np.zeros((count, n)), rotations=np.zeros((count, m, 3, 3)),
                                  T=np.zeros((count, L, 4, 4)), G=np.zeros((count, n, f)), efforts=np.zeros((count, f)),
-                                 K=np.zeros((count, k, k)), info=np.zeros((count, STATICS_INFO)))
+                                 K=np.zeros((count, k, k)), info=np.zeros((count, STATICS_INFO)),
+                                 free_rates=np.zeros((count, k, n)), free_twists=np.zeros((count, k, L, 6)))
 
 
 #: The set-ups made so far, by (model, driven columns, hold, tolerance): choosing the free
@@ -144,6 +146,10 @@ class EquilibriumResult(Trajectory):
     ----------
     drivers : list of str; held : list of str, variables held at their values (``hold=``)
     free : list of str, the free coordinates that settled
+    free_rates : (N, k, n) every pair variable's rate per unit rate of each free coordinate, the
+        drivers and held variables fixed (``G_u``, eq. 4: rad or m per rad or m)
+    free_twists : (N, k, L, 6) every link's twist ``(omega, v_o)`` per unit rate of each free
+        coordinate (global, origin-referenced), the motions the reduced forces are taken along
     stiffness : (N, k, k) reduced stiffness ``K_uu`` in the free coordinates (N/m, N m/rad, N
         per rad or N m per m across), symmetric at an equilibrium (E4)
     stable : (N,) bool, ``K_uu`` positive definite
@@ -167,6 +173,8 @@ class EquilibriumResult(Trajectory):
         self._fixed = list(names) + held
         self._efforts = record.efforts[:count].copy()
         self.stiffness = record.K[:count].copy()
+        self.free_rates = record.free_rates[:count]  # the record is this call's own: no copy
+        self.free_twists = record.free_twists[:count]
         self.load_scale = record.info[:count, LOAD_SCALE].copy()
         self.residual = record.info[:count, RESIDUAL].copy()
         self.stability = self._stability(system)
@@ -300,8 +308,11 @@ def _start(statics, tolerance, names):
     """The walk standing on the reference assembly with the fixed and free columns."""
     from .continuation import Walk  # noqa: PLC0415
 
+    if statics.start is not None:  # its square block is a rank analysis at the reference: made once
+        return statics.start.copy()
     try:
-        return Walk(statics.system, statics.columns, statics.q0, tolerance=tolerance)
+        statics.start = Walk(statics.system, statics.columns, statics.q0, tolerance=tolerance)
+        return statics.start.copy()
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names) or '(none)'} and the free coordinates cannot move the reference "
                   f"assembly (defect {stop.error:.3g})")

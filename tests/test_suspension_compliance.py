@@ -278,12 +278,48 @@ def test_a_kingpin_through_ball_joints_on_bushings_is_found():
     assert np.isfinite(result.metric("compliance_steer_lateral_patch")).all()
 
 
-def test_every_row_solve_gives_the_square_block_solve(axle, analysed, monkeypatch):
-    """Where the chosen square rows would leave others unsatisfied (a redundant loop) the free
-    motions are solved on every row by least squares: forced everywhere, the same compliance."""
-    import loops.compliance
+def test_the_recorded_free_motions_solve_every_row_of_the_closure(axle, analysed):
+    """The motions per unit free coordinate that the equilibrium walk records (and the compliance
+    is made of) against a least-squares solve on every row of ``B`` (eq. 4 with the free
+    coordinates as drivers, redundant rows included), and the links' twists against the tree
+    sums of those rates: a redundant loop the square block leaves out is satisfied too."""
+    from loops.configuration import constraint_matrix, evaluate
 
-    monkeypatch.setattr(loops.compliance, "ROW_CONSISTENCY", -1.0)
-    again = compliance(axle, analysed.metric("wheel_travel"), tolerance=TIGHT)
-    for name in analysed.metrics:
-        np.testing.assert_allclose(again.metric(name), analysed.metric(name), rtol=1e-9, atol=1e-15)
+    variant = compliant_variant(axle)
+    hubs = WheelLoads(variant, LoadCase("none", unit="N")).hubs
+    eq = equilibrium(variant.mechanism, drivers=travel_drivers(variant, analysed.metric("wheel_travel")), hold=hubs,
+                     tolerance=TIGHT)
+    system = eq.system
+    q, rotations, fixed = eq.closed_positions()
+    free = np.array([system.variable_index[name] for name in eq.free])
+    others = np.setdiff1d(np.arange(system.n), np.r_[fixed, free])
+    for i in range(len(eq)):
+        config = evaluate(system, q[i], rotations[i])
+        B = constraint_matrix(system, config)
+        expected = np.zeros((len(free), system.n))
+        expected[np.arange(len(free)), free] = 1.0
+        expected[:, others] = np.linalg.lstsq(B[:, others], -B[:, free], rcond=None)[0].T
+        np.testing.assert_allclose(eq.free_rates[i], expected, rtol=1e-9, atol=1e-12)
+        for k in range(len(free)):
+            twists = np.zeros((system.topology.links, 6))
+            for link in range(system.topology.links):
+                cols, signs = system.path_columns(link)
+                twists[link] = (signs * expected[k, cols]) @ config.twists[cols]
+            np.testing.assert_allclose(eq.free_twists[i, k], twists, rtol=1e-9, atol=1e-12)
+
+
+def test_the_compliant_variant_is_made_once_and_anew_after_a_change():
+    """Made once per suspension and state of its mechanism: a change to the suspension's
+    mechanism, or to the variant's own (a caller's), makes a new one, never a stale one."""
+    susp = load_suspension(FILE)
+    gravity = susp.model.gravity
+    variant = compliant_variant(susp)
+    assert compliant_variant(susp) is variant and variant.mechanism.compliant and not susp.mechanism.compliant
+    variant.mechanism.set_gravity((0.0, 0.0, 0.0))
+    again = compliant_variant(susp)
+    assert again is not variant
+    np.testing.assert_array_equal(again.model.gravity, gravity)
+    susp.mechanism.set_gravity(2.0 * gravity)
+    heavier = compliant_variant(susp)
+    assert heavier is not again
+    np.testing.assert_array_equal(heavier.model.gravity, 2.0 * gravity)

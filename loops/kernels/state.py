@@ -210,8 +210,12 @@ StaticsScratch = namedtuple("StaticsScratch", [
 #: variables ``q`` (N, n), spherical ``rotations`` (N, m, 3, 3), link poses ``T`` (N, L, 4, 4),
 #: the equilibrium path's tangent ``G`` (N, n, f) along the f fixed columns, the efforts the
 #: fixed columns hold ``efforts`` (N, f), the reduced stiffness ``K`` (N, k, k) in the free
-#: coordinates, and ``info`` (N, STATICS_INFO) (load scale, force residual, ...).
-EquilibriumRecord = namedtuple("EquilibriumRecord", ["q", "rotations", "T", "G", "efforts", "K", "info"])
+#: coordinates, ``info`` (N, STATICS_INFO) (load scale, force residual, ...), and the motions
+#: per unit rate of each free coordinate, the fixed columns held (the transmission's free
+#: columns, eq. 4): every variable's rate ``free_rates`` (N, k, n) and every link's twist
+#: ``free_twists`` (N, k, L, 6) (global, origin-referenced).
+EquilibriumRecord = namedtuple("EquilibriumRecord", ["q", "rotations", "T", "G", "efforts", "K", "info",
+                                                     "free_rates", "free_twists"])
 
 #: The statics' parameters (float64, :data:`STATICS_PARAMETERS`,): the force tolerance
 #: (reduced forces over the load scale), the Newton iterations one equilibrium may take, the

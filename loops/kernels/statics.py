@@ -499,7 +499,9 @@ def _slope(fixed, S):
 
 @internal_kernel(forceinline=True)
 def _record(topology, fixed, work, G, S, out, i):
-    """Position i of the walk into ``out`` (:class:`~.state.EquilibriumRecord`)."""
+    """Position i of the walk into ``out`` (:class:`~.state.EquilibriumRecord`): with the
+    tangent along the path, the efforts and ``K_uu``, the motions per unit free coordinate
+    (the transmission's free columns ``G_u`` and the links' twists they make, eq. 4)."""
     k = S.lu.shape[0]
     copy_vector(work.q, out.q[i])
     copy_stack(work.rotations, out.rotations[i])
@@ -515,6 +517,9 @@ def _record(topology, fixed, work, G, S, out, i):
     for s in range(k):
         for t in range(k):
             out.K[i, s, t] = S.K[fixed + s, fixed + t]
+        for col in range(topology.n):
+            out.free_rates[i, s, col] = G[col, fixed + s]
+        tree_twists(topology, work.xi, out.free_rates[i, s], None, out.free_twists[i, s])
     copy_vector(S.info, out.info[i])
 
 

@@ -80,11 +80,21 @@ _AXES = {"forward": 0, "outboard": 1}
 _NO_LOAD = LoadCase("none", unit="N")
 
 
+#: The compliant variants made so far, by the suspension, its mechanism's frozen model (a new
+#: one after any change of the mechanism) and the forces held on the wheels: a variant is a
+#: deep copy of the mechanism and a Suspension set up anew, and a new variant is a new model,
+#: whose compiled system and free coordinates (:func:`loops.equilibrium`) are made anew too.
+_VARIANTS = {}
+
+
 def compliant_variant(susp, wheels=None) -> Suspension:
     """``susp`` in its compliant variant (a copy; ``susp`` is unchanged), with the force and
     moment of ``wheels`` (:class:`~loops.suspension.hardpoint_loads.WheelLoads`, or None) held
     on each loaded link: the force at the wheel's point at the design contact patch or wheel
     centre, the moment as a couple of two forces 1 m apart across it.
+
+    The copy is made once per suspension, state of its mechanism and held forces, and given
+    again while its own mechanism is unchanged (a change to either mechanism makes a new one).
 
     Raises
     ------
@@ -96,24 +106,42 @@ def compliant_variant(susp, wheels=None) -> Suspension:
         raise ModelError("bushings", f"{susp.name!r} has no bushings: compliance needs the compliant variant. Add "
                          "[[bushings]] tables (name, links, at, axes, stiffness, replaces = the pair each stands for) "
                          "to the model file, or Mechanism.add_bushing, as examples/front_axle_bushings.toml does")
+    held = _held_forces(susp, wheels)
+    source = susp.mechanism.snapshot()
+    key = (id(susp), id(source), held)
+    hit = _VARIANTS.get(key)
+    if hit is not None and hit[0] is susp and hit[1] is source and hit[2].mechanism.snapshot() is hit[2].model:
+        return hit[2]
     mechanism = copy.deepcopy(susp.mechanism)
     mechanism.use_bushings(True)
-    if wheels is not None:
-        for side in wheels.sides:
-            design = susp.design[side]
-            at = design.patch if wheels.case.at == "contact-patch" else design.centre
-            link = wheels.link[side]
-            if np.any(wheels.force[side]):
-                mechanism.add_point_force(f"case_{side}", link, at, tuple(wheels.force[side]))
-            moment = wheels.moment[side]
-            if np.any(moment):
-                # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
-                across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
-                a = 0.5 * across / np.linalg.norm(across)
-                f = np.cross(moment, a) / (2.0 * a @ a)
-                mechanism.add_point_force(f"case_moment_{side}_a", link, at + a, tuple(f))
-                mechanism.add_point_force(f"case_moment_{side}_b", link, at - a, tuple(-f))
-    return Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
+    for name, link, at, force in held:
+        mechanism.add_point_force(name, link, at, force)
+    variant = Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
+    if len(_VARIANTS) >= 8:
+        _VARIANTS.clear()
+    _VARIANTS[key] = (susp, source, variant)
+    return variant
+
+
+def _held_forces(susp, wheels):
+    """The point forces that hold ``wheels``' loads: a tuple of ``(name, link, at (3,), force
+    (3,))``, plain floats (a key of :data:`_VARIANTS`)."""
+    out = []
+    for side in () if wheels is None else wheels.sides:
+        design = susp.design[side]
+        at = design.patch if wheels.case.at == "contact-patch" else design.centre
+        link = wheels.link[side]
+        if np.any(wheels.force[side]):
+            out.append((f"case_{side}", link, at, wheels.force[side]))
+        moment = wheels.moment[side]
+        if np.any(moment):
+            # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
+            across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
+            a = 0.5 * across / np.linalg.norm(across)
+            f = np.cross(moment, a) / (2.0 * a @ a)
+            out.append((f"case_moment_{side}_a", link, at + a, f))
+            out.append((f"case_moment_{side}_b", link, at - a, -f))
+    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force))) for name, link, at, force in out)
 
 
 def _settle(susp, travel, wheels, tolerance):
