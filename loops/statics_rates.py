@@ -23,6 +23,7 @@ import numpy as np
 
 from .continuation import Walk
 from .kernels.state import LOAD_SCALE
+from .point_kinematics import link_twists
 from .statics import EquilibriumResult, statics_setup
 
 __all__ = ["rate_loads", "shifted_equilibria"]
@@ -112,4 +113,7 @@ def shifted_equilibria(record, directions, steps) -> EquilibriumResult:
             out.G[row] = here.G[:, :fixed]
             out.K[row] = S.K[fixed:, fixed:]
             out.info[row, LOAD_SCALE] = S.info[LOAD_SCALE]
+            # the motions per unit free coordinate there, as the equilibrium walk records them
+            out.free_rates[row] = here.G[:, fixed:].T
+            out.free_twists[row] = link_twists(setup.system, here.here.xi[None], out.free_rates[row][None])[0]
     return EquilibriumResult(setup, list(record.drivers), out, count * len(steps))
