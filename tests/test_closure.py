@@ -336,3 +336,29 @@ def test_a_start_just_within_the_tolerance_is_polished_down_to_the_floor():
         assert status == 0
         errors[floor] = evaluate(system, work.q, work.rotations).closure_error()
     assert errors[POLISH_FLOOR] <= POLISH_FLOOR * DEFAULT_TOLERANCE < errors[1.0], errors
+
+
+def test_a_start_already_below_the_floor_is_left_as_it_is():
+    """With polish_floor, a start whose defect is below the floor already takes no step; with the one polish step
+    (polish_floor 1) it takes one."""
+    # Reference: the start itself. A closed configuration moved until its defect is half POLISH_FLOOR x tolerance (a
+    # fifth-order prediction lands there): with the floor the corrector returns it bit for bit after no iteration,
+    # converged; with polish_floor 1 it polishes once, as every step predicted to lower order does.
+    from loops.kernels.newton import CONVERGED, POLISH_FLOOR, corrector
+
+    system, q_closed, driven = closed_state(spatial_all_pairs, {"A": 0.7, "P": 0.03})
+    block = square_block(system, constraint_matrix(system, evaluate(system, q_closed), scaled=True), driven)
+    rng = np.random.default_rng(9)
+    direction = perturbed(system, q_closed, driven, rng, 1e-6) - q_closed
+    start = q_closed + 0.5 * POLISH_FLOOR * DEFAULT_TOLERANCE / evaluate(system, q_closed + direction).closure_error() \
+        * direction
+    assert 0.1 * POLISH_FLOOR * DEFAULT_TOLERANCE < evaluate(system, start).closure_error()
+    assert evaluate(system, start).closure_error() <= POLISH_FLOOR * DEFAULT_TOLERANCE
+    for floor, steps in ((POLISH_FLOOR, 0), (1.0, 1)):
+        work = new_work(system, start)
+        rotations = work.rotations.copy()
+        result = np.zeros(4)
+        status = corrector(system.topology, system.geometry, block, work, new_factor(block), DEFAULT_TOLERANCE,
+                           NEWTON_ITERATIONS, MAX_NEWTON_STEP, True, result, floor)
+        assert status == CONVERGED and result[1] == steps, (floor, result)
+        assert (np.array_equal(work.q, start) and np.array_equal(work.rotations, rotations)) == (steps == 0), floor

@@ -585,6 +585,42 @@ def test_a_walk_records_curvatures_only_once_its_steps_prove_long():
         assert_allclose(out["q"], model.sweep({"travel": values})._q, rtol=0.0, atol=0.0)
 
 
+@pytest.mark.parametrize("acceleration", [0.0, 2.0])
+def test_a_sweep_keeps_the_curvature_of_the_accelerations_it_solves(acceleration):
+    """A walk that records curvatures and solves the accelerations at a driver speed along its steps, with no
+    driver acceleration, keeps those over the speed squared as the curvature (no second solve); with a driver
+    acceleration it solves the curvature apart. Either way the curvature is d^2 q / d travel^2 where the walk ends."""
+    # Reference: the accelerations at unit travel speed and no driver acceleration at the last position (the
+    # curvature by its definition), solved apart by loops.rates.motion_at_positions at that closed position; equal to
+    # round-off (the travel speed 0.3 m/s is no power of two, so the quotient is rounded).
+    from loops.compiled import compile_model
+    from loops.configuration import evaluate
+    from loops.continuation import Walk
+    from loops.held import held_freedoms
+    from loops.rates import motion_at_positions
+    from loops.sweep import SweepOutputs
+
+    model = load_model(EXAMPLES / "double_wishbone.toml")
+    system = compile_model(model.snapshot())
+    q0 = system.reference_q()
+    driven = system.driver_columns(["travel"])
+    columns = np.r_[driven, held_freedoms(system, evaluate(system, q0), driven, None)]
+    count = 41  # 4 mm steps: the walk records curvatures
+    targets = np.ascontiguousarray(np.column_stack([np.linspace(-0.08, 0.08, count), np.full(count, q0[columns[1]])]))
+    speeds = np.zeros((count, 2))
+    speeds[:, 0] = 0.3
+    accelerations = np.zeros((count, 2))
+    accelerations[:, 0] = acceleration
+    walk = Walk(system, columns)
+    out = SweepOutputs(system, count, 2)
+    assert walk.positions(targets, speeds, accelerations, 0, out) == (count, True)
+    assert walk.curved[2] == 1.0 and walk.curved[0] == 1.0
+    unit = np.array([[1.0, 0.0]])
+    curvature = motion_at_positions(system, columns, out["q"][-1:], out["rotations"][-1:], out["G"][-1:], unit,
+                                    np.zeros((1, 2)))[1][0]
+    assert_allclose(walk.curvature[0], curvature, rtol=1e-12, atol=1e-12 * np.abs(curvature).max())
+
+
 def test_each_sweep_starts_from_the_reference_assembly_whatever_ran_before():
     """The start a sweep reuses (closed, factorized, cached per drivers) is copied, never walked itself."""
     # Reference: the same sweep on a freshly built model (nothing cached for it). Sweeps run before it on the same

@@ -43,11 +43,13 @@ driven values, where the latest step ends (row 0) and where it started (row 1); 
 and whether the walk records them (``RECORDING``). It starts to once a step predicted to
 third order needed more than one Newton iteration (steps long for the branch's curvature: a
 design study's 4 mm in wheel travel), and then records them at every position it reaches
-(:func:`curvature_here`; a walk that solves the accelerations at unit driver rates anyway, a
-design study's, keeps those with :func:`record_curvature`); with both ends known the
-predictor interpolates the tangent to fourth order (:func:`_predict`). The rule depends
-only on the walk itself, so a study's variant and a separate sweep of it take the same
-steps from the same predictions.
+(:func:`curvature_here`: a sweep keeps the accelerations it solves anyway when its driver
+rates move along the step with no driver accelerations, over the rates squared; a walk that
+solves them at unit driver rates anyway, a design study's, keeps those with
+:func:`record_curvature`); with both ends known the predictor interpolates the tangent to
+fourth order (:func:`_predict`). The rule depends only on the walk itself, so a study's
+variant and a separate sweep of it take the same steps from the same predictions (to
+round-off, the curvatures being solved at other rates).
 
 ``params``, ``counters`` and ``diagnostics`` are the small vectors of :mod:`.state`, their
 entries named there (``params[TOLERANCE]``, ``counters[STEP_BUDGET]``, ...): the walk
@@ -250,35 +252,44 @@ def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
 
 
 @internal_kernel(forceinline=True)
-def record_curvature(last_step, direction, q_ddot, curvature, curved):
-    """Keep ``q_ddot`` (n,), the accelerations solved for the unit driven rates ``direction`` (d,)
-    with no driven accelerations, as the curvature where the latest step ends, when the walk
-    records curvatures (``curved[RECORDING]``) and that step moved the driven values along
-    ``direction`` (either way): then ``q_ddot`` is ``d^2 q / d sigma^2`` along the step's line
-    (eq. 4 differentiated once more)."""
-    if curved[RECORDING] == 0.0 or curved[CURVED_HERE] != 0.0 or bend(direction, last_step[0]) == 0.0:
+def record_curvature(last_step, rates, q_ddot, curvature, curved):
+    """Keep ``q_ddot`` (n,), the accelerations solved for the driven ``rates`` (d,) with no driven
+    accelerations, as the curvature where the latest step ends, when the walk records
+    curvatures (``curved[RECORDING]``) and that step moved the driven values along ``rates``
+    (either way): ``q_ddot`` is quadratic in the rates, so ``q_ddot / |rates|^2`` is
+    ``d^2 q / d sigma^2`` along the step's line (eq. 4 differentiated once more; unit
+    ``rates``, a design study's, keep ``q_ddot`` as it is)."""
+    if curved[RECORDING] == 0.0 or curved[CURVED_HERE] != 0.0 or bend(rates, last_step[0]) == 0.0:
         return
     norm = 0.0
-    for k in range(direction.shape[0]):
-        norm += direction[k] * direction[k]
-    if abs(norm - 1.0) > 1e-12:
-        return
+    for k in range(rates.shape[0]):
+        norm += rates[k] * rates[k]
     for col in range(q_ddot.shape[0]):
         if not np.isfinite(q_ddot[col]):  # a singular position: no accelerations
             return
-    copy_vector(q_ddot, curvature[0])
+    for col in range(q_ddot.shape[0]):
+        curvature[0, col] = q_ddot[col] / norm
     curved[CURVED_HERE] = 1.0
 
 
 @inline_kernel
-def curvature_here(topology, geometry, block, here, factor, G, last_step, spare, curvature, curved):
-    """Solve and keep the curvature where the latest step ends (see :func:`record_curvature`)
-    when the walk records them and it is not kept yet: the accelerations (eq. 4 differentiated
-    once more) for unit driven rates along the step, none driven. ``spare``: a Work whose
-    scratch is free."""
+def curvature_here(topology, geometry, block, here, factor, G, last_step, spare, curvature, curved, speeds,
+                   accelerations, q_ddot):
+    """Keep the curvature where the latest step ends (see :func:`record_curvature`) when the walk
+    records them and it is not kept yet: from the accelerations ``q_ddot`` (n,) just solved at
+    the driven ``speeds`` and ``accelerations`` (d,) when those move along the step with no
+    driven accelerations (a sweep's), else solved for unit driven rates along the step, none
+    driven. ``spare``: a Work whose scratch is free."""
     if curved[RECORDING] == 0.0 or curved[CURVED_HERE] != 0.0:
         return
     d = last_step.shape[1]
+    resting = True
+    for k in range(d):
+        resting = resting and accelerations[k] == 0.0
+    if resting:
+        record_curvature(last_step, speeds, q_ddot, curvature, curved)
+        if curved[CURVED_HERE] != 0.0:
+            return
     direction = spare.scratch.variables[2][:d]
     zeros = spare.scratch.variables[3][:d]
     norm = 0.0
@@ -497,7 +508,8 @@ def walk_positions(topology, geometry, block, walk, targets, speeds, acceleratio
         copy_matrix(G, out_G[i])
         rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
-        curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved)
+        curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved, speeds[i],
+                       accelerations[i], out_q_ddot[i])
         i += 1
     diagnostics[REACHED] = i
     return i, status

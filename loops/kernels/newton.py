@@ -20,7 +20,9 @@ the cost of one evaluation, and two solves of one position then agree (sweeps). 
 predicted so well that it lands just within the tolerance (a walk's fifth-order prediction)
 may end only a chord step's contraction below it; ``polish_floor`` (relative to the
 tolerance, below 1: :data:`POLISH_FLOOR`) polishes on while the defect is above it, by
-Newton from where a chord step does not halve it (1.0: the one polish step). Without
+Newton from where a chord step does not halve it (1.0: the one polish step), and leaves a
+start already below it as it is (a fifth-order prediction usually lands there: the step
+would only move the position by round-off of what the floor promises). Without
 ``polish``, a start already within the tolerance is left as it is (a saved assembly reloads
 bit for bit). Kernels pass ``polish`` as ``bool(True)`` or ``bool(False)``, not a bare
 constant, and every caller passes ``polish_floor`` (a float, no default): numba compiles a
@@ -154,7 +156,7 @@ def corrector(topology, geometry, block, work, factor, tolerance, max_iterations
     NOT_CONVERGED or SINGULAR (the block lost rank at an iterate).
     """
     error = configure(topology, geometry, work)
-    polished = not polish
+    polished = not polish or (polish_floor < 1.0 and error <= polish_floor * tolerance)
     dq, saved_q, saved_rotations = work.scratch.variables[0], work.scratch.variables[1], work.scratch.rotations
     rhs = work.scratch.equations[0]
     iterations, factorizations, stalls = 0, 0, 0
