@@ -189,7 +189,7 @@ class VariantGeometry:
             rows = np.arange(count)
             gauge_axis[:, g] = spread[rows, far] / lengths[rows, far][:, None]
         gauge_reference = np.repeat(base.gauge_reference[None], count, axis=0)
-        return Geometry(frame_j, frame_k, scale, gauge_axis, gauge_reference)
+        return Geometry(*_read_only(frame_j, frame_k, scale, gauge_axis, gauge_reference))
 
     def blocks(self, block, scale) -> SquareBlock:
         """``block`` (the nominal's rows and ordering) with the row and column weights of each
@@ -199,8 +199,20 @@ class VariantGeometry:
         gaps = np.r_[gaps, np.zeros(len(system.gauges))].astype(bool)
         row_scale = np.where(gaps[None], 1.0 / scale[:, None], 1.0)
         column_scale = np.where(system.rotational[None], 1.0, scale[:, None])
-        return block._replace(row_scale=np.ascontiguousarray(row_scale),
-                              column_scale=np.ascontiguousarray(column_scale))
+        row_scale, column_scale = _read_only(row_scale, column_scale)
+        return block._replace(row_scale=row_scale, column_scale=column_scale)
+
+
+def _read_only(*arrays):
+    """``arrays`` contiguous and read-only, as the nominal system's geometry and block are
+    (:mod:`loops.compiled`, :mod:`loops.linear`): numba types a read-only array apart from a
+    writable one, so the batched walk then calls the single walk's compiled kernels (its
+    corrector, factorization, step) with the types they were compiled for, where writable
+    arrays would compile that whole chain a second time."""
+    out = tuple(np.ascontiguousarray(a) for a in arrays)
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
 def _stacked(value, count):

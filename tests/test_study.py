@@ -17,7 +17,7 @@ import pytest
 
 from loops.compiled import compile_model
 from loops.study.coordinates import coordinates, moved_hardpoints
-from loops.variants import VariantGeometry
+from loops.variants import VariantGeometry, VariantSetup
 from loops.study.study import Plan, run_study
 from loops.study.suspension import VariantSuspension
 from loops.suspension import Suspension, combined, parallel_travel, roll, steering
@@ -226,6 +226,25 @@ def test_variant_geometry_equals_the_compiled_moved_model(wishbone):
         assert moved.geometry.scale == stacked.scale[v]
         for name in ("frame_j", "frame_k", "gauge_axis", "gauge_reference"):
             assert np.allclose(getattr(moved.geometry, name), getattr(stacked, name)[v], rtol=0, atol=1e-15)
+
+
+def test_variant_arrays_are_read_only_as_the_nominal_system_s(wishbone):
+    # numba types a read-only array apart from a writable one: the batched walk calls the single
+    # walk's compiled kernels only when one variant's arrays have the nominal system's types
+    # (a writable stack compiles the whole chain a second time, a minute on a first run)
+    model = wishbone.model
+    coords = coordinates(model, ["lower_ball", "upper_inner.axis.x"])
+    system = compile_model(model)
+    builder = VariantGeometry(system, coords)
+    stacked = builder.geometries(np.zeros((2, len(coords))))
+    for name in ("frame_j", "frame_k", "scale", "gauge_axis", "gauge_reference"):
+        assert not getattr(stacked, name).flags.writeable, name
+        if name != "scale":
+            assert not getattr(system.geometry, name).flags.writeable, name
+    block = VariantSetup(system, ["travel"], None, 1e-10).block
+    weighted = builder.blocks(block, stacked.scale)
+    for name in ("row_scale", "column_scale"):
+        assert not getattr(block, name).flags.writeable and not getattr(weighted, name).flags.writeable, name
 
 
 def test_study_table_reads_back_in_the_file_units(wishbone, tmp_path):

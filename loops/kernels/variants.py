@@ -18,7 +18,7 @@ the single-model walk) and the others go on.
 from __future__ import annotations
 
 from ._compile import inline_kernel, kernel
-from .arrays import copy_stack, copy_vector
+from .arrays import copy_matrix, copy_stack, copy_vector
 from .continuation import BUDGET, OK, close_here, rates_at, record_curvature, walk_to
 from .newton import CONVERGED
 from .state import (CORRECTOR_RESULT, CORRECTOR_RESULT_SIZE, ERROR, ITERATIONS, LAST_ERROR, LAST_ITERATIONS,
@@ -86,9 +86,14 @@ def _walk_one(topology, geometry, block, here, factor, G, trial, trial_factor, n
         copy_stack(here.T, out_T[i])
         zeros = trial.scratch.variables[2][:targets.shape[1]]  # the driven accelerations: none
         zeros[:] = 0.0
+        # The rates go to contiguous scratch first: the records are stored link by link
+        # (strided), and rates_at with strided twists would compile its callees a second time.
+        V, A = trial.scratch.links[0], trial.scratch.links[1]
         for k in range(unit_speeds.shape[0]):
             rates_at(topology, geometry, block, here, factor, G, unit_speeds[k], zeros,
-                     trial.scratch.variables[0], trial.scratch.variables[1], out_V[i, k], out_A[i, k])
+                     trial.scratch.variables[0], trial.scratch.variables[1], V, A)
+            copy_matrix(V, out_V[i, k])
+            copy_matrix(A, out_A[i, k])
             record_curvature(last_step, unit_speeds[k], trial.scratch.variables[1], curvature, curved)
     return OK, targets.shape[0]
 
