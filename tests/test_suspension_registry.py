@@ -19,7 +19,7 @@ from loops.study.sensitivity import ANALYSES as DIFFERENTIATED
 from loops.study.sensitivity import sensitivities
 from loops.study.study import ANALYSES as STUDIED
 from loops.suspension import load_suspension
-from loops.suspension.analyses import ANALYSES, ROAD
+from loops.suspension.analyses import ANALYSES, BUSHING_RATES, ROAD
 from loops.suspension.cli import add_input_options, input_options
 from loops.suspension.metrics import (AXLE, CATALOGUE, INPUT_LABELS, METRICS, ROLL, WHEEL_RATE, WHEEL_SUFFIXES,
                                       readable, wheel_metric)
@@ -76,7 +76,8 @@ def test_the_rest_of_the_house_reads_the_registry():
     assert STUDIED == tuple(n for n, e in ANALYSES.items() if e.study)
     assert DIFFERENTIATED == tuple(n for n, e in ANALYSES.items() if e.sensitivities)
     assert OPTIMISED == tuple(n for n, e in ANALYSES.items() if e.optimise)
-    assert ROAD in {e.sensitivities for e in ANALYSES.values()}
+    assert {ROAD, BUSHING_RATES} <= {e.sensitivities for e in ANALYSES.values()}
+    assert "compliance" in DIFFERENTIATED and "compliance" in OPTIMISED
     for study in (False, True):
         parser = argparse.ArgumentParser()
         add_input_options(parser, study=study)

@@ -37,11 +37,14 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field, replace
 
-__all__ = ["Analysis", "Input", "ANALYSES", "analysis", "titled", "STEERING", "ROAD"]
+__all__ = ["Analysis", "Input", "ANALYSES", "analysis", "titled", "STEERING", "ROAD", "BUSHING_RATES"]
 
 #: ``Analysis.sensitivities`` of an analysis whose metrics are taken on the moving road (the
 #: roll): its sensitivities follow the road, the axis and the travels (METHOD.md (R1)-(R8)).
 ROAD = "road"
+#: ``Analysis.sensitivities`` of an analysis whose sensitivities are to the bushings' rates, not
+#: to hardpoints (the compliance's: METHOD.md (C4)-(C6), :mod:`loops.study.sensitivity.bushing_rates`).
+BUSHING_RATES = "bushing-rates"
 #: The ``one_of`` group of the two steering inputs: the rack's travel or the steering wheel's
 #: angle, exactly one of them.
 STEERING = "steering"
@@ -100,7 +103,8 @@ class Analysis:
     axle : it runs on an axle (a corner is mirrored into one; a study needs an axle file)
     study, sensitivities, optimise : whether design studies, design sensitivities and the
         optimiser take it (``sensitivities``: True for an analysis in the body frame, whose
-        chain rules are the metrics' own; :data:`ROAD` for one on the moving road)
+        chain rules are the metrics' own; :data:`ROAD` for one on the moving road;
+        :data:`BUSHING_RATES` for one differentiated with respect to bushing rates)
     levels : the input column whose values are levels drawn as separate curves on the sheet
         (combined: ``wheel_travel``), or None
     own_metrics : the per-wheel metrics only it has, besides the catalogue's
@@ -204,7 +208,7 @@ ANALYSES = {a.name: a for a in (
               "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
               "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
               "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
-             study=False, sensitivities=False, catalogue=False, bushings=True),
+             study=False, sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
     Analysis("kc", "K&C curves", "compliance:kc_curves",
              "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
              "variant) beside the rigid curve",

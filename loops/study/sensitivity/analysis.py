@@ -11,7 +11,7 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from ...suspension.analyses import ANALYSES as REGISTRY
-from ...suspension.analyses import ROAD, titled
+from ...suspension.analyses import BUSHING_RATES, ROAD, titled
 from ...suspension.metrics import AXLE_METRICS, METRICS, ROLL_METRICS
 from ..coordinates import Coordinate, coordinates
 from .bushing_rates import compliance_sensitivities
@@ -43,9 +43,9 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         ``"upper_inner.axis.x"``) or of :class:`~loops.study.coordinates.Coordinate`
     travel : (N,) wheel travel, m, for ``"parallel"``, ``"opposite"`` and ``"combined"``;
         the fixed wheel travel (float, default 0) for ``"steering"``
-    analysis : one of :data:`ANALYSES` (the registry's, :mod:`loops.suspension.analyses`), or
-        ``"compliance"``: its sensitivities are to bushing rates (``"lower_front.kz"``,
-        :mod:`.bushing_rates`), at the ``travel`` given
+    analysis : one of :data:`ANALYSES` (the registry's, :mod:`loops.suspension.analyses`); the
+        compliance's (registry :data:`~loops.suspension.analyses.BUSHING_RATES`) are to bushing
+        rates (``"lower_front.kz"``, :mod:`.bushing_rates`), at the ``travel`` given
     rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
     roll_angle : (N,) rad (ISO 8855: positive right side down) for ``"roll"``; its
         coordinates are the axle's (a corner is mirrored into one: ``"lower_ball_left.z"``)
@@ -66,13 +66,12 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         Located ``vary 'NAME'`` for a name that is not a hardpoint coordinate; ``analysis``,
         ``travel_at``, ``travel``, ``rack`` or ``roll_angle`` for inputs this does not take.
     """
-    if analysis == "compliance":  # its sensitivities are to bushing rates (METHOD.md (C4)-(C6))
-        _check_travel_at(travel_at)
-        return compliance_sensitivities(suspension, coords, travel, tolerance=tolerance)
     if analysis not in ANALYSES:
-        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES + ('compliance',))}, got {analysis!r}")
+        raise ModelError("analysis", f"expected one of {', '.join(ANALYSES)}, got {analysis!r}")
     _check_travel_at(travel_at)
     entry = REGISTRY[analysis]
+    if entry.sensitivities == BUSHING_RATES:
+        return compliance_sensitivities(suspension, coords, travel, tolerance=tolerance)
     given = {"travel": travel, "rack": rack, "roll_angle": roll_angle}
     taken = [i for i in entry.inputs if i.name in given]
     inputs = {}
