@@ -101,7 +101,7 @@ class _Statics:
             slope=np.zeros((k, f)), pair_values=np.zeros((len(self.loads.force_cols), 1)),
             point_values=np.zeros((len(self.loads.point_links), 3)), zero_rates=np.zeros(n),
             zero_links=np.zeros((L, 6)), saved_q=np.zeros(n), saved_rotations=np.zeros((m, 3, 3)),
-            v3=np.zeros((16, 3)), v6=np.zeros((4, 6)), buffer=np.zeros(max(system.rows, n, 1)),
+            predicted=np.zeros(k), v3=np.zeros((16, 3)), v6=np.zeros((4, 6)), buffer=np.zeros(max(system.rows, n, 1)),
             info=np.zeros(STATICS_INFO))
 
     def record(self, count) -> EquilibriumRecord:

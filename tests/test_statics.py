@@ -241,6 +241,30 @@ def test_equilibrium_path_slope_matches_differences():
         np.testing.assert_allclose(slope, fd, rtol=1e-6, atol=1e-9)
 
 
+def test_walk_past_a_buckling_load_stays_on_the_column_s_bent_branch():
+    # A bar on a torsion spring (set 1 mrad off straight) pressed by a strut from a driven plunger:
+    # one step from no load to far past the buckling load. The step's prediction stays nearly
+    # straight, where an unstable equilibrium also lies; settling there would be a jump off the
+    # bent branch (the walk must halve the step instead).
+    k, lean, strut, free_length, top, press = 10.0, 1e-3, 1e4, 0.5, 1.5, 0.25
+    m = Mechanism("column")
+    m.add_link("bar", mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
+    m.add_link("plunger", mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
+    m.add_pair("B", "revolute", "ground", "bar", at=(0, 0, 0), axis=(0, 0, 1))
+    m.add_pair("A", "prismatic", "ground", "plunger", at=(0, top, 0), axis=(0, -1, 0))
+    m.add_pair_spring("B", stiffness=k, free_value=lean)
+    m.add_spring_damper("strut", "plunger", (0, top, 0), "bar", (0, 1, 0), stiffness=strut, free_length=free_length)
+    eq = equilibrium(m, drivers={"A": [0.0, press]})
+
+    def moment(b, a):  # dE/db, E = k (b - lean)^2 / 2 + strut (length - free length)^2 / 2, tip at (-sin b, cos b)
+        length = np.hypot(np.sin(b), top - a - np.cos(b))
+        return k * (b - lean) + strut * (length - free_length) * np.sin(b) * (top - a) / length
+
+    bent = [brentq(moment, -0.01, 0.01, args=(0.0,)), brentq(moment, 0.05, 1.5, args=(press,))]
+    np.testing.assert_allclose(eq.q("B"), bent, rtol=0, atol=1e-9)
+    assert eq.stable.tolist() == [True, True]
+
+
 def test_equilibrium_is_where_a_damped_simulation_comes_to_rest():
     m = pendulum(30.0, damping=3.0)
     eq = equilibrium(m)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._compile import inline_kernel as kernel
 
 __all__ = ["rigid_product", "rigid_product_inverse_right", "rigid_inverse_product", "transform_twist",
-           "shift_twist", "lie_bracket"]
+           "shift_twist", "lie_bracket", "twist_power"]
 
 
 @kernel
@@ -95,3 +95,12 @@ def lie_bracket(a, b, out):
     out[3] = a[1] * b[5] - a[2] * b[4] + a[4] * b[2] - a[5] * b[1]
     out[4] = a[2] * b[3] - a[0] * b[5] + a[5] * b[0] - a[3] * b[2]
     out[5] = a[0] * b[4] - a[1] * b[3] + a[3] * b[1] - a[4] * b[0]
+
+
+@kernel
+def twist_power(twist, wrench):
+    """The power ``omega . n + v . f`` of a wrench ``(n, f)`` on a twist ``(omega, v)``."""
+    value = 0.0
+    for r in range(6):
+        value += twist[r] * wrench[r]
+    return value

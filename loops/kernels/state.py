@@ -198,12 +198,13 @@ Weights = namedtuple("Weights", ["masses", "coms", "gravity", "massive"])
 #: slope ``slope`` (k, D - k); the load values at the time (``pair_values`` (F, 1),
 #: ``point_values`` (P, 3)); zero rates and link velocities (``zero_rates`` (n,),
 #: ``zero_links`` (L, 6): statics has no damping); a Newton step's start ``saved_q`` (n,) and
-#: ``saved_rotations`` (m, 3, 3); scratch ``v3`` (16, 3), ``v6`` (4, 6),
+#: ``saved_rotations`` (m, 3, 3); the free coordinates where a walk's step predicted the
+#: equilibrium ``predicted`` (k,); scratch ``v3`` (16, 3), ``v6`` (4, 6),
 #: ``buffer`` (at least rows and n long), and ``info`` (:data:`STATICS_INFO`,).
 StaticsScratch = namedtuple("StaticsScratch", [
     "W", "F", "dW", "dF", "V", "P", "Q", "dP", "rates", "step", "Z", "mu", "Omega", "forces", "K", "reduced", "lu",
     "pivots", "du", "slope", "pair_values", "point_values", "zero_rates", "zero_links", "saved_q", "saved_rotations",
-    "v3", "v6", "buffer", "info",
+    "predicted", "v3", "v6", "buffer", "info",
 ])
 
 #: What an equilibrium walk records at every position it reaches (row i for position i):

@@ -38,7 +38,7 @@ from .loads import applied_loads
 from .newton import CONVERGED, apply_step, corrector, seat_spherical
 from .pairs import pair_twist_rate
 from .points import point_position, point_velocity
-from .rigid import lie_bracket, transform_twist
+from .rigid import lie_bracket, transform_twist, twist_power
 from .rotations import cross, dexp_inverse, dexp_inverse_transposed_rate
 from .state import (BRANCH_RATIO, CORRECTED, FORCE_TOLERANCE, HALVING_LIMIT, ITERATION_LIMIT, LOAD_SCALE,
                     MOTION_LIMIT, NEWTON_STEP_LIMIT, RESIDUAL, SETTLE_ITERATIONS, SETTLE_STEP, SETTLED, SINGULAR_RCOND,
@@ -52,15 +52,6 @@ __all__ = ["OK", "NOT_SETTLED", "NEUTRAL", "OPEN", "static_loads", "generalized_
 #: forces; the free block of the stiffness is singular (a neutral equilibrium, or a fold of the
 #: equilibrium path); the loops would not close.
 OK, NOT_SETTLED, NEUTRAL, OPEN = 0, 1, 2, 3
-
-
-@internal_kernel(forceinline=True)
-def _dot6(twist, wrench):
-    """The power ``omega . n + v . f`` of a wrench ``(n, f)`` on a twist ``(omega, v)``."""
-    value = 0.0
-    for r in range(6):
-        value += twist[r] * wrench[r]
-    return value
 
 
 @internal_kernel
@@ -111,7 +102,7 @@ def _tree_forces(topology, xi, P, F, Q):
         p = topology.tree_pair[child]
         sign = topology.forward[child]
         for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-            Q[col] += sign * _dot6(xi[col], F[child])
+            Q[col] += sign * twist_power(xi[col], F[child])
 
 
 @internal_kernel(forceinline=True)
@@ -319,12 +310,12 @@ def _stiffness(topology, geometry, loads, weights, work, G, S):
                 transform_twist(work.W[p], own, world)
                 for r in range(6):
                     bracket[r] += world[r]
-            S.Z[col, t] = _dot6(bracket, S.Omega[p]) + S.dP[col]
+            S.Z[col, t] = twist_power(bracket, S.Omega[p]) + S.dP[col]
         for child in topology.tree_order:
             p = topology.tree_pair[child]
             sign = topology.forward[child]
             for col in range(topology.start[p], topology.start[p] + topology.size[p]):
-                S.Z[col, t] += sign * _dot6(work.xi[col], S.dF[child])
+                S.Z[col, t] += sign * twist_power(work.xi[col], S.dF[child])
     # Row by row of G and Z: contiguous inner loops and G's zeros skipped (the same sums, in
     # the same order, as the dot products of G's and Z's columns).
     for s in range(D):
@@ -498,6 +489,16 @@ def _slope(fixed, S):
 
 
 @internal_kernel(forceinline=True)
+def _settled_distance(block, fixed, work, S):
+    """The largest difference of ``work``'s free coordinates from ``S.predicted`` (k,), scaled."""
+    distance = 0.0
+    for s in range(S.predicted.shape[0]):
+        col = block.driven[fixed + s]
+        distance = max(distance, abs(work.q[col] - S.predicted[s]) / block.column_scale[col])
+    return distance
+
+
+@internal_kernel(forceinline=True)
 def _record(topology, fixed, work, G, S, out, i):
     """Position i of the walk into ``out`` (:class:`~.state.EquilibriumRecord`): with the
     tangent along the path, the efforts and ``K_uu``, the motions per unit free coordinate
@@ -532,8 +533,9 @@ def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, 
 
     A step of the fixed values ``h span`` predicts ``dq = G_f dd + G_u (du/dd) dd`` along the
     equilibrium path (at most ``params[MOTION_LIMIT]``), closes the loops, settles, and is
-    accepted when Newton's steps in settling stayed small against the predicted motion (at
-    most ``params[BRANCH_RATIO]`` of it: no jump to another equilibrium); otherwise it is halved,
+    accepted when the settled free coordinates lie near the predicted ones (at most
+    ``params[BRANCH_RATIO]`` of the predicted motion away: no jump to another equilibrium,
+    :func:`_settled_distance`); otherwise it is halved,
     at most ``params[HALVING_LIMIT]`` times in a row. ``anchor_q`` (n,) and ``anchor_rotations``
     (m, 3, 3) keep a step's start, ``ends`` (2, fixed) the fixed values where a target's walk
     starts and the way to the target. Returns ``(index, status)``: the first target not reached and
@@ -573,9 +575,12 @@ def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, 
                 work.q[block.driven[a]] = targets[i, a] if final else start[a] + (fraction + h) * span[a]
             status = OPEN
             if _close(topology, geometry, block, work, factor, G, anchor_q, params, result):
+                for s in range(D - fixed):
+                    S.predicted[s] = work.q[block.driven[fixed + s]]
                 status = settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed, params, statics,
                                 result, True)
-                if status == OK and S.info[CORRECTED] > params[BRANCH_RATIO] * motion + 10.0 * params[TOLERANCE]:
+                if status == OK and _settled_distance(block, fixed, work, S) > \
+                        params[BRANCH_RATIO] * motion + 10.0 * params[TOLERANCE]:
                     status = NOT_SETTLED  # a jump to another equilibrium
             if status != OK:
                 last_status = status
