@@ -12,13 +12,13 @@ import copy
 import numpy as np
 import pytest
 
+from bushing_arm import arm_on_one_bushing
 from loops import equilibrium
 from loops.compliance import load_response
 from loops.statics_rates import rate_loads
 from loops.study.sensitivity import bushing_rates as rates_module
 from loops.study.sensitivity.bushing_rates import bushing_rates, is_bushing_rate, rate_derivatives
 from loops.suspension import compliance, load_suspension
-from mechanism import Mechanism
 from mechanism.errors import ModelError
 
 FILE = "examples/front_axle_bushings.toml"
@@ -88,21 +88,12 @@ def test_the_preload_term_is_needed(axle, differences, monkeypatch):
         _compare(values, differences, 100 * AGREE)
 
 
-def _arm(kz, kry, length):
-    m = Mechanism("arm on one bushing")
-    m.add_link("arm")
-    m.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, kz, 1e3, kry, 1.5e3))
-    m.add_point("tip", "arm", at=(length, 0, 0))
-    m.use_bushings(True)
-    return m
-
-
 def test_an_arm_on_one_bushing_in_closed_form():
     """A vertical unit force at the tip of an arm of length L on one bushing, no other load:
     the tip's compliance ``1/k_z + L^2/k_ry`` has the rates ``-1/k_z^2`` and ``-L^2/k_ry^2``
     (and none in the other rates), from the unit-rate bushing's stiffness (C5)."""
     kz, kry, length = 1e5, 2e3, 0.4
-    eq = equilibrium(_arm(kz, kry, length))
+    eq = equilibrium(arm_on_one_bushing(kz, kry, length))
     system = eq.system
     arm = system.link_index["arm"]
     tip, force = np.array([length, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])

@@ -14,6 +14,7 @@ import copy
 import numpy as np
 import pytest
 
+from bushing_arm import arm_on_one_bushing
 from command_line import run_kinematrix
 from loops import equilibrium
 from loops.compliance import load_response
@@ -25,7 +26,7 @@ from loops.suspension.motion import Frame, Motion
 from loops.suspension.wheel import Wheel, camber, toe
 from loops.suspension import Suspension, corner_from_table, mirror_corner
 from loops.suspension.files import read_tables
-from mechanism import Mechanism, load_model
+from mechanism import load_model
 from mechanism.errors import ModelError
 
 FILE = "examples/front_axle_bushings.toml"
@@ -110,22 +111,13 @@ def test_a_symmetric_axle_has_the_same_compliance_on_both_sides(analysed):
                                        atol=1e-15)
 
 
-def _arm(kz, kry, length=0.4):
-    m = Mechanism("arm on one bushing")
-    m.add_link("arm")
-    m.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, kz, 1e3, kry, 1.5e3))
-    m.add_point("tip", "arm", at=(length, 0, 0))
-    m.use_bushings(True)
-    return m
-
-
 def test_an_arm_on_one_bushing_in_closed_form():
     """A vertical unit force at the tip of an arm of length L on one bushing (no other load, so
     the equilibrium is the design pose): the bushing slides 1/k_z and turns -L/k_ry about y, the
     tip moves 1/k_z + L^2/k_ry (1/k times the lever arm squared), the force's reduced force is
     its virtual work."""
     kz, kry, length = 1e5, 2e3, 0.4
-    eq = equilibrium(_arm(kz, kry, length))
+    eq = equilibrium(arm_on_one_bushing(kz, kry, length))
     system = eq.system
     wrench = np.zeros((1, 1, system.topology.links, 6))
     tip, force = np.array([length, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
@@ -140,7 +132,7 @@ def test_an_arm_on_one_bushing_in_closed_form():
 
 
 def test_load_response_wants_one_wrench_per_link_and_position():
-    eq = equilibrium(_arm(1e5, 2e3))
+    eq = equilibrium(arm_on_one_bushing(1e5, 2e3))
     with pytest.raises(ValueError, match=r"wrenches: expected shape \(1, K, 2, 6\)"):
         load_response(eq, np.zeros((1, 1, 3, 6)))
 
