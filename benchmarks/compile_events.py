@@ -14,6 +14,7 @@ examples/front_axle.toml --analysis parallel --travel -80:80:5 --out metrics.csv
 from __future__ import annotations
 
 import collections
+import pathlib
 import sys
 import time
 
@@ -58,6 +59,10 @@ class CompileTimes(event.Listener):
 
 
 def main(argv):
+    # Python puts this script's folder first on the path, and benchmarks/dynamics.py there would
+    # stand in for the dynamics package
+    here = str(pathlib.Path(__file__).resolve().parent)
+    sys.path[:] = [entry for entry in sys.path if str(pathlib.Path(entry or ".").resolve()) != here]
     from dynamics.cli import main as kinematrix
 
     times = CompileTimes()
