@@ -13,7 +13,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee as scipy_rcm
 
 from loops.compiled import compile_model
 from loops.configuration import closure_pattern, evaluate
-from loops.lapack import pivoted_qr
+from loops.lapack import geqp3, pivoted_qr
 from loops.linear import square_block_at
 from loops.reordering import reverse_cuthill_mckee
 from mechanism import load_model
@@ -56,6 +56,23 @@ def test_pivoted_qr_is_scipys_to_the_bit(shape):
         expected_R, expected_pivots = scipy.linalg.qr(a, mode="economic", pivoting=True)[1:]
         np.testing.assert_array_equal(pivots, expected_pivots)
         np.testing.assert_array_equal(R, expected_R)
+
+
+def test_pivoted_qr_without_the_wrapper_alone_takes_scipys_public_route(monkeypatch, tmp_path):
+    """Where scipy's LAPACK wrapper is not where loops.lapack looks (another layout of scipy),
+    the routine comes through scipy.linalg.lapack, with the same factors."""
+    import scipy
+
+    monkeypatch.setattr(scipy, "__file__", str(tmp_path / "__init__.py"))
+    geqp3.cache_clear()
+    try:
+        a = np.random.default_rng(7).standard_normal((9, 5))
+        R, pivots = pivoted_qr(a)
+        expected_R, expected_pivots = scipy.linalg.qr(a, mode="economic", pivoting=True)[1:]
+        np.testing.assert_array_equal(pivots, expected_pivots)
+        np.testing.assert_array_equal(R, expected_R)
+    finally:
+        geqp3.cache_clear()
 
 
 def test_pivoted_qr_of_an_empty_matrix_and_of_nan():
