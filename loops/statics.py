@@ -87,7 +87,18 @@ class _Statics:
         self.q0 = q0
         self.start = None  # the walk standing on the reference assembly (_start), made once
 
-    def scratch(self, block) -> StaticsScratch:
+    def scratch(self, block, loaded=True) -> StaticsScratch:
+        """The statics' scratch for the square block ``block``; ``loaded``: holding the model's
+        applied pair and point loads (their values at t = 0: statics has no time), else none
+        (a load set of stiffnesses alone, as the rate of a bushing's)."""
+        S = self._scratch(block)
+        if loaded:
+            from .kernels.loads import load_values  # noqa: PLC0415 (kernels load on first use)
+
+            load_values(self.loads, 0.0, S.pair_values, S.point_values, np.zeros((len(self.loads.prescribed_cols), 3)))
+        return S
+
+    def _scratch(self, block) -> StaticsScratch:
         system = self.system
         n, L, P = system.n, system.topology.links, system.topology.pairs
         D, f = len(self.columns), len(self.fixed_columns)
@@ -261,7 +272,6 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
         Malformed drivers or hold, tolerances out of range, an over-driven mechanism.
     """
     from .kernels import statics as kernels  # noqa: PLC0415 (kernels load on first use)
-    from .kernels.loads import load_values  # noqa: PLC0415
 
     tolerance = closure_tolerance(tolerance)
     force_tolerance = _positive(force_tolerance, "force_tolerance")
@@ -278,7 +288,6 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
                                                                             (count, fixed - len(names)))]))
     walk = _start(statics, tolerance, names)
     S = statics.scratch(walk.block)
-    load_values(statics.loads, 0.0, S.pair_values, S.point_values, np.zeros((len(statics.loads.prescribed_cols), 3)))
     parameters = np.zeros(STATICS_PARAMETERS)
     parameters[FORCE_TOLERANCE] = force_tolerance
     parameters[SETTLE_ITERATIONS] = SETTLE_LIMIT

@@ -29,24 +29,17 @@ from .statics import EquilibriumResult, statics_setup
 __all__ = ["rate_loads", "shifted_equilibria"]
 
 
-def _kernels():
-    from .kernels import statics  # noqa: PLC0415 (kernels load on first use)
-    from .kernels.loads import load_values  # noqa: PLC0415
-
-    return statics, load_values
-
-
 def _walk(setup, q, rotations):
     """A walk standing on the closed ``q`` with the statics' columns (fixed, then free)."""
     return Walk(setup.system, setup.columns, q, rotations)
 
 
-def _statics_at(setup, walk, loads, weights, values=True):
-    """The statics scratch at ``walk``'s configuration for ``loads`` and ``weights``."""
-    kernels, load_values = _kernels()
-    S = setup.scratch(walk.block)
-    if values:
-        load_values(loads, 0.0, S.pair_values, S.point_values, np.zeros((len(loads.prescribed_cols), 3)))
+def _statics_at(setup, walk, loads, weights, loaded=True):
+    """The statics scratch at ``walk``'s configuration for ``loads`` and ``weights``; ``loaded``:
+    holding the model's applied pair and point loads (the set-up's ``scratch``), else none."""
+    from .kernels import statics as kernels  # noqa: PLC0415 (kernels load on first use)
+
+    S = setup.scratch(walk.block, loaded)
     system = setup.system
     kernels.statics_here(system.topology, system.geometry, walk.block, loads, weights, walk.here, walk.factor,
                          walk.G, S)
@@ -78,7 +71,7 @@ def rate_loads(record, bushing, index):
     count, k = len(record), len(setup.free_columns)
     dg, dK = np.zeros((count, k)), np.zeros((count, k, k))
     for i in range(count):
-        S = _statics_at(setup, _walk(setup, q[i], rotations[i]), unit, weights, values=False)
+        S = _statics_at(setup, _walk(setup, q[i], rotations[i]), unit, weights, loaded=False)
         dg[i] = S.forces[fixed:]
         dK[i] = S.K[fixed:, fixed:]
     return dg, dK
