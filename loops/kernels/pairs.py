@@ -29,6 +29,8 @@ module or the registry changes (its digest covers :mod:`mechanism.pairs`).
 
 from __future__ import annotations
 
+from types import FunctionType
+
 import numpy as np
 
 from mechanism.pairs import FAMILIES, family_code
@@ -36,6 +38,20 @@ from mechanism.pairs import FAMILIES, family_code
 from ._compile import inline_kernel, kernel
 
 __all__ = ["pair_matrix", "pair_twist", "pair_twist_rate", "twist_rates"]
+
+
+def _family_kernel(function):
+    """``function`` of a family compiled (inlined into its callers), every helper of its own
+    module that it calls compiled with it: a family's functions are plain Python, so a helper
+    they share is a plain function in the module's globals, which compiled code cannot call.
+    The helpers are bound into a copy of the function's globals; the module keeps its own."""
+    helpers = {name: _family_kernel(value) for name, value in function.__globals__.items()
+               if name in function.__code__.co_names and isinstance(value, FunctionType)
+               and value.__module__ == function.__module__}
+    if helpers:
+        function = FunctionType(function.__code__, {**function.__globals__, **helpers},
+                                function.__name__, function.__defaults__, function.__closure__)
+    return inline_kernel(function)
 
 
 def _dispatch(name, arguments, otherwise):
@@ -47,7 +63,7 @@ def _dispatch(name, arguments, otherwise):
         function = getattr(family, name)
         if function is None:
             continue
-        functions[f"{family.name}_{name}"] = inline_kernel(function)
+        functions[f"{family.name}_{name}"] = _family_kernel(function)
         lines += [f"    {'elif' if len(functions) > 1 else 'if'} family == {code}:",
                   f"        return {family.name}_{name}({arguments})"]
     lines.append(f"    return {otherwise}")

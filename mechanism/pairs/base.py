@@ -26,6 +26,10 @@ the pair matrices and twists:
     leave ``out`` untouched) when it is zero, so that callers skip it. None for a family
     whose twists are constant.
 
+The three may share private helpers of their module (plain functions, same subset of Python:
+the bushing's turn axis serves its twist and its twist's rate); :mod:`loops.kernels.pairs`
+compiles each helper a function calls along with it.
+
 A **type** (a subclass of :class:`PairType`) is what :meth:`mechanism.Mechanism.add_pair`
 names: its variables, how it is declared (location, axis or axes, options such as a
 helical pitch) and how its frames follow from that, how it mirrors, whether its axis is a

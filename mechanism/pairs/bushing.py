@@ -63,20 +63,23 @@ def matrix(parameters, q, start, size, rotation, out):
     out[2, 3] = q[start + 2]
 
 
+def _turn_axis(a, b, k):
+    """The axis ``n`` (frame j) of turn ``k`` (3, 4, 5) at turns ``a, b`` (rad): ``e_x``,
+    ``Rot_x(a) e_y``, ``Rot_x(a) Rot_y(b) e_z`` (B1)."""
+    if k == 3:
+        return 1.0, 0.0, 0.0
+    if k == 4:
+        return 0.0, math.cos(a), math.sin(a)
+    return math.sin(b), -math.sin(a) * math.cos(b), math.cos(a) * math.cos(b)
+
+
 def twist(parameters, q, start, k, out):
     """``S_k`` (6,) into ``out``: a slide along axis k, or a turn about the moved centre (B1)."""
     out[:] = 0.0
     if k < 3:
         out[3 + k] = 1.0
         return
-    # The turn's axis n (frame j): e_x, Rot_x(a) e_y, Rot_x(a) Rot_y(b) e_z.
-    a, b = q[start + 3], q[start + 4]
-    if k == 3:
-        out[0], out[1], out[2] = 1.0, 0.0, 0.0
-    elif k == 4:
-        out[0], out[1], out[2] = 0.0, math.cos(a), math.sin(a)
-    else:
-        out[0], out[1], out[2] = math.sin(b), -math.sin(a) * math.cos(b), math.cos(a) * math.cos(b)
+    out[0], out[1], out[2] = _turn_axis(q[start + 3], q[start + 4], k)
     x, y, z = q[start], q[start + 1], q[start + 2]
     out[3] = y * out[2] - z * out[1]
     out[4] = z * out[0] - x * out[2]
@@ -88,14 +91,8 @@ def twist_rate(parameters, q, q_dot, start, k, out):
     if k < 3:
         return False
     a, b = q[start + 3], q[start + 4]
-    if k == 3:
-        out[0], out[1], out[2] = 1.0, 0.0, 0.0
-    elif k == 4:
-        out[0], out[1], out[2] = 0.0, math.cos(a), math.sin(a)
-    else:
-        out[0], out[1], out[2] = math.sin(b), -math.sin(a) * math.cos(b), math.cos(a) * math.cos(b)
     da, db = q_dot[start + 3], q_dot[start + 4]
-    n0, n1, n2 = out[0], out[1], out[2]
+    n0, n1, n2 = _turn_axis(a, b, k)
     if k == 3:
         d0, d1, d2 = 0.0, 0.0, 0.0
     elif k == 4:
