@@ -113,7 +113,9 @@ class Analysis:
     catalogue : its columns are the catalogue's metrics (False: a table of its own, as the load
         case's forces, :mod:`.hardpoint_loads`, and its own sheet)
     bushings : it runs on a model with bushings only (their compliant variant: the compliance
-        analyses, :mod:`.compliance`); others are refused, saying how to add them
+        analyses, :mod:`.compliance`); others are refused, saying how to add them. A design study
+        of it runs its variants one by one (each an equilibrium of its own; the variants' batched
+        walk is kinematic), and it alone takes bushing rates among a study's parameters
     """
 
     name: str
@@ -202,13 +204,13 @@ ANALYSES = {a.name: a for a in (
     Analysis("compliance", "compliance", "compliance:compliance",
              "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "
              "exact from the linearised equilibrium of the model's bushings (--case: about a loaded state)",
-             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case", required=False)),
+             (_TRAVEL, Input("case", "--case", "text", "the load case", required=False)),
              ("compliance_steer_lateral_patch", "compliance_camber_lateral_patch", "compliance_steer_lateral_centre",
               "compliance_camber_lateral_centre", "compliance_steer_longitudinal_patch",
               "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
               "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
               "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
-             study=False, sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
+             sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
     Analysis("kc", "K&C curves", "compliance:kc_curves",
              "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
              "variant) beside the rigid curve",

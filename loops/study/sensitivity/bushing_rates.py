@@ -44,17 +44,15 @@ difference is taken.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from mechanism.bushings import RATE_NAMES
 from mechanism.errors import ModelError
 from mechanism.units import QUANTITIES
 
 from ...compliance import LoadResponse, load_response
 from ...continuation import DEFAULT_TOLERANCE
 from ...statics_rates import rate_loads, shifted_equilibria
+from ..coordinates import RATE_SUFFIXES, BushingRate, bushing_rates, is_bushing_rate
 from ...suspension.compliance import (PER_100_NM, PER_KILONEWTON, compliance_columns, settle_compliance,
                                       unit_wrenches)
 
@@ -62,54 +60,12 @@ __all__ = ["BushingRate", "bushing_rates", "is_bushing_rate", "rate_derivatives"
            "compliance_metrics", "rated_mechanism",
            "RATE_SUFFIXES", "POSE_STEP"]
 
-#: The suffixes of a bushing's six rates, in its stiffness matrix's order.
-RATE_SUFFIXES = tuple(f"k{name}" for name in RATE_NAMES)
 #: The largest motion of a free coordinate in one step of (C6) (rad, or sizes): the fourth-order
 #: difference's truncation (``~POSE_STEP^4``, 3e-9 of the derivative at worst on the shipped
 #: axle, module docstring) and rounding (``~1e-15 / POSE_STEP``) both small there.
 POSE_STEP = 1e-4
 #: The compliance columns' scales in memory (per kN, per 100 N m) over SI.
 _PER = {PER_KILONEWTON: 1e3, PER_100_NM: 1e2}
-
-
-@dataclass(frozen=True)
-class BushingRate:
-    """The diagonal entry ``index`` (0..5: x, y, z, about x, y, z) of bushing ``bushing``'s
-    stiffness; ``name`` is ``"BUSHING.kx"`` ...; ``nominal`` SI (N/m, N m/rad)."""
-
-    name: str
-    bushing: str
-    index: int
-    nominal: float
-
-    @property
-    def dimension(self) -> str:
-        """``"linear_stiffness"`` or ``"angular_stiffness"`` (:mod:`mechanism.units`)."""
-        return "linear_stiffness" if self.index < 3 else "angular_stiffness"
-
-
-def is_bushing_rate(name) -> bool:
-    """Whether ``name`` has a bushing rate's form ``"NAME.kx"`` ... (not whether it exists)."""
-    return isinstance(name, str) and name.rpartition(".")[2] in RATE_SUFFIXES and "." in name
-
-
-def bushing_rates(model, names, where="vary") -> list[BushingRate]:
-    """The bushing rates ``names`` of a model snapshot, in order; ModelError at
-    ``"<where> 'NAME'"`` for a bushing or rate the model does not have, or one named twice."""
-    known = {b.name: b for b in model.bushings}
-    out, seen = [], set()
-    for name in names:
-        base, _, suffix = name.rpartition(".") if isinstance(name, str) else ("", "", "")
-        if base not in known or suffix not in RATE_SUFFIXES:
-            hint = ", ".join(list(known)[:8]) or "none"
-            raise ModelError(f"{where} {name!r}", f"not a bushing rate of {model.name!r} (BUSHING.kx, .ky, .kz, "
-                             f".krx, .kry, .krz; bushings: {hint})")
-        if name in seen:
-            raise ModelError(f"{where} {name!r}", f"bushing rate {name!r} named twice")
-        seen.add(name)
-        index = RATE_SUFFIXES.index(suffix)
-        out.append(BushingRate(name, base, index, float(known[base].stiffness_matrix()[index, index])))
-    return out
 
 
 def _pose_term(variant, record, wheels, shift, names):
