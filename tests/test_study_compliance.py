@@ -21,7 +21,7 @@ from loops.study.coordinates import BushingRate, parameters
 from loops.study.designs import read_vary
 from loops.study.study import run_study
 from loops.suspension import Suspension, compliance, load_suspension
-from mechanism.errors import ModelError, SweepInterrupted
+from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 from mechanism.hardpoints import hardpoints_of
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -172,3 +172,28 @@ def test_ctrl_c_stops_the_study_not_the_variant(axle, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         study_module.run_chunk(axle, parameters(axle.model, ["lower_front_left.kz"]), np.zeros((2, 1)),
                                study_module.Plan("compliance", travel=TRAVEL))
+
+
+def test_a_variant_whose_equilibrium_stops_keeps_the_positions_it_reached(axle, monkeypatch):
+    """Variant 1's analysis stops after two positions (its SweepStopped carrying them): its
+    reason is kept, its third row is NaN, the rows it reached and the other variants are theirs."""
+    real = study_module.run_plan
+    calls = []
+
+    def second_stops(rows, plan, values=None, count=1):
+        calls.append(rows)
+        if len(calls) != 2:
+            return real(rows, plan, values, count)
+        reached = real(rows, study_module.Plan("compliance", travel=plan.travel[:2]))
+        raise SweepStopped("no equilibrium at travel = 0.02", reached)
+
+    monkeypatch.setattr(study_module, "run_plan", second_stops)
+    coords = parameters(axle.model, ["lower_front_left.kz"])
+    inputs, metrics, reasons = study_module.run_chunk(axle, coords, np.zeros((3, 1)),
+                                                      study_module.Plan("compliance", travel=TRAVEL))
+    assert reasons == {1: "no equilibrium at travel = 0.02"}
+    steer = metrics["compliance_steer_lateral_patch_left"][1]
+    assert np.isnan(steer[1, 2]) and np.all(np.isfinite(steer[1, :2]))
+    assert_array_equal(steer[1, :2], steer[0, :2])
+    assert_array_equal(steer[2], steer[0])
+    assert_array_equal(inputs["wheel_travel"][1], TRAVEL)
