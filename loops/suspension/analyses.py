@@ -42,8 +42,9 @@ __all__ = ["Analysis", "Input", "ANALYSES", "analysis", "titled", "STEERING", "R
 #: ``Analysis.sensitivities`` of an analysis whose metrics are taken on the moving road (the
 #: roll): its sensitivities follow the road, the axis and the travels (METHOD.md (R1)-(R8)).
 ROAD = "road"
-#: ``Analysis.sensitivities`` of an analysis whose sensitivities are to the bushings' rates, not
-#: to hardpoints (the compliance's: METHOD.md (C4)-(C6), :mod:`loops.study.sensitivity.bushing_rates`).
+#: ``Analysis.sensitivities`` of an analysis whose sensitivities are to the bushings' rates and to
+#: hardpoints by the equilibrium's own route (the compliance's: METHOD.md (C4)-(C7),
+#: :mod:`loops.study.sensitivity.bushing_rates`), not the linearised closure's.
 BUSHING_RATES = "bushing-rates"
 #: The ``one_of`` group of the two steering inputs: the rack's travel or the steering wheel's
 #: angle, exactly one of them.
@@ -104,7 +105,8 @@ class Analysis:
     study, sensitivities, optimise : whether design studies, design sensitivities and the
         optimiser take it (``sensitivities``: True for an analysis in the body frame, whose
         chain rules are the metrics' own; :data:`ROAD` for one on the moving road;
-        :data:`BUSHING_RATES` for one differentiated with respect to bushing rates)
+        :data:`BUSHING_RATES` for one differentiated with respect to bushing rates, and to
+        hardpoints by (C7))
     levels : the input column whose values are levels drawn as separate curves on the sheet
         (combined: ``wheel_travel``), or None
     own_metrics : the per-wheel metrics only it has, besides the catalogue's

@@ -1,4 +1,5 @@
-"""Sensitivities of the compliance analysis to bushing rates (METHOD.md (C4)-(C6)).
+"""Sensitivities of the compliance analysis to bushing rates (METHOD.md (C4)-(C6)), and
+:func:`compliance_sensitivities`, those and the hardpoints' (C7) (:mod:`.compliance_hardpoints`).
 
 **Names.** A bushing rate is named ``"BUSHING.kx"``, ``.ky``, ``.kz`` (along the bushing's
 x, y, z axes, N/m; N/mm in a mm file) or ``.krx``, ``.kry``, ``.krz`` (about them, N m/rad; N
@@ -134,31 +135,45 @@ def rate_derivatives(susp, rates, travel, case=None, *, tolerance=DEFAULT_TOLERA
 
 def compliance_sensitivities(susp, names, travel, case=None, *, tolerance=DEFAULT_TOLERANCE):
     """:func:`loops.study.sensitivity.sensitivities` of the compliance analysis: every column's
-    derivative with respect to the bushing rates ``names`` at every travel, as
-    :class:`~loops.study.sensitivity.result.Sensitivities` (its coordinates the
-    :class:`BushingRate`; SI in memory: the compliances' in rad per N or per N m, per N/m or
-    per N m/rad; per N/mm or N mm/deg in a mm/deg file). Hardpoint coordinates are refused here (one located line): the compliance
-    analysis's sensitivities are to bushing rates."""
+    derivative with respect to the bushing rates and hardpoint coordinates ``names`` (names, or
+    :class:`BushingRate` and :class:`~loops.study.coordinates.Coordinate`; in the order named, a
+    hardpoint's three coordinates in its place) at every travel, as
+    :class:`~loops.study.sensitivity.result.Sensitivities`: the rates' by (C4)-(C6), the
+    hardpoints' by (C7) (:mod:`.compliance_hardpoints`). SI in memory: the compliances' in rad
+    per N or per N m, per N/m, per N m/rad or per metre (per N/mm, N mm/deg or mm in a mm/deg
+    file)."""
     from ...suspension.compliance import compliance  # noqa: PLC0415
-    from ..coordinates import AXES  # noqa: PLC0415
+    from ..coordinates import Coordinate, parameters  # noqa: PLC0415
+    from .compliance_hardpoints import hardpoint_derivatives  # noqa: PLC0415
     from .result import Sensitivities  # noqa: PLC0415
 
-    for name in names:
-        if isinstance(name, str) and not is_bushing_rate(name) and name.rpartition(".")[2] in AXES:
-            raise ModelError(f"vary {name!r}", "the compliance analysis's sensitivities are to bushing rates "
-                             "(BUSHING.kx ... .krz); hardpoint coordinates are not available for it")
-    rates = bushing_rates(susp.mechanism.snapshot(), names)
-    _, values = rate_derivatives(susp, rates, travel, case, tolerance=tolerance)
+    given = list(names) if not isinstance(names, str) and hasattr(names, "__iter__") else names
+    chosen = given if given and all(isinstance(c, (Coordinate, BushingRate)) for c in given) else \
+        parameters(susp.model, given)
+    rated = [j for j, c in enumerate(chosen) if isinstance(c, BushingRate)]
+    moved = [j for j, c in enumerate(chosen) if not isinstance(c, BushingRate)]
+    parts = []
+    if rated:
+        parts.append((rated, rate_derivatives(susp, [chosen[j] for j in rated], travel, case,
+                                              tolerance=tolerance)[1]))
+    if moved:
+        parts.append((moved, hardpoint_derivatives(susp, [chosen[j] for j in moved], travel, case,
+                                                   tolerance=tolerance)))
     result = compliance(susp, travel, case, tolerance=tolerance)
-    dimensions = {}
-    for name in values:
+    values, dimensions = {}, {}
+    for name, column in result.metrics.items():
+        if name in result.input_names:
+            continue
+        values[name] = np.zeros((len(result), len(chosen)))
+        for where, found in parts:
+            values[name][:, where] = found[name]
         # the compliances are held per kN and per 100 N m: made SI (rad per N, per N m) here, so
         # that a derivative's dimension is a plain quotient the files' units convert
-        dimension = result.metrics[name].dimension
+        dimension = column.dimension
         values[name] = values[name] / _PER.get(dimension, 1.0)
         dimensions[name] = QUANTITIES[dimension] if dimension in _PER else dimension
     inputs = [result.metrics[name] for name in result.input_names]
-    return Sensitivities(rates, values, dimensions, inputs, result, None)
+    return Sensitivities(chosen, values, dimensions, inputs, result, None)
 
 
 def compliance_metrics(susp) -> dict:
