@@ -127,6 +127,8 @@ def _vary(text):
      "vary 'lower_front_left.ky': variant "),
     (EXAMPLES / "front_axle.toml", _vary('hardpoint = "lower_front_left.ky"\nrange = [-1, 1]\n'), "compliance",
      "vary.toml: vary[0] ('lower_front_left.ky'): hardpoint: 'front-axle axle' is a rigid model, with no bushings"),
+    (EXAMPLES / "front_axle.toml", _vary('hardpoint = "lower_ball_left.z"\nrange = [-1, 1]\n'), "compliance",
+     "bushings: 'front-axle' has no bushings: compliance needs the compliant variant"),
     (AXLE, _vary('hardpoint = "lower_front_left.ky"\nrange = [-1, 1]\n'), "parallel",
      "vary 'lower_front_left.ky': the parallel analysis is the rigid kinematics, which bushing rates do not change"),
 ])
