@@ -159,12 +159,51 @@ def test_sensitivities_of_the_compliance_analysis_are_to_bushing_rates_in_file_u
     assert stiffness == pytest.approx(values["lateral_stiffness_patch_left"][0, 0], rel=1e-12)
 
 
-def test_the_compliance_analysis_refuses_hardpoint_coordinates_in_one_line(axle):
+#: The hardpoint reference's step (m): its truncation ``h^2 C^(3) / 6`` is at most 1.1e-6 of the
+#: derivative (measured on this axle: the lower ball's height 1.06e-6 at 1e-4 m and 1.1e-8 at
+#: 1e-5 m, falling as h^2; the tie rod's outer ball 2.4e-7), its rounding about 1e-15 / 1e-4 m;
+#: so they agree to 1e-5 of the column's largest derivative.
+HARDPOINT_STEP = 1e-4
+MOVED = ["lower_ball_left.z", "lower_front_left.kz", "steer_ball_left.y"]  # RATES[0] between
+
+
+def _moved(axle, name, offset):
+    from loops.study.coordinates import coordinates, moved_hardpoints
+    from loops.suspension import Suspension
+
+    mechanism = axle.mechanism.moved(moved_hardpoints(coordinates(axle.model, [name]), [offset]))
+    result = compliance(Suspension(mechanism, axle.corners, axle.vehicle, axle.units, axle.name), TRAVEL,
+                        tolerance=TIGHT)
+    return {n: c.values for n, c in result.metrics.items() if n != "wheel_travel"}
+
+
+def test_hardpoint_sensitivities_of_the_compliance_analysis_are_the_central_differences(axle, derivatives):
+    """Hardpoint coordinates beside a bushing rate, in the order named: each hardpoint column is
+    the central difference of the whole compliance analysis of the model with that hardpoint
+    moved by +-0.1 mm (re-solved equilibria), the rate's column the rate derivative (C4)-(C6)."""
     from loops.study.sensitivity import sensitivities
 
-    with pytest.raises(ModelError, match="hardpoint coordinates are not available") as caught:
-        sensitivities(axle, ["lower_ball_left.z"], TRAVEL, analysis="compliance")
-    assert "\n" not in str(caught.value)
+    found = sensitivities(axle, MOVED, TRAVEL, analysis="compliance", tolerance=TIGHT)
+    assert [c.name for c in found.coordinates] == MOVED
+    _, rates = derivatives
+    reference = {}
+    for j, name in enumerate(MOVED):
+        if j == 1:
+            continue
+        up, down = _moved(axle, name, HARDPOINT_STEP), _moved(axle, name, -HARDPOINT_STEP)
+        reference[j] = {n: (up[n] - down[n]) / (2 * HARDPOINT_STEP) for n in up}
+    for name in rates:
+        scale = 1e3 if "_stiffness_" not in name else 1.0  # in memory per kN, the sensitivities SI
+        if "aligning" in name:
+            scale = 1e2  # per 100 N m
+        np.testing.assert_allclose(found[name][:, 1] * scale, rates[name][:, 0], rtol=1e-12, atol=0, err_msg=name)
+        for j, expected in reference.items():
+            floor = AGREE * np.abs(expected[name.replace("_right", "_left")]).max()
+            np.testing.assert_allclose(found[name][:, j] * scale, expected[name], rtol=AGREE, atol=floor,
+                                       err_msg=f"{name} / {MOVED[j]}")
+    # the ball joint moves the compliance: not a column of zeros
+    assert np.abs(found["compliance_steer_lateral_patch_left"][:, 0]).max() > 1e-6
+    assert "compliance_steer_lateral_patch_left/lower_ball_left.z=deg/mm N" in found.to_csv().splitlines()[0]
 
 
 def test_the_optimiser_tunes_bushing_rates_to_compliance_targets(axle):
@@ -192,8 +231,6 @@ def test_the_optimiser_tunes_bushing_rates_to_compliance_targets(axle):
 
 
 @pytest.mark.parametrize("coords, targets, message", [
-    (["lower_ball_left.z", "lower_front_left.ky"], {"compliance_steer_lateral_patch_left": np.zeros(2)},
-     "vary bushing rates .* and no hardpoint coordinate"),
     (["lower_front_left.ky"], {"toe_left": np.zeros(2)}, "not a metric of the compliance"),
     (["nothing.kx"], {"compliance_steer_lateral_patch_left": np.zeros(2)}, "not a bushing rate"),
     (["lower_front_left.kq"], {"compliance_steer_lateral_patch_left": np.zeros(2)}, "not a hardpoint")])
@@ -218,3 +255,38 @@ def test_a_moved_mechanism_has_bushings_of_its_own(axle):
     moved = axle.mechanism.moved({})
     moved.set_bushing_stiffness("lower_front_left", [1e5] * 6)
     assert axle.mechanism.bushings["lower_front_left"].stiffness_matrix()[0, 0] == pytest.approx(5e5)
+
+
+def test_the_optimiser_fits_a_hardpoint_and_a_bushing_rate_to_compliance_targets(axle):
+    """Targets made by a design with the lower ball joint 2 mm higher and the lower front radial
+    rate 2000 N/mm lower: the fit from the nominal design, its Jacobian's hardpoint column by
+    (C7), finds both again."""
+    from loops.study.coordinates import moved_suspension, parameters
+    from loops.study.optimise import optimise
+
+    travel = np.array([-0.03, 0.0, 0.03])
+    names = ["lower_ball_left.z", "lower_front_left.ky"]
+    goal = moved_suspension(axle, parameters(axle.model, names), [0.002, -2e6])
+    reference = compliance(goal, travel)
+    targets = {m: reference.metrics[m].values for m in ("compliance_steer_lateral_patch_left",
+                                                       "compliance_camber_lateral_patch_left",
+                                                       "compliance_steer_longitudinal_patch_left")}
+    fit = optimise(axle, names, bounds=([-0.005, -4e6], [0.005, 4e6]), travel=travel, compliance_targets=targets)
+    assert fit.cost < 1e-10 * fit.start_cost, fit  # gtol stops it: the residuals are rad per kN
+    np.testing.assert_allclose(fit.offsets, [0.002, -2e6], rtol=1e-3)  # the height the weaker in the targets
+    assert set(fit.hardpoints) == {"lower_ball_left"} and set(fit.bushing_rates) == {"lower_front_left.ky"}
+
+
+def test_a_moved_design_the_compliance_analysis_cannot_complete_is_one_located_line(axle, monkeypatch):
+    from loops.study.sensitivity import compliance_hardpoints
+    from loops.study.sensitivity.compliance_hardpoints import hardpoint_derivatives
+    from mechanism.errors import SweepStopped
+
+    def stops(*args, **kwargs):
+        raise SweepStopped("no equilibrium at travel = 0.01", None)
+
+    monkeypatch.setattr(compliance_hardpoints, "compliance", stops)
+    with pytest.raises(ModelError, match=r"^vary 'lower_ball_left.z': the compliance analysis of the design with it "
+                       r"moved by -0.000499 stops \(no equilibrium at travel = 0.01\)") as caught:
+        hardpoint_derivatives(axle, ["lower_ball_left.z"], TRAVEL)
+    assert "\n" not in str(caught.value)

@@ -161,6 +161,19 @@ def test_the_command_line_study_by_address_writes_the_local_table(tmp_path, clus
     assert len(table.splitlines()) == 2 + 24 * 11  # units line, header, 24 variants x 11 positions
 
 
+def test_a_compliance_study_of_hardpoints_and_bushing_rates_on_the_cluster_is_the_local_one(client):
+    """The compliance analysis's variants, one by one in each chunk (equilibria, not the batched
+    walk), and bushing rates among the parameters: the cluster's table is the local one's."""
+    axle = load_suspension(EXAMPLES / "front_axle_bushings.toml")
+    names = ["lower_ball_left.z", "lower_front_left.ky"]
+    offsets = np.array([[0.002, -1e6], [-0.001, 5e5], [0.0, 2e6]])
+    plan = Plan(analysis="compliance", travel=np.array([-0.02, 0.02]))
+    here = run_study(axle, names, offsets, plan, chunk_size=2)
+    there = run_study(axle, names, offsets, plan, chunk_size=2, scheduler=client)
+    assert here.to_csv() == there.to_csv()
+    assert np.all(np.isfinite(here.values("compliance_steer_lateral_patch_left")))
+
+
 def test_a_chunk_failing_on_a_worker_names_its_variants(corner, client):
     coords = coordinates(corner.model, COORDS)
     chunks = [np.zeros((5, 4)), np.zeros((5, 3))]  # the second chunk lacks a coordinate

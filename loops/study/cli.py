@@ -25,7 +25,8 @@ DESCRIPTION = (
     "design = factorial, latin-hypercube, monte-carlo or offsets; [[vary]] hardpoint and range or spread, in the "
     "model file's units; see loops/study/designs.py and examples/double_wishbone_vary.toml). Writes the tidy "
     "table, one row per variant and position: variant, position, the varied coordinates, the input, then every "
-    "metric, in the model file's units.")
+    "metric, in the model file's units. A study of the compliance analysis may vary bushing rates too (hardpoint = "
+    "'lower_front_left.kz', .kx ... .krz, in the file's N/mm and N mm/deg).")
 EPILOG = (
     "Variants that stop (a dead point, a closure failure) keep the positions they reached: their later rows are "
     "empty (NaN), stderr lists how many stopped and the first reasons, and the status is 0. A nominal design that "
@@ -128,14 +129,16 @@ def _check_scheduler(address):
 
 
 def run(args) -> int:
-    from loops.study.coordinates import coordinates
+    from loops.study.coordinates import parameters
     from loops.study.designs import read_vary
+    from loops.study.study import check_parameters
     from loops.suspension import load_suspension
 
     suspension = load_suspension(args.model)
     names, offsets = read_vary(args.vary, suspension)
-    coords = coordinates(suspension.model, names)
+    coords = parameters(suspension.model, names)
     plan = study_plan(args, suspension)
+    check_parameters(suspension, coords, offsets, plan.analysis)
     chunk, wanted = output_options(args)
     client, opened = _connected(args)
     try:

@@ -37,6 +37,10 @@ model file's length unit::
     # spread = 0.5               # monte-carlo: +-spread (3 sigma for normal, half width for uniform)
     # distribution = "normal"    # monte-carlo: "normal" (default) or "uniform"
 
+    [[vary]]
+    hardpoint = "lower_front.kz" # a bushing rate (a compliance study): N/mm, or N mm/deg for .krx ...
+    range = [-1000, 1000]        # in the model file's stiffness units
+
     # design = "offsets": one table per variant, coordinate = offset (a hardpoint = 3 offsets);
     # coordinates a table leaves out keep their nominal values
     [[offsets]]
@@ -56,7 +60,7 @@ import numpy as np
 from mechanism import _validate as check_arg
 from mechanism.errors import ModelError
 
-from .coordinates import coordinates
+from .coordinates import BushingRate, parameters
 
 __all__ = ["offsets", "full_factorial", "latin_hypercube", "monte_carlo", "read_vary", "DESIGNS", "DISTRIBUTIONS",
            "MAX_VARIANTS"]
@@ -302,12 +306,16 @@ def _array_of_tables(raw, reader, key, what):
 def _coordinates_of(snapshot, name, reader, place, key):
     """The coordinates one name stands for (one, or three for a hardpoint), located."""
     try:
-        return coordinates(snapshot, [name], where="")
+        return parameters(snapshot, [name], where="")
     except ModelError as exc:
         reader.fail(place, key, exc.problem)
 
 
 def _si(value, coordinate, units):
+    """A vary file's offset in SI: a length, an axis component as given, a bushing rate's
+    stiffness (N/mm, N mm/deg in a mm/deg file)."""
+    if isinstance(coordinate, BushingRate):
+        return units.to_si(value, coordinate.dimension)
     return value if coordinate.dimension == "direction" else units.to_si(value, "length")
 
 
@@ -315,7 +323,7 @@ def _scale_check(reader, place, key, coords, largest, snapshot, units):
     """An offset larger than the model itself is a length in the wrong unit."""
     from ..suspension.corner import model_size  # noqa: PLC0415
 
-    if coords[0].dimension == "direction":
+    if coords[0].dimension != "length":  # an axis component, a bushing rate: no length
         return
     size = model_size(snapshot)
     if math.isfinite(size) and units.to_si(largest, "length") > size:

@@ -53,6 +53,7 @@ from .coordinates import coordinates, moved_hardpoints
 from .sensitivity import sensitivities_of
 from .sensitivity.bushing_rates import (BushingRate, bushing_rates, compliance_metrics, is_bushing_rate,
                                         rate_derivatives, rated_mechanism)
+from .sensitivity.compliance_hardpoints import hardpoint_derivatives
 from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["optimise", "Optimised", "Target", "ANALYSES"]
@@ -231,13 +232,18 @@ class _Problem:
     def _sensitivities(self, susp, results, analysis):
         """``metric, scale -> (N, k + R)``: the analysis's derivatives in the hardpoint coordinates
         (times ``scale``) and the bushing rates. The kinematic analyses take the rigid variant
-        (no bushing rate moves them); the compliance's derivatives are to bushing rates only
-        (:mod:`.sensitivity.bushing_rates`; its targets come with no hardpoint coordinate)."""
+        (no bushing rate moves them); the compliance's are to both (:mod:`.sensitivity.bushing_rates`
+        (C4)-(C6), :mod:`.sensitivity.compliance_hardpoints` (C7)), at the moved design."""
         count, rates = len(results[analysis]), len(self.bushing_rates)
         if analysis == "compliance":
-            _, values = rate_derivatives(susp, self.bushing_rates, self.plans[analysis]["travel"],
-                                         tolerance=self.tolerance)
-            return lambda metric, scale: values[metric]
+            travel = self.plans[analysis]["travel"]
+            by_rate = rate_derivatives(susp, self.bushing_rates, travel, tolerance=self.tolerance)[1] \
+                if rates else None
+            by_point = hardpoint_derivatives(susp, self.names, travel, tolerance=self.tolerance) \
+                if self.coords else None
+            return lambda metric, scale: np.hstack([
+                by_point[metric] * scale if by_point is not None else np.zeros((count, 0)),
+                by_rate[metric] if by_rate is not None else np.zeros((count, 0))])
         wanted = {u.metric for u in self.targets if u.analysis == analysis}
         found = sensitivities_of(results[analysis], self.names, rates=self.rates[analysis], only=wanted) \
             if self.coords else None
@@ -272,7 +278,7 @@ def optimise(suspension, coords, targets=None, *, bounds, travel=None, rack=None
         variable, targets as ``targets``, its fixed wheel travel)
     compliance_targets : the compliance analysis at the wheel travels ``travel``, targets as
         ``targets`` (``compliance_steer_lateral_patch``, ``lateral_stiffness_centre``, ...; in
-        memory units: rad per kN, N/m); its coordinates are bushing rates only
+        memory units: rad per kN, N/m); hardpoint coordinates and bushing rates move it
     roll_angle, roll_targets : the roll analysis of an axle (roll angles (M,), rad, ISO 8855;
         targets as ``targets``, per side: ``camber_left``, ``toe_right``, ``roll_camber_left``)
     start : (k,) initial offsets (default 0), within the bounds
@@ -339,7 +345,7 @@ def _problem(suspension, coords, targets, travel, rack, steering_targets, steeri
         plans["roll"] = {"roll_angle": roll_angle}
         wanted += _targets(roll_targets, "roll", len(roll_angle), "roll_targets", suspension)
     if compliance_targets:
-        wanted += _compliance_targets(suspension, compliance_targets, travel, coords, rates, plans)
+        wanted += _compliance_targets(suspension, compliance_targets, travel, plans)
     if not wanted:
         raise ModelError("targets", "nothing to fit: give targets (and travel), steering_targets (and rack) or "
                          "roll_targets (and roll_angle)")
@@ -360,13 +366,10 @@ def _coordinates_and_rates(suspension, names):
     return (coordinates(suspension.model, others, "vary") if others or not rated else []), rates
 
 
-def _compliance_targets(suspension, table, travel, coords, rates, plans):
+def _compliance_targets(suspension, table, travel, plans):
     """The compliance analysis's :class:`Target` list at ``travel``, its plan set in ``plans``."""
     if travel is None:
         raise ModelError("travel", "the compliance targets need the wheel travel values")
-    if coords or not rates:
-        raise ModelError("compliance_targets", "the compliance analysis's sensitivities are to bushing rates: "
-                         "vary bushing rates (BUSHING.kx ... .krz) and no hardpoint coordinate with its targets")
     travel = input_values(travel, "travel")
     plans["compliance"] = {"travel": travel}
     return _targets(table, "compliance", len(travel), "compliance_targets", suspension, compliance_metrics(suspension))

@@ -10,6 +10,14 @@ a Dask cluster runs: :mod:`.cluster`); within a chunk they walk at once on every
 tolerance of a single sweep: each equals a separate sweep of ``Mechanism.moved`` to round-off
 (the tests compare). A variant that stops is reported with its reason, its rows past the
 stop are NaN, and the others go on.
+
+The analyses on bushings (the registry's ``bushings``: the compliance) are equilibria, which
+the variants' batched walk does not make: a study runs their variants one after the other,
+each a moved copy of the model (:meth:`mechanism.Mechanism.moved`) through the analysis's own
+function, so each equals that analysis of the moved model to the bit. Their parameters may
+include bushing rates (``"lower_front.kz"``, :mod:`.coordinates`) beside the hardpoint
+coordinates; every other analysis is the rigid kinematics, which bushing rates do not change,
+and refuses them.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from functools import partial
 import numpy as np
 
 from mechanism.atomic import write_atomically
-from mechanism.errors import ModelError
+from mechanism.errors import ModelError, SweepStopped
 
 from ..compiled import compile_model
 from ..results import MAX_RECORD_BYTES, Column, record_bytes, write_columns
@@ -28,12 +36,12 @@ from ..sweep import progress_bar
 from ..suspension.analyses import ANALYSES as REGISTRY
 from ..suspension.travel import input_values
 from .cluster import run_on_cluster
-from .coordinates import Coordinate, coordinates
+from .coordinates import BushingRate, Coordinate, moved_suspension, parameters
 from .suspension import VariantSuspension
 from loops.continuation import DEFAULT_TOLERANCE
 
 __all__ = ["ANALYSES", "Plan", "StudyResult", "run_study", "run_chunk", "run_plan", "DEFAULT_CHUNK", "plan_inputs",
-           "plan_arguments"]
+           "plan_arguments", "check_parameters"]
 
 #: The analyses a study runs (the registry's, :mod:`loops.suspension.analyses`, that say so).
 ANALYSES = tuple(name for name, entry in REGISTRY.items() if entry.study)
@@ -107,9 +115,12 @@ def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
     """One chunk of variants through the plan: ``(inputs, metrics, reasons)`` with the input
     columns (N,) of the first variant's rows, the metric columns as ``{name: (dimension, (V,
     N) SI values)}`` and ``{variant in chunk: reason}`` for those that stopped. The unit of work
-    of a study, locally or on a Dask worker."""
+    of a study, locally or on a Dask worker. An analysis on bushings runs its variants one by
+    one (the module docstring; ``workers`` unused)."""
     values = plan.check()
     count, N = len(offsets), int(np.prod([len(v) for v in values.values()]))
+    if REGISTRY[plan.analysis].bushings:
+        return _one_by_one(suspension, coords, offsets, plan, values, N)
     rows = VariantSuspension(suspension, coords, offsets, N, workers)
     run_plan(rows, plan, values, count)
     inputs, metrics = rows.finished
@@ -118,14 +129,72 @@ def run_chunk(suspension, coords, offsets, plan: Plan, workers=None):
     return inputs, metrics, dict(rows.mechanism.reasons)
 
 
+def _one_by_one(suspension, coords, offsets, plan, values, N):
+    """:func:`run_chunk` of an analysis on bushings: each variant's :func:`~.coordinates.moved_suspension`
+    through the plan in turn; a variant whose hardpoints give no design stops before its first
+    position, as in the batched walk."""
+    results, reasons = [], {}
+    for v, row in enumerate(offsets):
+        try:
+            results.append(run_plan(moved_suspension(suspension, coords, row), plan, values))
+        except SweepStopped as stop:
+            if isinstance(stop, KeyboardInterrupt):  # Ctrl-C stops the study, not the variant
+                raise
+            results.append(stop.partial)
+            reasons[v] = stop.reason
+        except ModelError as error:
+            results.append(None)
+            reasons[v] = f"its hardpoints give no design to analyse: {error}"
+    whole = next((r for r in results if r is not None and len(r) == N), None)
+    if whole is None:  # no variant of the chunk reached every position: the nominal's columns
+        try:
+            whole = run_plan(suspension, plan, values)
+        except SweepStopped as stop:
+            whole = stop.partial
+    inputs = {name: (whole.metrics[name].dimension, np.asarray(whole.metrics[name].values)[:N])
+              for name in whole.input_names}
+    metrics = {}
+    for name, column in whole.metrics.items():
+        if name in inputs:
+            continue
+        table = np.full((len(offsets), N), np.nan)
+        for v, result in enumerate(results):
+            if result is not None and name in result.metrics:
+                table[v, :len(result)] = result.metrics[name].values
+        metrics[name] = (column.dimension, table)
+    return inputs, metrics, reasons
+
+
+def check_parameters(suspension, coords, offsets, analysis):
+    """Refuse a study whose parameters include bushing rates but whose ``analysis`` is the rigid
+    kinematics (not on bushings, the registry's ``bushings``), or whose ``offsets`` (V, k) SI make
+    a bushing rate zero or negative: one located line (``vary 'NAME'``), the rates in the model's
+    units."""
+    rates = [(j, c) for j, c in enumerate(coords) if isinstance(c, BushingRate)]
+    if not rates:
+        return
+    if not REGISTRY[analysis].bushings:
+        raise ModelError(f"vary {rates[0][1].name!r}", f"the {analysis} analysis is the rigid kinematics, which "
+                         "bushing rates do not change: vary them in a study of the compliance analysis")
+    units = suspension.units
+    for j, rate in rates:
+        value = rate.nominal + offsets[:, j]
+        low = np.flatnonzero(~(value > 0.0))
+        if len(low):
+            v = int(low[0])
+            raise ModelError(f"vary {rate.name!r}", f"variant {v} makes it {units.show(value[v], rate.dimension)} "
+                             f"(nominal {units.show(rate.nominal, rate.dimension)}, offset "
+                             f"{units.show(offsets[v, j], rate.dimension)}): a bushing rate must stay positive")
+
+
 @dataclass
 class StudyResult:
     """The metrics of every variant at every position, with the variants' parameters.
 
     Attributes
     ----------
-    coordinates : list of Coordinate (k)
-    offsets : (V, k) SI offsets of the variants from the nominal
+    coordinates : list of Coordinate and BushingRate (k), the varied parameters
+    offsets : (V, k) SI offsets of the variants from the nominal (m; N/m, N m/rad for a rate)
     inputs : {name: (dimension, (N,) values)} the analysis' inputs per position (``wheel_travel``)
     metrics : {name: (dimension, (V, N) values)} SI; NaN past a variant's stop
     nominal : {name: (N,)} the nominal design's metrics
@@ -170,7 +239,7 @@ class StudyResult:
                Column("position", np.tile(np.arange(N), V), "dimensionless", 0)]
         parameters = self.parameters()
         for j, c in enumerate(self.coordinates):
-            dimension = "length" if c.dimension == "length" else "dimensionless"
+            dimension = "dimensionless" if c.dimension == "direction" else c.dimension
             out.append(Column(c.name, np.repeat(parameters[:, j], N), dimension, 0))
         for name, (dimension, values) in self.inputs.items():
             out.append(Column(name, np.tile(values, V), dimension, 0))
@@ -275,9 +344,12 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     Parameters
     ----------
     suspension : loops.suspension.Suspension, the nominal design
-    coords : list of coordinate names (``"lower_ball.z"``, ``"upper_ball"``) or Coordinates
+    coords : list of coordinate names (``"lower_ball.z"``, ``"upper_ball"``) or Coordinates; for
+        an analysis on bushings (the compliance) also bushing rates (``"lower_front.kz"``,
+        :mod:`.coordinates`)
     offsets : (V, k) offsets of the coordinates from the nominal, SI (m; for an axis
-        component, of its unit direction)
+        component, of its unit direction; N/m, N m/rad for a bushing rate, whose nominal plus
+        offset must stay positive)
     plan : Plan, or its fields as keywords (``analysis="parallel", travel=values``)
     chunk_size : variants per chunk (memory, progress, one Dask task each: on a cluster, make
         tasks that run for seconds, see :mod:`.cluster`)
@@ -294,12 +366,13 @@ def run_study(suspension, coords, offsets, plan: Plan | None = None, *, chunk_si
     """
     plan = plan or Plan(**plan_options)
     plan.check()
-    coords = coords if coords and all(isinstance(c, Coordinate) for c in coords) else coordinates(
+    coords = coords if coords and all(isinstance(c, (Coordinate, BushingRate)) for c in coords) else parameters(
         suspension.model, coords)
     offsets = np.atleast_2d(np.asarray(offsets, dtype=float))
     if offsets.ndim != 2 or offsets.shape[1] != len(coords) or not np.all(np.isfinite(offsets)):
         raise ModelError("offsets", f"expected finite offsets of shape (variants, {len(coords)}), got "
                          f"{np.shape(offsets)}")
+    check_parameters(suspension, coords, offsets, plan.analysis)
     if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ModelError("chunk_size", f"expected a positive whole number, got {chunk_size!r}")
     inputs, nominal, nominal_reasons = run_chunk(suspension, coords, np.zeros((1, len(coords))), plan, workers)

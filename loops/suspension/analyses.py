@@ -42,8 +42,9 @@ __all__ = ["Analysis", "Input", "ANALYSES", "analysis", "titled", "STEERING", "R
 #: ``Analysis.sensitivities`` of an analysis whose metrics are taken on the moving road (the
 #: roll): its sensitivities follow the road, the axis and the travels (METHOD.md (R1)-(R8)).
 ROAD = "road"
-#: ``Analysis.sensitivities`` of an analysis whose sensitivities are to the bushings' rates, not
-#: to hardpoints (the compliance's: METHOD.md (C4)-(C6), :mod:`loops.study.sensitivity.bushing_rates`).
+#: ``Analysis.sensitivities`` of an analysis whose sensitivities are to the bushings' rates and to
+#: hardpoints by the equilibrium's own route (the compliance's: METHOD.md (C4)-(C7),
+#: :mod:`loops.study.sensitivity.bushing_rates`), not the linearised closure's.
 BUSHING_RATES = "bushing-rates"
 #: The ``one_of`` group of the two steering inputs: the rack's travel or the steering wheel's
 #: angle, exactly one of them.
@@ -104,7 +105,8 @@ class Analysis:
     study, sensitivities, optimise : whether design studies, design sensitivities and the
         optimiser take it (``sensitivities``: True for an analysis in the body frame, whose
         chain rules are the metrics' own; :data:`ROAD` for one on the moving road;
-        :data:`BUSHING_RATES` for one differentiated with respect to bushing rates)
+        :data:`BUSHING_RATES` for one differentiated with respect to bushing rates, and to
+        hardpoints by (C7))
     levels : the input column whose values are levels drawn as separate curves on the sheet
         (combined: ``wheel_travel``), or None
     own_metrics : the per-wheel metrics only it has, besides the catalogue's
@@ -113,7 +115,9 @@ class Analysis:
     catalogue : its columns are the catalogue's metrics (False: a table of its own, as the load
         case's forces, :mod:`.hardpoint_loads`, and its own sheet)
     bushings : it runs on a model with bushings only (their compliant variant: the compliance
-        analyses, :mod:`.compliance`); others are refused, saying how to add them
+        analyses, :mod:`.compliance`); others are refused, saying how to add them. A design study
+        of it runs its variants one by one (each an equilibrium of its own; the variants' batched
+        walk is kinematic), and it alone takes bushing rates among a study's parameters
     """
 
     name: str
@@ -202,13 +206,13 @@ ANALYSES = {a.name: a for a in (
     Analysis("compliance", "compliance", "compliance:compliance",
              "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "
              "exact from the linearised equilibrium of the model's bushings (--case: about a loaded state)",
-             (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case", required=False)),
+             (_TRAVEL, Input("case", "--case", "text", "the load case", required=False)),
              ("compliance_steer_lateral_patch", "compliance_camber_lateral_patch", "compliance_steer_lateral_centre",
               "compliance_camber_lateral_centre", "compliance_steer_longitudinal_patch",
               "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
               "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
               "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
-             study=False, sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
+             sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
     Analysis("kc", "K&C curves", "compliance:kc_curves",
              "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
              "variant) beside the rigid curve",

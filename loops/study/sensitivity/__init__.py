@@ -19,7 +19,8 @@ One concern a module:
 * :mod:`.wheel_rate`: the wheel rate's third rates (T3), (T4);
 * :mod:`.roll`: the roll analysis (R1)-(R8);
 * :mod:`.bushing_rates`: the compliance analysis's rates in bushing rates (C4)-(C6), names
-  ``"BUSHING.kx"`` ... ``".krz"``;
+  ``"BUSHING.kx"`` ... ``".krz"``; :mod:`.compliance_hardpoints`: its rates in hardpoint
+  coordinates (C7);
 * :mod:`.result`: :class:`Sensitivities` and :class:`Influence`;
 * :mod:`.analysis`: :func:`sensitivities` and :func:`sensitivities_of`.
 

@@ -45,7 +45,8 @@ def sensitivities(suspension, coords, travel=None, *, analysis="parallel", rack=
         the fixed wheel travel (float, default 0) for ``"steering"``
     analysis : one of :data:`ANALYSES` (the registry's, :mod:`loops.suspension.analyses`); the
         compliance's (registry :data:`~loops.suspension.analyses.BUSHING_RATES`) are to bushing
-        rates (``"lower_front.kz"``, :mod:`.bushing_rates`), at the ``travel`` given
+        rates (``"lower_front.kz"``, :mod:`.bushing_rates`) and hardpoint coordinates
+        (:mod:`.compliance_hardpoints`, METHOD.md (C7)), at the ``travel`` given
     rack : (N,) values of the steering variable for ``"steering"`` and ``"combined"``
     roll_angle : (N,) rad (ISO 8855: positive right side down) for ``"roll"``; its
         coordinates are the axle's (a corner is mirrored into one: ``"lower_ball_left.z"``)

@@ -1,4 +1,5 @@
-"""Sensitivities of the compliance analysis to bushing rates (METHOD.md (C4)-(C6)).
+"""Sensitivities of the compliance analysis to bushing rates (METHOD.md (C4)-(C6)), and
+:func:`compliance_sensitivities`, those and the hardpoints' (C7) (:mod:`.compliance_hardpoints`).
 
 **Names.** A bushing rate is named ``"BUSHING.kx"``, ``.ky``, ``.kz`` (along the bushing's
 x, y, z axes, N/m; N/mm in a mm file) or ``.krx``, ``.kry``, ``.krz`` (about them, N m/rad; N
@@ -44,17 +45,15 @@ difference is taken.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from mechanism.bushings import RATE_NAMES
 from mechanism.errors import ModelError
 from mechanism.units import QUANTITIES
 
 from ...compliance import LoadResponse, load_response
 from ...continuation import DEFAULT_TOLERANCE
 from ...statics_rates import rate_loads, shifted_equilibria
+from ..coordinates import RATE_SUFFIXES, BushingRate, bushing_rates, is_bushing_rate
 from ...suspension.compliance import (PER_100_NM, PER_KILONEWTON, compliance_columns, settle_compliance,
                                       unit_wrenches)
 
@@ -62,54 +61,12 @@ __all__ = ["BushingRate", "bushing_rates", "is_bushing_rate", "rate_derivatives"
            "compliance_metrics", "rated_mechanism",
            "RATE_SUFFIXES", "POSE_STEP"]
 
-#: The suffixes of a bushing's six rates, in its stiffness matrix's order.
-RATE_SUFFIXES = tuple(f"k{name}" for name in RATE_NAMES)
 #: The largest motion of a free coordinate in one step of (C6) (rad, or sizes): the fourth-order
 #: difference's truncation (``~POSE_STEP^4``, 3e-9 of the derivative at worst on the shipped
 #: axle, module docstring) and rounding (``~1e-15 / POSE_STEP``) both small there.
 POSE_STEP = 1e-4
 #: The compliance columns' scales in memory (per kN, per 100 N m) over SI.
 _PER = {PER_KILONEWTON: 1e3, PER_100_NM: 1e2}
-
-
-@dataclass(frozen=True)
-class BushingRate:
-    """The diagonal entry ``index`` (0..5: x, y, z, about x, y, z) of bushing ``bushing``'s
-    stiffness; ``name`` is ``"BUSHING.kx"`` ...; ``nominal`` SI (N/m, N m/rad)."""
-
-    name: str
-    bushing: str
-    index: int
-    nominal: float
-
-    @property
-    def dimension(self) -> str:
-        """``"linear_stiffness"`` or ``"angular_stiffness"`` (:mod:`mechanism.units`)."""
-        return "linear_stiffness" if self.index < 3 else "angular_stiffness"
-
-
-def is_bushing_rate(name) -> bool:
-    """Whether ``name`` has a bushing rate's form ``"NAME.kx"`` ... (not whether it exists)."""
-    return isinstance(name, str) and name.rpartition(".")[2] in RATE_SUFFIXES and "." in name
-
-
-def bushing_rates(model, names, where="vary") -> list[BushingRate]:
-    """The bushing rates ``names`` of a model snapshot, in order; ModelError at
-    ``"<where> 'NAME'"`` for a bushing or rate the model does not have, or one named twice."""
-    known = {b.name: b for b in model.bushings}
-    out, seen = [], set()
-    for name in names:
-        base, _, suffix = name.rpartition(".") if isinstance(name, str) else ("", "", "")
-        if base not in known or suffix not in RATE_SUFFIXES:
-            hint = ", ".join(list(known)[:8]) or "none"
-            raise ModelError(f"{where} {name!r}", f"not a bushing rate of {model.name!r} (BUSHING.kx, .ky, .kz, "
-                             f".krx, .kry, .krz; bushings: {hint})")
-        if name in seen:
-            raise ModelError(f"{where} {name!r}", f"bushing rate {name!r} named twice")
-        seen.add(name)
-        index = RATE_SUFFIXES.index(suffix)
-        out.append(BushingRate(name, base, index, float(known[base].stiffness_matrix()[index, index])))
-    return out
 
 
 def _pose_term(variant, record, wheels, shift, names):
@@ -178,31 +135,45 @@ def rate_derivatives(susp, rates, travel, case=None, *, tolerance=DEFAULT_TOLERA
 
 def compliance_sensitivities(susp, names, travel, case=None, *, tolerance=DEFAULT_TOLERANCE):
     """:func:`loops.study.sensitivity.sensitivities` of the compliance analysis: every column's
-    derivative with respect to the bushing rates ``names`` at every travel, as
-    :class:`~loops.study.sensitivity.result.Sensitivities` (its coordinates the
-    :class:`BushingRate`; SI in memory: the compliances' in rad per N or per N m, per N/m or
-    per N m/rad; per N/mm or N mm/deg in a mm/deg file). Hardpoint coordinates are refused here (one located line): the compliance
-    analysis's sensitivities are to bushing rates."""
+    derivative with respect to the bushing rates and hardpoint coordinates ``names`` (names, or
+    :class:`BushingRate` and :class:`~loops.study.coordinates.Coordinate`; in the order named, a
+    hardpoint's three coordinates in its place) at every travel, as
+    :class:`~loops.study.sensitivity.result.Sensitivities`: the rates' by (C4)-(C6), the
+    hardpoints' by (C7) (:mod:`.compliance_hardpoints`). SI in memory: the compliances' in rad
+    per N or per N m, per N/m, per N m/rad or per metre (per N/mm, N mm/deg or mm in a mm/deg
+    file)."""
     from ...suspension.compliance import compliance  # noqa: PLC0415
-    from ..coordinates import AXES  # noqa: PLC0415
+    from ..coordinates import Coordinate, parameters  # noqa: PLC0415
+    from .compliance_hardpoints import hardpoint_derivatives  # noqa: PLC0415
     from .result import Sensitivities  # noqa: PLC0415
 
-    for name in names:
-        if isinstance(name, str) and not is_bushing_rate(name) and name.rpartition(".")[2] in AXES:
-            raise ModelError(f"vary {name!r}", "the compliance analysis's sensitivities are to bushing rates "
-                             "(BUSHING.kx ... .krz); hardpoint coordinates are not available for it")
-    rates = bushing_rates(susp.mechanism.snapshot(), names)
-    _, values = rate_derivatives(susp, rates, travel, case, tolerance=tolerance)
+    given = list(names) if not isinstance(names, str) and hasattr(names, "__iter__") else names
+    chosen = given if given and all(isinstance(c, (Coordinate, BushingRate)) for c in given) else \
+        parameters(susp.model, given)
+    rated = [j for j, c in enumerate(chosen) if isinstance(c, BushingRate)]
+    moved = [j for j, c in enumerate(chosen) if not isinstance(c, BushingRate)]
+    parts = []
+    if rated:
+        parts.append((rated, rate_derivatives(susp, [chosen[j] for j in rated], travel, case,
+                                              tolerance=tolerance)[1]))
+    if moved:
+        parts.append((moved, hardpoint_derivatives(susp, [chosen[j] for j in moved], travel, case,
+                                                   tolerance=tolerance)))
     result = compliance(susp, travel, case, tolerance=tolerance)
-    dimensions = {}
-    for name in values:
+    values, dimensions = {}, {}
+    for name, column in result.metrics.items():
+        if name in result.input_names:
+            continue
+        values[name] = np.zeros((len(result), len(chosen)))
+        for where, found in parts:
+            values[name][:, where] = found[name]
         # the compliances are held per kN and per 100 N m: made SI (rad per N, per N m) here, so
         # that a derivative's dimension is a plain quotient the files' units convert
-        dimension = result.metrics[name].dimension
+        dimension = column.dimension
         values[name] = values[name] / _PER.get(dimension, 1.0)
         dimensions[name] = QUANTITIES[dimension] if dimension in _PER else dimension
     inputs = [result.metrics[name] for name in result.input_names]
-    return Sensitivities(rates, values, dimensions, inputs, result, None)
+    return Sensitivities(chosen, values, dimensions, inputs, result, None)
 
 
 def compliance_metrics(susp) -> dict:
