@@ -41,7 +41,7 @@ def kinematics():
     trajectories and the suspension analyses; then equations of motion in both forms and
     inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
     sweep reaches; then a design
-    study (the batched walk of variants)."""
+    study (the batched walk of variants, one of which stops)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
 
@@ -62,17 +62,20 @@ def kinematics():
     from loops.study.study import run_study  # design studies: the batched walk of many variants
     from loops.suspension import load_suspension
 
-    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.z"], [[0.0], [0.001]],
-              analysis="parallel", travel=np.linspace(-0.02, 0.02, 5))
+    # the third variant meets a dead point: the rates of the rows it reached are computed apart
+    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.y"], [[0.0], [0.001], [-0.36]],
+              analysis="parallel", travel=np.linspace(-0.08, 0.08, 5))
 
 
 def simulation():
     """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
     call), loads, switching of the partition, energies; then static equilibria and their
-    reactions on bushings (the shorter family takes them: a kernel no family compiles is
-    compiled by each test process that meets it first, both at once)."""
+    reactions and points on bushings, and the compliance analyses of an axle on bushings (the
+    shorter family takes them: a kernel no family compiles is compiled by each test process
+    that meets it first, both at once)."""
     from dynamics import simulate
     from loops import equilibrium
+    from loops.suspension import compliance, kc_curves, load_suspension
     from mechanism import Mechanism, load_model
 
     four_bar = load_model(EXAMPLES / "four_bar.toml")
@@ -85,10 +88,17 @@ def simulation():
     arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
     arm.add_link("arm")
     arm.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, 1e5, 1e3, 2e3, 1.5e3))
+    arm.add_point("tip", "arm", at=(0.4, 0, 0))
     arm.add_point_force("load", "arm", at=(0.4, 0, 0), force=(0.0, 0.0, -300.0))
     for compliant in (False, True):
         arm.use_bushings(compliant)
-        equilibrium(arm).reactions()
+        at_rest = equilibrium(arm)
+        at_rest.reactions(), at_rest.point("tip")
+    # The README's compliance of the front axle on bushings (the reactions and rates at the
+    # equilibria: kernels no sweep compiles)
+    front = load_suspension(EXAMPLES / "front_axle_bushings.toml")
+    compliance(front, [-0.03, 0.0, 0.03])
+    kc_curves(front, [-0.03, 0.0, 0.03], "cornering")
 
 
 def main(argv):
