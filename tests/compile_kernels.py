@@ -5,9 +5,9 @@ only the first run on a machine pays. That first run is long (a few minutes of L
 mostly in the few large kernels: the walk, the corrector, the dynamics stage and the
 integrator), and in one process it is serial. The kernels fall into two families that share
 little compiled code: the integrator with its dynamics stage, and the rest (the walk of
-sweeps, and the evaluations of dynamics at given positions). ``tests/conftest.py`` compiles
-them in two processes at once, one family each, before the tests start; the test processes
-then load everything from the cache.
+sweeps, the evaluations of dynamics at given positions, static equilibria and the compliance
+analyses). ``tests/conftest.py`` compiles them in two processes at once, one family each,
+before the tests start; the test processes then load everything from the cache.
 
 Run: ``python tests/compile_kernels.py kinematics|simulation`` (one family), or with no argument
 both families one after the other. Each family runs the public computations whose kernels the
@@ -40,8 +40,8 @@ def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
     trajectories and the suspension analyses; then equations of motion in both forms and
     inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
-    sweep reaches; then a design
-    study (the batched walk of variants, one of which stops)."""
+    sweep reaches; then a design study (the batched walk of variants, one of which stops);
+    then :func:`statics` (this family is the shorter without it)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
 
@@ -65,26 +65,18 @@ def kinematics():
     # the third variant meets a dead point: the rates of the rows it reached are computed apart
     run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.y"], [[0.0], [0.001], [-0.36]],
               analysis="parallel", travel=np.linspace(-0.08, 0.08, 5))
+    statics()
 
 
-def simulation():
-    """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
-    call), loads, switching of the partition, energies; then static equilibria and their
-    reactions and points on bushings, and the compliance analyses of an axle on bushings (the
-    shorter family takes them: a kernel no family compiles is compiled by each test process
-    that meets it first, both at once)."""
-    from dynamics import simulate
+def statics():
+    """Static equilibria on bushings, their reactions and points (on the equilibria's read-only
+    arrays), and the README's compliance analyses of the front axle on bushings (the reactions
+    and rates at the equilibria). Part of the kinematics family: a kernel no family compiles is
+    compiled by each test process that meets it first, both at once."""
     from loops import equilibrium
     from loops.suspension import compliance, kc_curves, load_suspension
-    from mechanism import Mechanism, load_model
+    from mechanism import Mechanism
 
-    four_bar = load_model(EXAMPLES / "four_bar.toml")
-    for method in ("DOP853", "RK45"):
-        simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
-    pendulum = load_model(EXAMPLES / "spring_pendulum.toml")
-    simulate(pendulum, 0.05)
-    simulate(pendulum, 0.01, method="Radau")
-    simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
     arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
     arm.add_link("arm")
     arm.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, 1e5, 1e3, 2e3, 1.5e3))
@@ -94,11 +86,24 @@ def simulation():
         arm.use_bushings(compliant)
         at_rest = equilibrium(arm)
         at_rest.reactions(), at_rest.point("tip")
-    # The README's compliance of the front axle on bushings (the reactions and rates at the
-    # equilibria: kernels no sweep compiles)
     front = load_suspension(EXAMPLES / "front_axle_bushings.toml")
     compliance(front, [-0.03, 0.0, 0.03])
     kc_curves(front, [-0.03, 0.0, 0.03], "cornering")
+
+
+def simulation():
+    """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
+    call), loads, switching of the partition, energies."""
+    from dynamics import simulate
+    from mechanism import load_model
+
+    four_bar = load_model(EXAMPLES / "four_bar.toml")
+    for method in ("DOP853", "RK45"):
+        simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
+    pendulum = load_model(EXAMPLES / "spring_pendulum.toml")
+    simulate(pendulum, 0.05)
+    simulate(pendulum, 0.01, method="Radau")
+    simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
 
 
 def main(argv):
