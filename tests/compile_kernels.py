@@ -70,11 +70,11 @@ def kinematics():
 
 def statics():
     """Static equilibria on bushings, their reactions and points (on the equilibria's read-only
-    arrays), and the README's compliance analyses of the front axle on bushings (the reactions
-    and rates at the equilibria). Part of the kinematics family: a kernel no family compiles is
+    arrays), the README's compliance analyses of the front axle on bushings (the reactions and
+    rates at the equilibria) and its load cases of the rigid axle. Part of the kinematics family: a kernel no family compiles is
     compiled by each test process that meets it first, both at once."""
     from loops import equilibrium
-    from loops.suspension import compliance, kc_curves, load_suspension
+    from loops.suspension import compliance, kc_curves, load_case, load_suspension
     from mechanism import Mechanism
 
     arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
@@ -89,11 +89,13 @@ def statics():
     front = load_suspension(EXAMPLES / "front_axle_bushings.toml")
     compliance(front, [-0.03, 0.0, 0.03])
     kc_curves(front, [-0.03, 0.0, 0.03], "cornering")
+    rigid = load_suspension(EXAMPLES / "front_axle.toml")  # the README's load cases: the pairs' reactions
+    load_case(rigid, "cornering", [-0.04, 0.0, 0.04]), load_case(rigid, "cornering", [0.0])
 
 
 def simulation():
     """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
-    call), loads, switching of the partition, energies."""
+    call), loads, switching of the partition, energies; then :func:`sensitivities`."""
     from dynamics import simulate
     from mechanism import load_model
 
@@ -104,6 +106,17 @@ def simulation():
     simulate(pendulum, 0.05)
     simulate(pendulum, 0.01, method="Radau")
     simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
+    sensitivities()
+
+
+def sensitivities():
+    """The README's sensitivities of an axle's metrics to its hardpoints (the twists' rates at
+    the positions of a sweep). Part of the simulation family, the shorter without it."""
+    from loops.study.sensitivity import sensitivities as of_hardpoints
+    from loops.suspension import load_suspension
+
+    of_hardpoints(load_suspension(EXAMPLES / "front_axle.toml"), ["lower_ball_left", "rack_end_left.z"],
+                  np.linspace(-0.04, 0.04, 5))
 
 
 def main(argv):
