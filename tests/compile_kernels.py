@@ -5,9 +5,9 @@ only the first run on a machine pays. That first run is long (a few minutes of L
 mostly in the few large kernels: the walk, the corrector, the dynamics stage and the
 integrator), and in one process it is serial. The kernels fall into two families that share
 little compiled code: the integrator with its dynamics stage, and the rest (the walk of
-sweeps, and the evaluations of dynamics at given positions). ``tests/conftest.py`` compiles
-them in two processes at once, one family each, before the tests start; the test processes
-then load everything from the cache.
+sweeps, the evaluations of dynamics at given positions, static equilibria and the compliance
+analyses). ``tests/conftest.py`` compiles them in two processes at once, one family each,
+before the tests start; the test processes then load everything from the cache.
 
 Run: ``python tests/compile_kernels.py kinematics|simulation`` (one family), or with no argument
 both families one after the other. Each family runs the public computations whose kernels the
@@ -40,8 +40,8 @@ def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
     trajectories and the suspension analyses; then equations of motion in both forms and
     inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
-    sweep reaches; then a design
-    study (the batched walk of variants)."""
+    sweep reaches; then a design study (the batched walk of variants, one of which stops);
+    then :func:`statics` (this family is the shorter without it)."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
 
@@ -62,18 +62,42 @@ def kinematics():
     from loops.study.study import run_study  # design studies: the batched walk of many variants
     from loops.suspension import load_suspension
 
-    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.z"], [[0.0], [0.001]],
-              analysis="parallel", travel=np.linspace(-0.02, 0.02, 5))
+    # the third variant meets a dead point: the rates of the rows it reached are computed apart
+    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.y"], [[0.0], [0.001], [-0.36]],
+              analysis="parallel", travel=np.linspace(-0.08, 0.08, 5))
+    statics()
+
+
+def statics():
+    """Static equilibria on bushings, their reactions and points (on the equilibria's read-only
+    arrays), the README's compliance analyses of the front axle on bushings (the reactions and
+    rates at the equilibria) and its load cases of the rigid axle. Part of the kinematics family: a kernel no family compiles is
+    compiled by each test process that meets it first, both at once."""
+    from loops import equilibrium
+    from loops.suspension import compliance, kc_curves, load_case, load_suspension
+    from mechanism import Mechanism
+
+    arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
+    arm.add_link("arm")
+    arm.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, 1e5, 1e3, 2e3, 1.5e3))
+    arm.add_point("tip", "arm", at=(0.4, 0, 0))
+    arm.add_point_force("load", "arm", at=(0.4, 0, 0), force=(0.0, 0.0, -300.0))
+    for compliant in (False, True):
+        arm.use_bushings(compliant)
+        at_rest = equilibrium(arm)
+        at_rest.reactions(), at_rest.point("tip")
+    front = load_suspension(EXAMPLES / "front_axle_bushings.toml")
+    compliance(front, [-0.03, 0.0, 0.03])
+    kc_curves(front, [-0.03, 0.0, 0.03], "cornering")
+    rigid = load_suspension(EXAMPLES / "front_axle.toml")  # the README's load cases: the pairs' reactions
+    load_case(rigid, "cornering", [-0.04, 0.0, 0.04]), load_case(rigid, "cornering", [0.0])
 
 
 def simulation():
     """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
-    call), loads, switching of the partition, energies; then static equilibria and their
-    reactions on bushings (the shorter family takes them: a kernel no family compiles is
-    compiled by each test process that meets it first, both at once)."""
+    call), loads, switching of the partition, energies; then :func:`sensitivities`."""
     from dynamics import simulate
-    from loops import equilibrium
-    from mechanism import Mechanism, load_model
+    from mechanism import load_model
 
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     for method in ("DOP853", "RK45"):
@@ -82,13 +106,17 @@ def simulation():
     simulate(pendulum, 0.05)
     simulate(pendulum, 0.01, method="Radau")
     simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
-    arm = Mechanism("arm on a bushing")  # tests/test_bushings.py's trailing arm
-    arm.add_link("arm")
-    arm.add_bushing("bush", "ground", "arm", at=(0, 0, 0), stiffness=(3e5, 2e5, 1e5, 1e3, 2e3, 1.5e3))
-    arm.add_point_force("load", "arm", at=(0.4, 0, 0), force=(0.0, 0.0, -300.0))
-    for compliant in (False, True):
-        arm.use_bushings(compliant)
-        equilibrium(arm).reactions()
+    sensitivities()
+
+
+def sensitivities():
+    """The README's sensitivities of an axle's metrics to its hardpoints (the twists' rates at
+    the positions of a sweep). Part of the simulation family, the shorter without it."""
+    from loops.study.sensitivity import sensitivities as of_hardpoints
+    from loops.suspension import load_suspension
+
+    of_hardpoints(load_suspension(EXAMPLES / "front_axle.toml"), ["lower_ball_left", "rack_end_left.z"],
+                  np.linspace(-0.04, 0.04, 5))
 
 
 def main(argv):

@@ -6,6 +6,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 _COMPILE = pathlib.Path(__file__).resolve().parent / "compile_kernels.py"
@@ -41,3 +43,25 @@ def pytest_configure(config):
         if process.returncode != 0:
             tail = errors.strip().splitlines()[-1:] or ["no message"]
             print(f"tests/compile_kernels.py {family} failed: {tail[0]}", file=sys.stderr)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """In a pytest-xdist worker under ``--dist loadgroup``: give each test marked
+    ``xdist_group("name")`` the ``@name`` suffix of its node id by which the scheduler sends the
+    tests of one group to one process, where pytest-xdist's own hook could not. From pytest 9.2
+    an item's id is structured (``item._id``) and xdist 3.8 still writes the former string field,
+    so every group was silently spread over both processes (pytest-dev/pytest-xdist#1386): the
+    README's Python sessions then ran once in each. Does nothing where xdist set the suffix."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                        for mark in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            # the suffix goes after the parameters, in the last name: the id then reads back the
+            # same from its parts (reports rebuild it) as from its string
+            node = item._id
+            last = node.names[-1] + (f"[{node.params}]" if node.params is not None else "") + suffix
+            item._id = type(node)(path=node.path, names=(*node.names[:-1], last))

@@ -71,6 +71,12 @@ def perturbed(system, q, driven, rng, size):
     return advance(system, q, dq)
 
 
+#: The corrector, its seating and the factorization are kernels only other kernels call: called
+#: from Python (below) each compiles a twin of its own on a fresh machine (loops.kernels._compile),
+#: the same in every test process that meets it first. The tests that call them share one process.
+KERNELS_FROM_PYTHON = pytest.mark.xdist_group("closure-kernels-from-python")
+
+
 def corrector_from(system, block, start, factor):
     """The sweeps' corrector (:func:`loops.kernels.newton.corrector`, polished, at most
     NEWTON_ITERATIONS steps) from the configuration ``start`` (n,) with ``factor`` (invalid:
@@ -86,6 +92,7 @@ def corrector_from(system, block, start, factor):
     return status, result, work.q.copy(), work.rotations.copy()
 
 
+@KERNELS_FROM_PYTHON
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_newton_from_a_perturbed_configuration_closes_again(case):
     """Newton from 0.03 rad off closes below 1e-10 in a few steps, drivers held, at the same configuration."""
@@ -115,6 +122,7 @@ def test_newton_from_a_perturbed_configuration_closes_again(case):
             assert_allclose(config.link_poses, closed.link_poses, rtol=0.0, atol=CLOSURE_TOL)
 
 
+@KERNELS_FROM_PYTHON
 def test_chord_iteration_closes_predictions_with_a_nearby_factorization():
     """The sweeps' corrector closes predictions 1e-3 off on a factorization taken nearby, without refactorizing."""
     # Reference: the closed configuration the predictions were perturbed from. The square block is factorized once, at
@@ -302,6 +310,7 @@ def test_assemble_rejects_a_guess_for_an_unknown_pair():
     assert "not a pair or pair variable" in str(caught.value)
 
 
+@KERNELS_FROM_PYTHON
 def test_a_start_just_within_the_tolerance_is_polished_down_to_the_floor():
     """With polish_floor, the corrector goes on from a start just within the tolerance until far below it."""
     # Reference: the closure error of the returned configuration evaluated afresh (loops.configuration.evaluate). The
@@ -338,6 +347,7 @@ def test_a_start_just_within_the_tolerance_is_polished_down_to_the_floor():
     assert errors[POLISH_FLOOR] <= POLISH_FLOOR * DEFAULT_TOLERANCE < errors[1.0], errors
 
 
+@KERNELS_FROM_PYTHON
 def test_a_start_already_below_the_floor_is_left_as_it_is():
     """With polish_floor, a start whose defect is below the floor already takes no step; with the one polish step
     (polish_floor 1) it takes one."""

@@ -90,6 +90,12 @@ _Q_SLIDE[2, 3] = 1.0
 _Q_SLIDE_X, _Q_SLIDE_Y = np.zeros((4, 4)), np.zeros((4, 4))
 _Q_SLIDE_X[0, 3] = _Q_SLIDE_Y[1, 3] = 1.0
 
+#: The acceleration bias, the velocity products and the band solver are kernels only other
+#: kernels call: called from Python (below) each compiles a twin of its own on a fresh machine
+#: (loops.kernels._compile), the same in every test process that meets it first. The tests that
+#: call them share one process.
+KERNELS_FROM_PYTHON = pytest.mark.xdist_group("kernels-from-python")
+
 
 def _q_rotation(axis):
     """``hat((e_axis, 0))``: the Q operator of a turn about frame j's axis ``axis``."""
@@ -394,6 +400,7 @@ def _numpy_path_rates(system, q, q_dot, q_ddot):
     return T, T1, T2
 
 
+@KERNELS_FROM_PYTHON
 def test_accelerations_are_the_second_rates_of_the_tree_products(case):
     """Link accelerations (hat(A) = T'' T^-1 - hat(V)^2), point accelerations R'' = T'' r (eq. 6) and
     the loop rows of the acceleration bias (the rate-only second derivative of eq. 2's two sides)."""
@@ -516,6 +523,7 @@ def _banded(shape, rng, pivoting):
     return A, band
 
 
+@KERNELS_FROM_PYTHON
 @pytest.mark.parametrize("pivoting", [False, True], ids=["dominant-diagonal", "pivoting"])
 @pytest.mark.parametrize("shape", BAND_SHAPES, ids=[f"N{n}-kl{kl}-ku{ku}" for n, kl, ku in BAND_SHAPES])
 def test_band_lu_solves_like_numpy(shape, pivoting):

@@ -275,6 +275,16 @@ def test_python_snippet_runs_as_written(block, tmp_path_factory):
     check_written(root, named_files(block[2]), before)
 
 
+@pytest.mark.xdist_group("readme-python")
+def test_the_tests_of_a_group_are_sent_to_one_process(request):
+    """Under the test command (``-n 2 --dist loadgroup``) a test marked ``xdist_group`` carries
+    its group in its id, by which the scheduler sends the group to one process: otherwise the
+    README's Python sessions run once in each (tests/conftest.py)."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by pytest-xdist with --dist loadgroup")
+    assert request.node.nodeid.endswith("@readme-python"), request.node.nodeid
+
+
 def test_every_snippet_after_the_first_is_self_contained_or_says_it_continues():
     """A snippet stands alone (imports what it uses, loads what it analyses) unless its first
     line says it continues the one before: the names it uses unbound are the fault."""

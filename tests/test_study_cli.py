@@ -380,7 +380,7 @@ def test_nominal_design_that_stops_exits_1_and_writes_nothing(tmp_path, capsys):
      "--chunk-size: expected a positive number of variants, got 0"),
     (["--vary", "{vary}", "--travel", "0", "--metrics", "camber"],
      "--metrics: the panels of --plot; name the sheet with --plot FILE.png"),
-    (["--vary", "{vary}", "--travel", "0", "--plot", "b.png", "--metrics", "camber,tow"],
+    (["--vary", "{vary}", "--travel", TRAVEL, "--plot", "b.png", "--metrics", "camber,tow"],
      "--metrics: 'tow' is not a metric of the parallel analysis (metrics: camber, camber_front_view, toe,"),
     (["--vary", "{vary}", "--travel", "0", "--plot", "b.xyz"], "--plot b.xyz: cannot write a 'xyz' image"),
     (["--vary", "{vary}", "--travel", "0", "--out", "{tmp}/absent/study.csv"], "--out {tmp}/absent/study.csv: no "
