@@ -67,6 +67,8 @@ def closure_tolerance(value, where="tolerance") -> float:
         number = float(value)
     except (TypeError, ValueError, OverflowError):
         raise ModelError(where, f"expected a number, got {str(value)[:40]!r}") from None
+    if MIN_TOLERANCE <= number <= MAX_TOLERANCE:
+        return number
     span = (f"[{MIN_TOLERANCE:g}, {MAX_TOLERANCE:g}] (dimensionless: rotation in rad, gap over the "
             "mechanism's size)")
     if math.isnan(number):
@@ -216,8 +218,7 @@ class Walk:
         """An independent walk standing where this one stands (its arrays copied; the compiled
         system and the square block, read-only, shared)."""
         other = object.__new__(Walk)
-        for key, value in self.__dict__.items():
-            other.__dict__[key] = _copied(value)
+        other.__dict__.update({key: _copied(value) for key, value in self.__dict__.items()})
         return other
 
     def rechoose_rows(self):
@@ -349,7 +350,8 @@ class Walk:
 def _copied(value):
     """A copy of a walk's attribute: arrays and named tuples of them copied, the rest shared."""
     if isinstance(value, np.ndarray):
-        return value if not value.flags.writeable else value.copy()
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(_copied(v) for v in value))
+        return value.copy() if value.flags.writeable else value
+    kind = type(value)
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        return kind(*[_copied(v) for v in value])
     return value

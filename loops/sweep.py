@@ -69,7 +69,7 @@ def per_position(values, names, count, what):
             arr = np.full(count, float(arr))
         if arr.shape != (count,):
             raise ModelError(f"{what} {name!r}", f"expected a number or {count} values, got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
+        if not np.isfinite(arr).all():
             raise ModelError(f"{what} {name!r}", "non-finite value")
         out[name] = arr
     return out
@@ -86,7 +86,7 @@ def driver_table(drivers):
         except TypeError:
             raise ModelError("drivers", f"a driver name must be a string, got {type(name).__name__}") from None
         arr = np.atleast_1d(_numbers(values, f"driver {name!r}"))
-        if arr.ndim != 1 or not np.all(np.isfinite(arr)):
+        if arr.ndim != 1 or not np.isfinite(arr).all():
             raise ModelError(f"driver {name!r}", "values must be a finite 1-D sequence")
         if not len(arr):
             raise ModelError(f"driver {name!r}", "no values given")
@@ -97,7 +97,10 @@ def driver_table(drivers):
     if len(lengths) > 1:
         raise ModelError("drivers", f"driver value arrays differ in length: {sorted(lengths)}")
     count = lengths.pop() if lengths else 1
-    return list(arrays), np.column_stack([np.broadcast_to(a, (count,)) for a in arrays.values()])
+    table = np.empty((count, len(arrays)))
+    for k, arr in enumerate(arrays.values()):
+        table[:, k] = arr  # a single value stands for every position
+    return list(arrays), table
 
 
 def progress_bar(total, enabled, unit="pos", least=200):
@@ -121,8 +124,11 @@ def _check_span(system, names, driven, start, table):
     """Refuse, before walking, drivers that travel farther than one walk can go: at most
     MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes)."""
     scale = system.column_scale[driven]
-    path = np.vstack([start[driven], table]) / scale
-    travel = np.abs(np.diff(path, axis=0)).sum(axis=0)
+    path = np.empty((len(table) + 1, len(driven)))
+    path[0] = start[driven]
+    path[1:] = table
+    path /= scale
+    travel = np.abs(path[1:] - path[:-1]).sum(axis=0)
     reach = MAX_STEPS * MAX_MOTION
     worst = int(np.argmax(travel))
     if travel[worst] > reach:
@@ -269,20 +275,15 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     count = len(table)
     speed = per_position(speeds, names, count, "speed")
     accel = per_position(accelerations, names, count, "acceleration")
-    speed_table = np.column_stack([speed.get(n, np.zeros(count)) for n in names])
-    accel_table = np.column_stack([accel.get(n, np.zeros(count)) for n in names])
 
     q0, start = _reference(system)
     _check_span(system, names, driven, q0, table)
     _check_memory(system, count, len(driven))
     held = _held_or_stop(system, names, driven, table, start, hold, tolerance)
     held_names = [system.variable_names[c] for c in held]
-    columns = np.r_[driven, held].astype(np.int64)
+    columns = np.concatenate([driven, held]).astype(np.int64)
     _check_memory(system, count, len(columns))
-    targets = np.column_stack([table, np.broadcast_to(q0[held], (count, len(held)))])
-    zeros = np.zeros((count, len(held)))
-    rates = np.ascontiguousarray(np.column_stack([speed_table, zeros]))
-    second = np.ascontiguousarray(np.column_stack([accel_table, zeros]))
+    moves = _moves(names, table, q0[held], speed, accel)
     out = SweepOutputs(system, count, len(columns))
     try:
         walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
@@ -290,9 +291,24 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
-    _walk_through(system, names, driven, table, walk, (np.ascontiguousarray(targets), rates, second), out,
-                  held_names, progress)
+    _walk_through(system, names, driven, table, walk, moves, out, held_names, progress)
     return out.result(system, names, held_names, count)
+
+
+def _moves(names, table, held_values, speed, accel):
+    """The walk's targets, rates and second rates, each (count, d + h) C-contiguous: the driver
+    ``table`` (count, d) then the ``held_values`` (h,) on every row; the ``speed`` and ``accel``
+    of the drivers named there (dicts name -> (count,)), zero elsewhere."""
+    count, d = table.shape
+    targets, rates, second = np.zeros((3, count, d + len(held_values)))
+    targets[:, :d] = table
+    targets[:, d:] = held_values
+    for k, name in enumerate(names):
+        if name in speed:
+            rates[:, k] = speed[name]
+        if name in accel:
+            second[:, k] = accel[name]
+    return targets, rates, second
 
 
 def _held_or_stop(system, names, driven, table, start, hold, tolerance):

@@ -583,3 +583,51 @@ def test_band_lu_reports_a_singular_matrix():
     pivots = np.zeros(8, dtype=np.int64)
     assert band_lu(band, 8, 2, 3, pivots) == 0.0
     assert band_determinant_sign(band, 8, 2, 3, pivots) == 0.0
+
+
+def _band_lu_whole_band(band, n, kl, ku, pivots):
+    """LAPACK's dgbtf2 written out (0-based): every step eliminates over the whole band below
+    the diagonal, ``min(kl, n - 1 - j)`` rows, zeros included."""
+    kv = kl + ku
+    last = 0
+    for j in range(n):
+        km = min(kl, n - 1 - j)
+        p = int(np.argmax(np.abs(band[j, kv:kv + km + 1])))
+        pivots[j] = j + p
+        if band[j, kv + p] == 0.0:
+            continue
+        last = max(last, min(j + ku + p, n - 1))
+        for c in range(j, last + 1):
+            band[c, kv + j - c], band[c, kv + j + p - c] = band[c, kv + j + p - c], band[c, kv + j - c]
+        band[j, kv + 1:kv + km + 1] *= 1.0 / band[j, kv]
+        for c in range(j + 1, last + 1):
+            a = band[c, kv + j - c]
+            if a != 0.0:
+                band[c, kv + j - c + 1:kv + j - c + km + 1] -= band[j, kv + 1:kv + km + 1] * a
+
+
+@pytest.mark.parametrize("pivoting", [False, True], ids=["dominant-diagonal", "pivoting"])
+def test_band_lu_on_a_profile_matches_the_whole_band_bit_for_bit(pivoting):
+    """A band whose columns end above its lower edge (a closure block's: each loop's rows stop
+    where the loop does): the kernel, which eliminates each column down to its last nonzero
+    only, gives the factors and pivots of the elimination over the whole band, bit for bit."""
+    # Reference: the unblocked LU over the whole band (dgbtf2's loops, _band_lu_whole_band) on the same matrix; the
+    # rows left out hold zeros, whose multipliers are zero and change no other entry, so every stored bit must agree,
+    # the signs of zeros included (bytes compared: a zero of L scaled by a negative pivot's inverse is -0.0).
+    from loops.kernels.linear import band_lu
+
+    n, kl, ku = 12, 5, 4
+    rng = np.random.default_rng(12 + pivoting)
+    for trial in range(6):
+        A, band = _banded((n, kl, ku), rng, pivoting)
+        for j in range(n):  # cut each column 0 to kl - 1 rows short of the band's lower edge
+            cut = rng.integers(0, kl)
+            for i in range(min(n - 1, j + kl) - cut + 1, min(n - 1, j + kl) + 1):
+                if i > j:
+                    A[i, j] = band[j, kl + ku + i - j] = 0.0
+        expected, expected_pivots = band.copy(), np.zeros(n, dtype=np.int64)
+        _band_lu_whole_band(expected, n, kl, ku, expected_pivots)
+        pivots = np.zeros(n, dtype=np.int64)
+        band_lu(band, n, kl, ku, pivots)
+        assert band.tobytes() == expected.tobytes()
+        assert np.array_equal(pivots, expected_pivots)

@@ -55,7 +55,15 @@ def band_lu(band, n, kl, ku, pivots):
     last = 0  # last column touched by row exchanges so far
     smallest, largest = np.inf, 0.0
     for j in range(n):
-        km = min(kl, n - 1 - j)
+        below = min(kl, n - 1 - j)
+        # The rows below the column's last nonzero take no part in the pivot search and the
+        # updates of step j: a zero is never the pivot, and its multiplier, a zero, leaves
+        # every entry it would update as it is, bit for bit (an assembled band holds no -0.0,
+        # and a difference of equal numbers is +0.0). The multipliers themselves are scaled
+        # down to the band's edge, so that L's zeros keep the signs of the whole elimination.
+        km = below
+        while km > 0 and band[j, kv + km] == 0.0:
+            km -= 1
         column = band[j, kv:kv + km + 1]  # rows j..j+km of column j
         p = 0
         best = abs(column[0])
@@ -75,8 +83,9 @@ def band_lu(band, n, kl, ku, pivots):
                 band[c, kv + j - c] = band[c, kv + j + p - c]
                 band[c, kv + j + p - c] = a
         inverse = 1.0 / column[0]
-        for i in range(1, km + 1):
-            column[i] *= inverse
+        multipliers = band[j, kv:kv + below + 1]
+        for i in range(1, below + 1):
+            multipliers[i] *= inverse
         for c in range(j + 1, last + 1):
             target = band[c, kv + j - c:kv + j - c + km + 1]  # rows j..j+km of column c
             a = target[0]
