@@ -22,8 +22,8 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from .configuration import constraint_matrix, evaluate, new_work
-from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONING_HERE, CORRECTOR_RESULT_SIZE, ERROR,
-                            HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
+from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONING_HERE, CORRECTOR_RESULT,
+                            CORRECTOR_RESULT_SIZE, ERROR, HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
                             NEWTON_STEP_LIMIT, RANK_TOLERANCE, REACHED, RECHOOSE_RCOND, SINGULAR_CONDITIONING,
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
                             VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
@@ -31,7 +31,7 @@ from .linear import new_factor, square_block_at
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters", "empty_record"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -165,10 +165,11 @@ class Walk:
         self.block = self._block_at(start)
         self._set_rechoose_threshold(RECHOOSE_CONDITIONING)
         self._allocate()
-        result = np.zeros(CORRECTOR_RESULT_SIZE)
-        status = kernels.close_here(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                    self.new_G, self.params, result)
+        _, status = kernels.walk_positions(system.topology, system.geometry, self.block, self.state(),
+                                           self._no_targets, self._no_targets, self._no_targets, 0, kernels.CLOSE,
+                                           self.params, self.counters, self.diagnostics, self._no_record)
         if status != 0:
+            result = self.diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
             raise WalkStopped("start", error=result[ERROR], iterations=int(result[ITERATIONS]))
         if self.factor.info[VALID] == 0.0:
             self._singular_start()
@@ -198,6 +199,9 @@ class Walk:
         # Curvatures along the steps' line, recorded once steps prove long (see the kernels' module).
         self.curvature = np.zeros((2, system.n))
         self.curved = np.zeros(CURVED_FLAGS)
+        # What the compiled walk takes where it records nothing (loops.kernels.continuation's modes).
+        self._no_targets = np.zeros((0, d))
+        self._no_record = empty_record(system, d)
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the
@@ -295,11 +299,13 @@ class Walk:
             return  # standing there (a simulation from the design pose): no kernel to load
         k = self._kernels
         system = self.system
+        targets = np.ascontiguousarray(target).reshape(1, -1)
         retried = False
         while True:
             self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-            status = k.continue_to(system.topology, system.geometry, self.block, self.state(), target, self.params,
-                                   self.counters, self.diagnostics)
+            _, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, targets,
+                                         targets, 0, k.CONTINUE, self.params, self.counters, self.diagnostics,
+                                         self._no_record)
             if status == k.OK:
                 return
             if status == k.RECHOOSE:
@@ -324,7 +330,8 @@ class Walk:
         self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
         record = WalkRecord(*(out[field] for field in WalkRecord._fields))
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
-                                         accelerations, first, self.params, self.counters, self.diagnostics, record)
+                                         accelerations, first, k.RECORD, self.params, self.counters, self.diagnostics,
+                                         record)
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:
@@ -344,6 +351,15 @@ class Walk:
             kind = "dead point" if conditioning < DEAD_POINT_CONDITIONING else "closure"
         return WalkStopped(kind, conditioning, float(self.diagnostics[LAST_ERROR]),
                             int(self.diagnostics[LAST_ITERATIONS]))
+
+
+def empty_record(system, d, count=0):
+    """A :class:`~loops.kernels.state.WalkRecord` of ``count`` positions of ``system`` with ``d``
+    driven columns, zeros."""
+    n, m, links = system.n, system.topology.spheres, system.topology.links
+    return WalkRecord(np.zeros((count, n)), np.zeros((count, m, 3, 3)), np.zeros((count, n)), np.zeros((count, n)),
+                      np.zeros((count, links, 4, 4)), np.zeros((count, links, 6)), np.zeros((count, links, 6)),
+                      np.zeros((count, n, d)))
 
 
 def _copied(value):

@@ -676,7 +676,7 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
     # extended toggle (about 0.1 rad, core_models.four_bar_rocker_limits), so the first step to 0.6
     # rad is refused; the walk then returns from where it started, its arrays equal to before.
     from loops.compiled import compile_model
-    from loops.continuation import Walk
+    from loops.continuation import Walk, empty_record
     from loops.kernels import continuation as kernels
 
     assert four_bar_rocker_limits()[1] < 0.2
@@ -687,8 +687,10 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
         walk.counters[1] = walk.counters[0] + 1
     else:
         walk.params[3] = 0.0  # no halving
-    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.state(), np.array([0.6]),
-                                 walk.params, walk.counters, walk.diagnostics)
+    targets = np.array([[0.6]])
+    _, status = kernels.walk_positions(system.topology, system.geometry, walk.block, walk.state(), targets, targets,
+                                       targets, 0, kernels.CONTINUE, walk.params, walk.counters, walk.diagnostics,
+                                       empty_record(system, 1))
     assert status == (kernels.BUDGET if end == "budget" else kernels.STOPPED)
     assert walk.counters[0] == 1
     for name, value in before.items():
