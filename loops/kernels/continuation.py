@@ -445,7 +445,7 @@ def _evaluated_again(topology, geometry, work):
     world_twists(topology, geometry, work)
 
 
-@inline_kernel
+@internal_kernel
 def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, q_dot, q_ddot, V, A):
     """Velocities (eq. 4) and accelerations at the closed ``here`` for the driven rates.
 
