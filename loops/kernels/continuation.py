@@ -244,7 +244,7 @@ def _hermite_step(topology, G, last_G, d0, curvature, a, b, step):
         step[z] -= a3 / 12.0 * (tx * ry - ty * rx) + a4 / 48.0 * (tx * sy - ty * sx)
 
 
-@inline_kernel
+@internal_kernel(forceinline=True)
 def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
     """``(t, t', t'')`` of the Hermite tangent of variable ``col`` at ``x = 0`` (here)."""
     c0, c1, c2, c3, c4 = _hermite_coefficients(G, last_G, d0, curvature, reach, b, col)
@@ -306,7 +306,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@internal_kernel(forceinline=True)
+@internal_kernel
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond, tangents):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix (its first
     ``tangents`` columns: :func:`~.linear.transmission`); at a singular position keep ``incoming``
