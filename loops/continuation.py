@@ -28,10 +28,11 @@ from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONI
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
                             VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
 from .linear import new_factor, square_block_at
+from .rates import empty_record
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters", "empty_record"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -351,15 +352,6 @@ class Walk:
             kind = "dead point" if conditioning < DEAD_POINT_CONDITIONING else "closure"
         return WalkStopped(kind, conditioning, float(self.diagnostics[LAST_ERROR]),
                             int(self.diagnostics[LAST_ITERATIONS]))
-
-
-def empty_record(system, d, count=0):
-    """A :class:`~loops.kernels.state.WalkRecord` of ``count`` positions of ``system`` with ``d``
-    driven columns, zeros."""
-    n, m, links = system.n, system.topology.spheres, system.topology.links
-    return WalkRecord(np.zeros((count, n)), np.zeros((count, m, 3, 3)), np.zeros((count, n)), np.zeros((count, n)),
-                      np.zeros((count, links, 4, 4)), np.zeros((count, links, 6)), np.zeros((count, links, 6)),
-                      np.zeros((count, n, d)))
 
 
 def _copied(value):

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from .configuration import evaluate, new_work
-from .continuation import DEFAULT_TOLERANCE, empty_record, walk_parameters
-from .kernels.state import CURVED_FLAGS, WALK_COUNTERS, WALK_DIAGNOSTICS, WalkState
+from .kernels.state import (CURVED_FLAGS, SINGULAR_CONDITIONING, SINGULAR_RCOND, WALK_COUNTERS, WALK_DIAGNOSTICS,
+                            WALK_PARAMETERS, WalkRecord, WalkState)
 from .linear import new_factor, square_block_at
 
-__all__ = ["motion_at_positions", "motion_on_block"]
+__all__ = ["motion_at_positions", "motion_on_block", "empty_record"]
 
 
 def motion_at_positions(system, driven, q, rotations, tangents, speeds, accelerations):
@@ -53,10 +53,21 @@ def motion_on_block(system, block, q, rotations, tangents, speeds, accelerations
     here = new_work(system, q[0], rotations[0])
     factor = new_factor(block)
     G = np.zeros((system.n, d))
+    params = np.zeros(WALK_PARAMETERS)  # the rates read only the singular threshold
+    params[SINGULAR_RCOND] = SINGULAR_CONDITIONING
     walk = WalkState(here, factor, G, here, factor, G, np.zeros((2, system.n, d)), np.zeros((2, d)),
                      np.zeros((2, system.n)), np.zeros(CURVED_FLAGS))
     kernels.walk_positions(system.topology, system.geometry, block, walk, speeds, speeds,
                            np.array(accelerations, dtype=float, order="C"), 0, kernels.RATES,
-                           walk_parameters(DEFAULT_TOLERANCE), np.zeros(WALK_COUNTERS, dtype=np.int64),
+                           params, np.zeros(WALK_COUNTERS, dtype=np.int64),
                            np.zeros(WALK_DIAGNOSTICS), record)
     return record.q_dot, record.q_ddot, record.V, record.A
+
+
+def empty_record(system, d, count=0):
+    """A :class:`~loops.kernels.state.WalkRecord` of ``count`` positions of ``system`` with ``d``
+    driven columns, zeros."""
+    n, m, links = system.n, system.topology.spheres, system.topology.links
+    return WalkRecord(np.zeros((count, n)), np.zeros((count, m, 3, 3)), np.zeros((count, n)), np.zeros((count, n)),
+                      np.zeros((count, links, 4, 4)), np.zeros((count, links, 6)), np.zeros((count, links, 6)),
+                      np.zeros((count, n, d)))

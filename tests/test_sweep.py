@@ -676,8 +676,9 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
     # extended toggle (about 0.1 rad, core_models.four_bar_rocker_limits), so the first step to 0.6
     # rad is refused; the walk then returns from where it started, its arrays equal to before.
     from loops.compiled import compile_model
-    from loops.continuation import Walk, empty_record
+    from loops.continuation import Walk
     from loops.kernels import continuation as kernels
+    from loops.rates import empty_record
 
     assert four_bar_rocker_limits()[1] < 0.2
     system = compile_model(four_bar().snapshot())
