@@ -45,10 +45,13 @@ def motion_on_block(system, block, q, rotations, tangents, speeds, accelerations
     from .kernels import continuation as kernels  # noqa: PLC0415 (kernels load on first use)
 
     count, d = len(q), tangents.shape[2]
-    record = empty_record(system, d, count)
-    record.q[:] = q
-    record.rotations[:] = rotations
-    record.G[:] = tangents
+    n, links = system.n, system.topology.links
+    # The positions and tangents copied (the kernel takes writable arrays); no poses (the rates
+    # write none: zero rows, where poses of every position would cost more than the rates).
+    record = WalkRecord(np.array(q, dtype=float, order="C"), np.array(rotations, dtype=float, order="C"),
+                        np.zeros((count, n)), np.zeros((count, n)), np.zeros((0, links, 4, 4)),
+                        np.zeros((count, links, 6)), np.zeros((count, links, 6)),
+                        np.array(tangents, dtype=float, order="C"))
     speeds = np.array(speeds, dtype=float, order="C")
     here = new_work(system, q[0], rotations[0])
     factor = new_factor(block)
