@@ -79,7 +79,7 @@ def _stop():
 
 def walk_four_bar():
     """The second process's work: close a planar four-bar at its design pose and walk its crank
-    (the kernels of :class:`loops.continuation.Walk`: ``close_here``, ``continue_to``)."""
+    (the kernel of :class:`loops.continuation.Walk`: ``walk_positions``, closing and walking)."""
     import numpy as np  # noqa: PLC0415
 
     from loops.compiled import compile_model  # noqa: PLC0415

@@ -22,12 +22,13 @@ import numpy as np
 from mechanism.errors import ModelError
 
 from .configuration import constraint_matrix, evaluate, new_work
-from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONING_HERE, CORRECTOR_RESULT_SIZE, ERROR,
-                            HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
+from .kernels.state import (BRANCH_RATIO, CONDITIONING, CURVED_FLAGS, CONDITIONING_HERE, CORRECTOR_RESULT,
+                            CORRECTOR_RESULT_SIZE, ERROR, HALVING_LIMIT, ITERATION_LIMIT, ITERATIONS, LAST_ERROR, LAST_ITERATIONS, MOTION_LIMIT,
                             NEWTON_STEP_LIMIT, RANK_TOLERANCE, REACHED, RECHOOSE_RCOND, SINGULAR_CONDITIONING,
                             SINGULAR_RCOND, STEP_BUDGET, STEPS_TAKEN, TANGENTS, TOLERANCE, TRUSTED_CONDITIONING,
                             VALID, WALK_COUNTERS, WALK_DIAGNOSTICS, WALK_PARAMETERS, WalkRecord, WalkState)
 from .linear import new_factor, square_block_at
+from .rates import empty_record
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
@@ -167,10 +168,11 @@ class Walk:
         self.block = self._block_at(start)
         self._set_rechoose_threshold(RECHOOSE_CONDITIONING)
         self._allocate()
-        result = np.zeros(CORRECTOR_RESULT_SIZE)
-        status = kernels.close_here(system.topology, system.geometry, self.block, self.here, self.factor, self.G,
-                                    self.new_G, self.params, result)
+        _, status = kernels.walk_positions(system.topology, system.geometry, self.block, self.state(),
+                                           self._no_targets, self._no_targets, self._no_targets, 0, kernels.CLOSE,
+                                           self.params, self.counters, self.diagnostics, self._no_record)
         if status != 0:
+            result = self.diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
             raise WalkStopped("start", error=result[ERROR], iterations=int(result[ITERATIONS]))
         if self.factor.info[VALID] == 0.0:
             self._singular_start()
@@ -200,6 +202,9 @@ class Walk:
         # Curvatures along the steps' line, recorded once steps prove long (see the kernels' module).
         self.curvature = np.zeros((2, system.n))
         self.curved = np.zeros(CURVED_FLAGS)
+        # What the compiled walk takes where it records nothing (loops.kernels.continuation's modes).
+        self._no_targets = np.zeros((0, d))
+        self._no_record = empty_record(system, d)
 
     def _singular_start(self):
         """At a start on a singular position there is no incoming tangent: take the
@@ -296,11 +301,13 @@ class Walk:
             return  # standing there (a simulation from the design pose): no kernel to load
         k = self._kernels
         system = self.system
+        targets = np.ascontiguousarray(target).reshape(1, -1)
         retried = False
         while True:
             self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-            status = k.continue_to(system.topology, system.geometry, self.block, self.state(), target, self.params,
-                                   self.counters, self.diagnostics)
+            _, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, targets,
+                                         targets, 0, k.CONTINUE, self.params, self.counters, self.diagnostics,
+                                         self._no_record)
             if status == k.OK:
                 return
             if status == k.RECHOOSE:
@@ -325,7 +332,8 @@ class Walk:
         self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
         record = WalkRecord(*(out[field] for field in WalkRecord._fields))
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
-                                         accelerations, first, self.params, self.counters, self.diagnostics, record)
+                                         accelerations, first, k.RECORD, self.params, self.counters, self.diagnostics,
+                                         record)
         if status == k.OK:
             return index, True
         if status == k.RECHOOSE:

@@ -678,6 +678,7 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
     from loops.compiled import compile_model
     from loops.continuation import Walk
     from loops.kernels import continuation as kernels
+    from loops.rates import empty_record
 
     assert four_bar_rocker_limits()[1] < 0.2
     system = compile_model(four_bar().snapshot())
@@ -687,8 +688,10 @@ def test_a_walk_that_ends_on_a_refused_step_stands_evaluated_at_its_start(end):
         walk.counters[1] = walk.counters[0] + 1
     else:
         walk.params[3] = 0.0  # no halving
-    status = kernels.continue_to(system.topology, system.geometry, walk.block, walk.state(), np.array([0.6]),
-                                 walk.params, walk.counters, walk.diagnostics)
+    targets = np.array([[0.6]])
+    _, status = kernels.walk_positions(system.topology, system.geometry, walk.block, walk.state(), targets, targets,
+                                       targets, 0, kernels.CONTINUE, walk.params, walk.counters, walk.diagnostics,
+                                       empty_record(system, 1))
     assert status == (kernels.BUDGET if end == "budget" else kernels.STOPPED)
     assert walk.counters[0] == 1
     for name, value in before.items():

@@ -127,18 +127,18 @@ def test_a_reused_work_evaluates_each_configuration_as_a_fresh_one(case):
 
 @pytest.mark.parametrize("case", REUSE_CASES.values(), ids=REUSE_CASES.keys())
 def test_motion_at_a_stack_of_positions_equals_one_position_at_a_time(case):
-    """motion_at_positions over a stack (one work, one factorization reused) equals single-position calls."""
+    """motion_on_block over a stack (one work, one factorization reused) equals single-position calls."""
     # Reference: the same kernel called for each position alone, with a fresh work and factorization and the same
     # square block. Over a stack of 7 random configurations with random tangents, speeds and accelerations, the rates,
     # link velocities and accelerations agree: nothing of one position leaks into the next.
-    from loops.kernels.continuation import motion_at_positions
+    from loops.rates import motion_on_block
 
     build, drivers = case
     system = compile_model(build().snapshot())
-    topology, geometry = system.topology, system.geometry
+    topology = system.topology
     driven = system.driver_columns(drivers)
     rng = np.random.default_rng(4)
-    count, d, links = 7, len(driven), topology.links
+    count, d = 7, len(driven)
     q = np.array([random_q(system, rng) for _ in range(count)])
     rotations = np.array([rotations_of(system, row) for row in q]).reshape(count, topology.spheres, 3, 3)
     tangents = rng.normal(size=(count, system.n, d))
@@ -147,13 +147,8 @@ def test_motion_at_a_stack_of_positions_equals_one_position_at_a_time(case):
     assert block is not None
 
     def motion(rows):
-        k = len(rows)
-        out = (np.zeros((k, system.n)), np.zeros((k, system.n)), np.zeros((k, links, 6)), np.zeros((k, links, 6)))
-        motion_at_positions(topology, geometry, block, new_work(system, q[rows[0]]), new_factor(block),
-                            np.ascontiguousarray(q[rows]), np.ascontiguousarray(rotations[rows]),
-                            np.ascontiguousarray(tangents[rows]), np.ascontiguousarray(speeds[rows]),
-                            np.ascontiguousarray(accelerations[rows]), 1e-10, *out)
-        return out
+        return motion_on_block(system, block, q[rows], rotations[rows], tangents[rows], speeds[rows],
+                               accelerations[rows])
 
     stacked = motion(np.arange(count))
     assert np.all(np.isfinite(stacked[1]))  # every position factorized (regular)

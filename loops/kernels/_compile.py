@@ -3,8 +3,11 @@
 ``kernel`` is numba's ``njit`` with an on-disk cache (``cache=True``: compiled once per
 machine, loaded afterwards), numpy's error model (a division by zero gives inf or nan, as
 in numpy, instead of raising; every caller checks finiteness where it matters) and no GIL.
-``inline_kernel`` is the same for the small helpers (4x4 products, twists, pair matrices),
-inlined into their callers so that views of the callers' arrays cost nothing.
+``inline_kernel`` is the same for the small helpers with one or two call sites (pair matrices,
+the predictor's pieces), inlined into their callers so that views of the callers' arrays cost
+nothing. numba inlines such a helper by copying its IR into each caller and typing it there
+again, so the helpers called from many places (:mod:`.rotations`, :mod:`.rigid`) are internal
+kernels with ``forceinline`` instead (below): compiled once per signature, inlined by LLVM.
 
 Both are compiled without numba's reference counting (``_nrt=False``): the kernels take
 the system's frozen arrays and preallocated scratch and allocate nothing, and counting the
@@ -36,8 +39,10 @@ Python anyway (a test, a rare path), such a kernel compiles a twin with the wrap
 under a name of its own, and runs that: the same function, nothing lost but the time.
 A call between kernels passes every field of every array of its named tuples (hundreds of
 machine words) through the stack; ``forceinline=True`` has LLVM inline the hot kernels with
-few call sites into their callers instead (the closure's evaluation, the factorization, the
-step's helpers, the rates), which saves the argument passing and costs no compile time.
+few call sites into their callers instead (the closure's evaluation, the step's helpers), which
+saves the argument passing. The large kernels called from several places (the corrector, the
+factorization, the tangent, the rates) are called, not inlined: LLVM would optimize a copy at
+every call site, and the call is small against the work of such a kernel.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.
 

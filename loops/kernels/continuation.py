@@ -74,8 +74,8 @@ from .state import (BAND_OVERFLOW, BRANCH_RATIO, CONDITIONING, CONDITIONING_HERE
                     TRUSTED_CONDITIONING, VALID)
 from .velocity import link_velocities, solve_with_drivers
 
-__all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "continue_to", "walk_positions", "rates_at", "close_here",
-           "tangent_at", "motion_at_positions", "on_branch", "same_orientation", "bend", "record_curvature",
+__all__ = ["OK", "STOPPED", "BUDGET", "RECHOOSE", "CLOSE", "CONTINUE", "RECORD", "RATES", "walk_to",
+           "walk_positions", "rates_at", "close_here", "tangent_at", "on_branch", "same_orientation", "bend", "record_curvature",
            "curvature_here"]
 
 OK, STOPPED, BUDGET, RECHOOSE = 0, 1, 2, 3
@@ -244,7 +244,7 @@ def _hermite_step(topology, G, last_G, d0, curvature, a, b, step):
         step[z] -= a3 / 12.0 * (tx * ry - ty * rx) + a4 / 48.0 * (tx * sy - ty * sx)
 
 
-@inline_kernel
+@internal_kernel(forceinline=True)
 def _tangent_rates(G, last_G, d0, curvature, reach, b, col):
     """``(t, t', t'')`` of the Hermite tangent of variable ``col`` at ``x = 0`` (here)."""
     c0, c1, c2, c3, c4 = _hermite_coefficients(G, last_G, d0, curvature, reach, b, col)
@@ -306,7 +306,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@internal_kernel(forceinline=True)
+@internal_kernel
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond, tangents):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix (its first
     ``tangents`` columns: :func:`~.linear.transmission`); at a singular position keep ``incoming``
@@ -321,23 +321,14 @@ def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rc
     return True
 
 
-@kernel
-def continue_to(topology, geometry, block, walk, target, params, counters, diagnostics):
-    """Walk the driven values of ``walk.here`` (a :class:`~.state.WalkState`) to ``target`` (d,);
-    returns OK, STOPPED, BUDGET or RECHOOSE.
-
-    ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
-    accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
-    """
-    here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
-    return walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                   curvature, curved, target, params, counters, diagnostics)
-
-
 @internal_kernel(forceinline=True)
 def walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature,
             curved, target, params, counters, diagnostics):
-    """:func:`continue_to`, inlined into the walks that call it.
+    """Walk the driven values of ``here`` to ``target`` (d,); returns OK, STOPPED, BUDGET or
+    RECHOOSE (the walk's entry point :func:`walk_positions` and the batched walk of variants).
+
+    ``here``/``factor``/``G`` and the memory ``last_G``/``last_step``/``curvature`` are updated at every
+    accepted step; ``trial``, ``trial_factor`` and ``new_G`` are scratch of the same shapes.
 
     A step is tried in ``here`` itself, its start kept in ``trial`` (variables and spherical
     states) and its factorization made in ``trial_factor``: a refused step puts the start back
@@ -454,7 +445,7 @@ def _evaluated_again(topology, geometry, work):
     world_twists(topology, geometry, work)
 
 
-@inline_kernel
+@internal_kernel
 def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, q_dot, q_ddot, V, A):
     """Velocities (eq. 4) and accelerations at the closed ``here`` for the driven rates.
 
@@ -482,40 +473,73 @@ def rates_at(topology, geometry, block, here, factor, G, speeds, accelerations, 
     link_accelerations(topology, here.xi, q_ddot, terms, A)
 
 
+#: What the one compiled walk (:func:`walk_positions`) does, its ``mode``: close ``here`` where it
+#: stands (:func:`close_here`; returns ``(0, the corrector's status)``, the corrector's result in
+#: ``diagnostics[CORRECTOR_RESULT:]``); walk through the targets recording nothing (a walk to one
+#: target); walk through them recording every position reached; or record the rates at positions
+#: already closed (the record's ``q``, ``rotations`` and ``G``, see :func:`walk_positions`).
+CLOSE, CONTINUE, RECORD, RATES = range(4)
+
+
 @kernel
-def walk_positions(topology, geometry, block, walk, targets, speeds, accelerations, first, params, counters,
+def walk_positions(topology, geometry, block, walk, targets, speeds, accelerations, first, mode, params, counters,
                    diagnostics, out):
-    """Walk ``walk`` (a :class:`~.state.WalkState`) through ``targets[first:]`` (N, d) in order,
-    recording every position reached into ``out`` (a :class:`~.state.WalkRecord`): position i's
-    variables, rotations, rates at the driven ``speeds`` and ``accelerations`` (N, d), link
-    poses, velocities, accelerations and tangent ``G`` go to row i.
+    """The walk's one compiled entry point: the ``mode`` (:data:`CLOSE`, :data:`CONTINUE`,
+    :data:`RECORD`, :data:`RATES`) says what it does, so that the corrector, the factorization
+    and the rates are compiled once for all of them (one compile of the walk for a first command:
+    each entry point links and optimizes its own copy of everything it calls).
+
+    ``RECORD``: walk ``walk`` (a :class:`~.state.WalkState`) through ``targets[first:]`` (N, d) in
+    order, recording every position reached into ``out`` (a :class:`~.state.WalkRecord`):
+    position i's variables, rotations, rates at the driven ``speeds`` and ``accelerations`` (N, d),
+    link poses, velocities, accelerations and tangent ``G`` go to row i. ``CONTINUE``: the same
+    walk, recording nothing (``out`` may hold no rows). ``RATES``: at each closed position
+    ``out.q[i]``, ``out.rotations[i]`` (i from ``first`` to N, N the rows of ``targets``, which are
+    not read) the rates along the tangent ``out.G[i]`` for ``speeds[i]`` and ``accelerations[i]``
+    into ``out.q_dot``, ``out.q_ddot``, ``out.V``, ``out.A`` (eq. 4 and its derivative, see
+    :func:`rates_at`), each position evaluated and factorized in ``walk.here`` and
+    ``walk.factor`` (singular below ``params[SINGULAR_RCOND]``). ``CLOSE``: :func:`close_here`.
 
     Returns ``(index, status)``: the first index not reached (N when all were) and OK,
-    STOPPED or BUDGET.
+    STOPPED, BUDGET or RECHOOSE (``CLOSE``: 0 and the corrector's status).
     """
     here, factor, G, trial, trial_factor, new_G, last_G, last_step, curvature, curved = walk
     out_q, out_rotations, out_q_dot, out_q_ddot, out_T, out_V, out_A, out_G = out
+    if mode == CLOSE:
+        result = diagnostics[CORRECTOR_RESULT:CORRECTOR_RESULT + CORRECTOR_RESULT_SIZE]
+        return 0, close_here(topology, geometry, block, here, factor, G, new_G, params, result)
     count = targets.shape[0]
     status, i = OK, first
     while i < count:
-        status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G, last_step,
-                         curvature, curved, targets[i], params, counters, diagnostics)
-        if status != OK:
-            break
-        copy_vector(here.q, out_q[i])
-        copy_stack(here.rotations, out_rotations[i])
-        copy_stack(here.T, out_T[i])
-        copy_matrix(G, out_G[i])
-        rates_at(topology, geometry, block, here, factor, G, speeds[i], accelerations[i], out_q_dot[i],
+        tangent = G
+        if mode == RATES:
+            tangent = out_G[i]
+            _factorized_at(topology, geometry, block, here, factor, out_q[i], out_rotations[i],
+                           params[SINGULAR_RCOND])
+        else:
+            status = walk_to(topology, geometry, block, here, factor, G, trial, trial_factor, new_G, last_G,
+                             last_step, curvature, curved, targets[i], params, counters, diagnostics)
+            if status != OK:
+                break
+            if mode == CONTINUE:
+                i += 1
+                continue
+            copy_vector(here.q, out_q[i])
+            copy_stack(here.rotations, out_rotations[i])
+            copy_stack(here.T, out_T[i])
+            copy_matrix(G, out_G[i])
+        rates_at(topology, geometry, block, here, factor, tangent, speeds[i], accelerations[i], out_q_dot[i],
                  out_q_ddot[i], out_V[i], out_A[i])
-        curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved, speeds[i],
-                       accelerations[i], out_q_ddot[i])
+        if mode == RECORD:
+            curvature_here(topology, geometry, block, here, factor, G, last_step, trial, curvature, curved,
+                           speeds[i], accelerations[i], out_q_ddot[i])
         i += 1
-    diagnostics[REACHED] = i
+    if mode == RECORD:
+        diagnostics[REACHED] = i
     return i, status
 
 
-@kernel
+@internal_kernel
 def close_here(topology, geometry, block, here, factor, G, new_G, params, result):
     """Close ``here`` in place by Newton from where it is (the driven values held), then factorize
     and set ``G``; returns the corrector's status (``result``: its error, iterations, ...)."""
@@ -533,18 +557,13 @@ def close_here(topology, geometry, block, here, factor, G, new_G, params, result
     return status
 
 
-@kernel
-def motion_at_positions(topology, geometry, block, work, factor, q, rotations, G, speeds, accelerations,
-                        singular_rcond, out_q_dot, out_q_ddot, out_V, out_A):
-    """Rates at N closed positions (``q`` (N, n), ``rotations`` (N, m, 3, 3)) along the tangents
-    ``G`` (N, n, d) for the driven ``speeds`` and ``accelerations`` (N, d) (eq. 4 and its
-    derivative; see :func:`rates_at`)."""
-    for i in range(q.shape[0]):
-        copy_vector(q[i], work.q)
-        copy_stack(rotations[i], work.rotations)
-        configure(topology, geometry, work)
-        factorize_block(topology, geometry, block, work, factor)
-        if factor.info[CONDITIONING] < singular_rcond or factor.info[BAND_OVERFLOW] != 0.0:
-            factor.info[VALID] = 0.0
-        rates_at(topology, geometry, block, work, factor, G[i], speeds[i], accelerations[i], out_q_dot[i],
-                 out_q_ddot[i], out_V[i], out_A[i])
+@internal_kernel(forceinline=True)
+def _factorized_at(topology, geometry, block, work, factor, q, rotations, singular_rcond):
+    """``work`` evaluated at the closed position ``q`` (n,), ``rotations`` (m, 3, 3) and its block
+    factorized into ``factor`` (unusable below ``singular_rcond``)."""
+    copy_vector(q, work.q)
+    copy_stack(rotations, work.rotations)
+    configure(topology, geometry, work)
+    factorize_block(topology, geometry, block, work, factor)
+    if factor.info[CONDITIONING] < singular_rcond or factor.info[BAND_OVERFLOW] != 0.0:
+        factor.info[VALID] = 0.0

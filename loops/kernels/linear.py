@@ -404,7 +404,7 @@ def _assemble_band(topology, block, work, band, driven, column_sums):
     return overflow
 
 
-@internal_kernel(forceinline=True)
+@internal_kernel
 def factorize_block(topology, geometry, block, work, factor):
     """Assemble and factorize the block of ``B`` (eq. 3) at the configuration in ``work``.
 

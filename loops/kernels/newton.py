@@ -142,7 +142,7 @@ def _damped(topology, geometry, work, dq, scale, saved_q, saved_rotations, error
     return trial, scale
 
 
-@internal_kernel(forceinline=True)
+@internal_kernel
 def corrector(topology, geometry, block, work, factor, tolerance, max_iterations, max_step, polish, result,
               polish_floor):
     """Close the loops from the configuration in ``work`` with the driven columns held.

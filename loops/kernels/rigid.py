@@ -8,7 +8,9 @@ Outputs never alias inputs.
 
 from __future__ import annotations
 
-from ._compile import inline_kernel as kernel
+from ._compile import internal_kernel
+
+kernel = internal_kernel(forceinline=True)
 
 __all__ = ["rigid_product", "rigid_product_inverse_right", "rigid_inverse_product", "transform_twist",
            "shift_twist", "lie_bracket", "twist_power"]

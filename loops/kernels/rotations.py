@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 
 
-from ._compile import inline_kernel as kernel
+from ._compile import internal_kernel
+
+kernel = internal_kernel(forceinline=True)
 from .arrays import copy_matrix
 
 __all__ = ["exp_so3", "log_so3", "rotate_left", "dexp_c", "dexp_c_slope", "dexp_inverse",
