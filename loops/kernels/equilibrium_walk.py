@@ -109,6 +109,27 @@ def _cubic_correction(block, fixed, work, G, S, out, i, dd):
         S.step[col] += value
 
 
+@internal_kernel(forceinline=True)
+def _predict(block, fixed, work, G, S, out, i, dd, cubic):
+    """``S.step`` (n,) = ``G_f dd + G_u (du/dd) dd`` for the fixed values' step ``dd`` (fixed,), with
+    ``cubic`` corrected by :func:`_cubic_correction`; returns its largest scaled motion."""
+    n, D = G.shape[0], G.shape[1]
+    for col in range(n):
+        value = 0.0
+        for a in range(fixed):
+            rate = G[col, a]
+            for s in range(D - fixed):
+                rate += G[col, fixed + s] * S.slope[s, a]
+            value += rate * dd[a]
+        S.step[col] = value
+    if cubic:
+        _cubic_correction(block, fixed, work, G, S, out, i, dd)
+    motion = 0.0
+    for col in range(n):
+        motion = max(motion, abs(S.step[col]) / block.column_scale[col])
+    return motion
+
+
 #: After a refused chord step (:func:`settle`: the first step from a prediction, with the
 #: stiffness of the equilibrium predicted from) the walk's settles factorize at once, and try a
 #: chord step again at every target whose index is a multiple of this.
@@ -136,7 +157,6 @@ def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, 
     (NOT_SETTLED, NEUTRAL, OPEN) when it stopped.
     """
     D = block.driven.shape[0]
-    n = topology.n
     start, span, dd = ends[0], ends[1], ends[2]
     last_status = OK
     sloped = False  # S.slope and S.lu hold the path's slope at work (the last record's)
@@ -155,19 +175,7 @@ def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, 
             sloped = True
             for a in range(fixed):
                 dd[a] = h * span[a]
-            for col in range(n):
-                value = 0.0
-                for a in range(fixed):
-                    rate = G[col, a]
-                    for s in range(D - fixed):
-                        rate += G[col, fixed + s] * S.slope[s, a]
-                    value += rate * dd[a]
-                S.step[col] = value
-            if cubic:
-                _cubic_correction(block, fixed, work, G, S, out, i, dd)
-            motion = 0.0
-            for col in range(n):
-                motion = max(motion, abs(S.step[col]) / block.column_scale[col])
+            motion = _predict(block, fixed, work, G, S, out, i, dd, cubic)
             if motion > params[MOTION_LIMIT]:
                 h *= params[MOTION_LIMIT] / motion
                 cubic = False

@@ -400,10 +400,9 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
 
     The stiffness is the costly part (a pass over the variables per driven column, E4), so a
     step reuses the last factorization of ``K_uu`` in ``S.lu`` while that contracts the reduced
-    forces by at least :data:`CHORD_CONTRACTION` (a chord step; refused, it is not halved, its
-    stiffness is stale: the step is taken again with the stiffness there); with ``chord`` the
-    first step uses the ``S.lu`` given (the walk's, of the equilibrium it predicted from). At
-    the equilibrium the stiffness is made there, whichever steps led to it.
+    forces by at least :data:`CHORD_CONTRACTION` (a chord step; refused, not halved but taken
+    again with the stiffness there); with ``chord`` the first step uses the ``S.lu`` given (the
+    walk's, of the equilibrium it predicted from). The equilibrium's stiffness is made there.
 
     Returns OK (``S`` then holds the statics at the equilibrium: forces, stiffness, ``info``),
     NOT_SETTLED, NEUTRAL (``K_uu`` singular) or OPEN; ``S.info[CORRECTED]`` sums the steps' sizes,
@@ -413,8 +412,7 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
     k = block.driven.shape[0] - fixed
     tolerance = statics[FORCE_TOLERANCE]
     corrected = 0.0
-    S.info[SETTLED] = 0.0
-    S.info[CHORD_KEPT] = 1.0
+    S.info[SETTLED], S.info[CHORD_KEPT] = 0.0, 1.0
     limit = int(statics[SETTLE_ITERATIONS])
     fresh = not chord
     for iteration in range(limit + 1):
