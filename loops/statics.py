@@ -9,7 +9,7 @@ At every position Newton on the reduced force ``g_u = G_u^T Q = 0`` (E5) with th
 reduced stiffness ``K = -dg/d(driven)`` (E4) settles the free coordinates, the loops closed
 again after every step; a series of driver values is a continuation along the equilibrium
 path ``du/dd = -K_uu^-1 K_ud`` (E6), as a sweep is one along the closure (the compiled
-:func:`loops.kernels.statics.walk_equilibria`).
+:func:`loops.kernels.equilibrium_walk.walk_equilibria`).
 
 Every position returned is closed (the corrector's tolerance) and balanced (the reduced forces
 in the free coordinates at most ``force_tolerance`` of the load scale, E5); what each fixed
@@ -25,7 +25,7 @@ import numpy as np
 from mechanism.errors import ModelError, SweepStopped
 
 from .compiled import compile_model
-from .configuration import evaluate
+from .configuration import evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_MOTION, WalkStopped, closure_tolerance
 from .held import held_freedoms, hold_names
 from .kernels.state import (CORRECTOR_RESULT_SIZE, FORCE_TOLERANCE, LOAD_SCALE, RESIDUAL, SETTLE_ITERATIONS,
@@ -197,7 +197,17 @@ class EquilibriumResult(Trajectory):
             return np.full(count, "stable")
         scale = system.column_scale[self._statics.free_columns]
         dimensionless = scale[None, :, None] * self.stiffness * scale[None, None, :]
-        eigenvalues = np.linalg.eigvalsh(0.5 * (dimensionless + np.swapaxes(dimensionless, 1, 2)))
+        symmetric = 0.5 * (dimensionless + np.swapaxes(dimensionless, 1, 2))
+        # The Frobenius norm bounds the largest |eigenvalue| from above: where K less the floor made
+        # with it is positive definite (a Cholesky factorization, a fraction of the eigenvalues'
+        # cost), the smallest eigenvalue is above the floor, and K is stable.
+        bound = NEUTRAL_RATIO * np.maximum(np.sqrt((symmetric ** 2).sum(axis=(1, 2))), self.load_scale)
+        try:
+            np.linalg.cholesky(symmetric - bound[:, None, None] * np.eye(k))
+            return np.full(count, "stable", dtype="<U8")  # the dtype np.where gives below
+        except np.linalg.LinAlgError:
+            pass
+        eigenvalues = np.linalg.eigvalsh(symmetric)
         floor = NEUTRAL_RATIO * np.maximum(np.abs(eigenvalues).max(axis=1), self.load_scale)
         smallest = eigenvalues[:, 0]
         return np.where(smallest < -floor, "unstable", np.where(smallest <= floor, "neutral", "stable"))
@@ -272,6 +282,7 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
         Malformed drivers or hold, tolerances out of range, an over-driven mechanism.
     """
     from .kernels import statics as kernels  # noqa: PLC0415 (kernels load on first use)
+    from .kernels.equilibrium_walk import walk_equilibria  # noqa: PLC0415
 
     tolerance = closure_tolerance(tolerance)
     force_tolerance = _positive(force_tolerance, "force_tolerance")
@@ -301,10 +312,10 @@ def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERAN
         reason = _reason(statics, names, status, None, table[0], S)
         raise SweepStopped(reason, EquilibriumResult(statics, names, record, 0, reason))
     m = len(system.spherical_pairs)
-    reached, status = kernels.walk_equilibria(topology, geometry, walk.block, statics.loads, statics.weights,
-                                              walk.here, walk.factor, walk.G, S, np.zeros(system.n),
-                                              np.zeros((m, 3, 3)), np.zeros((2, fixed)), fixed, targets, 0, count,
-                                              walk.params, parameters, result, record)
+    reached, status = walk_equilibria(topology, geometry, walk.block, statics.loads, statics.weights, walk.here,
+                                      walk.factor, walk.G, S, np.zeros(system.n), np.zeros((m, 3, 3)),
+                                      np.zeros((3, fixed)), fixed, targets, 0, count, walk.params, parameters, result,
+                                      record)
     if reached < count:
         reason = _reason(statics, names, status, walk.here.q[statics.fixed_columns[:len(names)]], table[reached], S)
         raise SweepStopped(reason, EquilibriumResult(statics, names, record, reached, reason),
@@ -354,9 +365,13 @@ def _check(statics, record, count, tolerance, force_tolerance):
     worst = float(np.max(record.info[:count, RESIDUAL], initial=0.0))
     if not worst <= force_tolerance:
         raise RuntimeError(f"equilibrium: a returned position is not balanced (reduced force {worst:.3g})")
+    from .kernels.closure import configure  # noqa: PLC0415 (kernels load on first use)
+
     system = statics.system
+    work = new_work(system)  # one work evaluated at every position anew (what evaluate() does, without its copies)
     for i in range(count):
-        defect = evaluate(system, record.q[i], record.rotations[i]).closure_error()
+        work.q[:], work.rotations[:] = record.q[i], record.rotations[i]
+        defect = configure(system.topology, system.geometry, work)
         if not defect <= 10 * tolerance:
             raise RuntimeError(f"equilibrium: position {i} does not close (defect {defect:.3g})")
 

@@ -285,3 +285,48 @@ def test_bad_input_gets_located_errors():
     eq = equilibrium(m, drivers={"A": [0.1]})
     with pytest.raises(ModelError, match="driver 'B'"):
         eq.force("B")
+
+
+def three_arms(stiffness):
+    """Three arms on revolutes from the ground, each on a torsion spring (N m/rad), no load: at
+    rest at the reference with the reduced stiffness diag(stiffness) exactly."""
+    m = Mechanism("three arms")
+    for i, k in enumerate(stiffness):
+        m.add_link(f"arm{i}", mass=1.0, com=(0.5, 0, 0), inertia=np.diag([0.01, 0.1, 0.1]))
+        m.add_pair(f"A{i}", "revolute", "ground", f"arm{i}", at=(0, 0, i), axis=(0, 0, 1))
+        m.add_pair_spring(f"A{i}", stiffness=k, free_value=0.0)
+    return m
+
+
+@pytest.mark.parametrize("small, expected", [(1.2e-6, "stable"), (0.8e-6, "neutral")])
+def test_stability_near_the_neutral_floor(small, expected):
+    # The floor is NEUTRAL_RATIO (1e-9) times the largest eigenvalue, 1000: 1e-6. The quick test
+    # (a Cholesky factorization less a floor made with the Frobenius norm, 1414: 1.41e-6) cannot
+    # tell 1.2e-6 from 0.8e-6, the eigenvalues must.
+    eq = equilibrium(three_arms((1000.0, 1000.0, small)))
+    np.testing.assert_allclose(np.diag(eq.stiffness[0]), [1000.0, 1000.0, small], rtol=1e-12)
+    assert eq.stability.tolist() == [expected] and eq.stable.tolist() == [expected == "stable"]
+
+
+def test_every_returned_equilibrium_is_checked_closed_and_balanced(monkeypatch):
+    # The walk's record spoilt after the walk: the checks of loops.statics catch it.
+    from loops.kernels import equilibrium_walk
+    from loops.kernels.state import RESIDUAL
+
+    walk = equilibrium_walk.walk_equilibria
+
+    def spoilt(how):
+        def run(*args):
+            out = walk(*args)
+            record = args[-1]
+            if how == "open":
+                record.q[1] += 0.01
+            else:
+                record.info[1, RESIDUAL] = 1e-6
+            return out
+        return run
+
+    for how, message in (("open", "position 1 does not close"), ("unbalanced", "not balanced")):
+        monkeypatch.setattr(equilibrium_walk, "walk_equilibria", spoilt(how))
+        with pytest.raises(RuntimeError, match=message):
+            equilibrium(corner(), drivers={"travel": np.linspace(-0.02, 0.02, 3)}, hold=["hub"])

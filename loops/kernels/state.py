@@ -30,7 +30,8 @@ __all__ = ["Topology", "Geometry", "Work", "Scratch", "SquareBlock", "Factor", "
            "ERROR", "ITERATIONS", "CORRECTION", "FACTORIZATIONS", "CORRECTOR_RESULT_SIZE",
            "CURVED_HERE", "CURVED_BEFORE", "RECORDING", "CURVED_FLAGS", "LoadArrays", "Weights",
            "StaticsScratch", "EquilibriumRecord", "FORCE_TOLERANCE", "SETTLE_ITERATIONS", "SETTLE_STEP",
-           "STATICS_PARAMETERS", "LOAD_SCALE", "RESIDUAL", "CORRECTED", "SETTLED", "STATICS_INFO"]
+           "STATICS_PARAMETERS", "LOAD_SCALE", "RESIDUAL", "CORRECTED", "SETTLED", "CHORD_KEPT",
+           "STATICS_INFO"]
 
 # ----------------------------------------------------------------- the compiled system
 Topology = namedtuple("Topology", [
@@ -226,7 +227,8 @@ STATICS_PARAMETERS = 3
 
 #: ``StaticsScratch.info``: the load scale (N m per unit motion: the loads' generalized forces
 #: summed in magnitude), the largest reduced force in the free coordinates over it, the sum of
-#: the Newton steps of the last equilibrium (dimensionless), and 1 when the last equilibrium
-#: was reached (0 otherwise).
-LOAD_SCALE, RESIDUAL, CORRECTED, SETTLED = range(4)
-STATICS_INFO = 4
+#: the Newton steps of the last equilibrium (dimensionless), 1 when the last equilibrium was
+#: reached (0 otherwise), and 0 when its first step, taken with the factorization of the
+#: stiffness it was given (a chord step), was refused (1 otherwise).
+LOAD_SCALE, RESIDUAL, CORRECTED, SETTLED, CHORD_KEPT = range(5)
+STATICS_INFO = 5

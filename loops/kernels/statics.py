@@ -20,9 +20,9 @@ drivers and held variables, then the ``k`` free coordinates ``u``) and the trans
   solve gives) enters through the multipliers only, ``dG_s/du_t . Q = mu . b(t, s)``, so no
   solve per pair of columns is needed;
 * :func:`settle` is Newton on the reduced force ``g_u = 0`` at fixed driven values (the
-  loops closed again after every step by the corrector of :mod:`.newton`), and
-  :func:`walk_equilibria` the continuation of the fixed values through targets, predicting
-  along the equilibrium path ``du/dd = -K_uu^-1 K_ud``.
+  loops closed again after every step by the corrector of :mod:`.newton`);
+  :func:`.equilibrium_walk.walk_equilibria` continues the fixed values through targets,
+  predicting along the equilibrium path ``du/dd = -K_uu^-1 K_ud``.
 """
 
 from __future__ import annotations
@@ -40,13 +40,12 @@ from .pairs import pair_twist_rate
 from .points import point_position, point_velocity
 from .rigid import lie_bracket, transform_twist, twist_power
 from .rotations import cross, dexp_inverse, dexp_inverse_transposed_rate
-from .state import (BRANCH_RATIO, CORRECTED, FORCE_TOLERANCE, HALVING_LIMIT, ITERATION_LIMIT, LOAD_SCALE,
-                    MOTION_LIMIT, NEWTON_STEP_LIMIT, RESIDUAL, SETTLE_ITERATIONS, SETTLE_STEP, SETTLED, SINGULAR_RCOND,
-                    TOLERANCE)
+from .state import (CHORD_KEPT, CORRECTED, FORCE_TOLERANCE, ITERATION_LIMIT, LOAD_SCALE, NEWTON_STEP_LIMIT, RESIDUAL,
+                    SETTLE_ITERATIONS, SETTLE_STEP, SETTLED, SINGULAR_RCOND, TOLERANCE)
 from .tree import tree_twists
 
 __all__ = ["OK", "NOT_SETTLED", "NEUTRAL", "OPEN", "static_loads", "generalized_forces", "statics_here", "settle",
-           "walk_equilibria"]
+           "free_block", "close_held", "reset_to", "CHORD_CONTRACTION"]
 
 #: Outcomes of :func:`settle` and :func:`walk_equilibria`: balanced; Newton did not balance the
 #: forces; the free block of the stiffness is singular (a neutral equilibrium, or a fold of the
@@ -356,7 +355,7 @@ def _residual(block, fixed, S, scale):
 
 
 @internal_kernel(forceinline=True)
-def _free_block(K, fixed, lu):
+def free_block(K, fixed, lu):
     """The free coordinates' block of ``K`` into ``lu`` (k, k)."""
     k = lu.shape[0]
     for i in range(k):
@@ -365,7 +364,7 @@ def _free_block(K, fixed, lu):
 
 
 @internal_kernel
-def _reset(topology, geometry, block, work, factor, G, q, rotations, params):
+def reset_to(topology, geometry, block, work, factor, G, q, rotations, params):
     """Put ``work`` at the closed configuration ``q`` (n,), ``rotations`` (m, 3, 3) saved before a
     refused step, evaluated and factorized again, with its transmission ``G``."""
     copy_vector(q, work.q)
@@ -375,7 +374,7 @@ def _reset(topology, geometry, block, work, factor, G, q, rotations, params):
 
 
 @internal_kernel
-def _close(topology, geometry, block, work, factor, G, previous, params, result):
+def close_held(topology, geometry, block, work, factor, G, previous, params, result):
     """Close the loops at ``work`` with the driven columns held, re-seat the spherical states
     (nearest ``previous`` (n,)), factorize and make the transmission ``G``; False when the loops
     do not close or the block is singular there."""
@@ -401,19 +400,19 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
 
     The stiffness is the costly part (a pass over the variables per driven column, E4), so a
     step reuses the last factorization of ``K_uu`` in ``S.lu`` while that contracts the reduced
-    forces by at least :data:`CHORD_CONTRACTION` (a chord step; refused, the step is taken
+    forces by at least :data:`CHORD_CONTRACTION` (a chord step; refused, not halved but taken
     again with the stiffness there); with ``chord`` the first step uses the ``S.lu`` given (the
-    walk's, of the equilibrium it predicted from). At the equilibrium the stiffness is made
-    there, whichever steps led to it.
+    walk's, of the equilibrium it predicted from). The equilibrium's stiffness is made there.
 
     Returns OK (``S`` then holds the statics at the equilibrium: forces, stiffness, ``info``),
-    NOT_SETTLED, NEUTRAL (``K_uu`` singular) or OPEN; ``S.info[CORRECTED]`` sums the steps' sizes.
+    NOT_SETTLED, NEUTRAL (``K_uu`` singular) or OPEN; ``S.info[CORRECTED]`` sums the steps' sizes,
+    ``S.info[CHORD_KEPT]`` is 0 when the first step, with the ``S.lu`` given, was refused.
     ``S.saved_q``, ``S.saved_rotations`` keep a step's start.
     """
     k = block.driven.shape[0] - fixed
     tolerance = statics[FORCE_TOLERANCE]
     corrected = 0.0
-    S.info[SETTLED] = 0.0
+    S.info[SETTLED], S.info[CHORD_KEPT] = 0.0, 1.0
     limit = int(statics[SETTLE_ITERATIONS])
     fresh = not chord
     for iteration in range(limit + 1):
@@ -432,7 +431,7 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
         if iteration == limit:
             break
         if fresh:
-            _free_block(S.K, fixed, S.lu)
+            free_block(S.K, fixed, S.lu)
             if not lu_factor(S.lu, S.pivots):
                 return NEUTRAL
         for i in range(k):
@@ -452,16 +451,20 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
         trial_merit = merit
         for _ in range(9):
             apply_step(topology, work, S.step, alpha)
-            if _close(topology, geometry, block, work, factor, G, S.saved_q, params, result):
+            if close_held(topology, geometry, block, work, factor, G, S.saved_q, params, result):
                 trial_scale = generalized_forces(topology, geometry, loads, weights, work, G, S)
                 trial_largest, trial_merit = _residual(block, fixed, S, trial_scale)
                 if trial_merit < (1.0 - 1e-4 * alpha) * merit or trial_largest <= tolerance:
                     accepted = True
                     break
-            _reset(topology, geometry, block, work, factor, G, S.saved_q, S.saved_rotations, params)
+            reset_to(topology, geometry, block, work, factor, G, S.saved_q, S.saved_rotations, params)
+            if not fresh:
+                break
             alpha *= 0.5
         if not accepted:
             if not fresh:
+                if iteration == 0:
+                    S.info[CHORD_KEPT] = 0.0
                 fresh = True
                 continue
             statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
@@ -469,132 +472,3 @@ def settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed,
         corrected += alpha * motion
         fresh = trial_merit > CHORD_CONTRACTION * merit
     return NOT_SETTLED
-
-
-@internal_kernel(forceinline=True)
-def _slope(fixed, S):
-    """``S.slope`` (k, fixed) = ``du/d(fixed) = -K_uu^-1 K_uf`` along the equilibrium path (E6);
-    False when ``K_uu`` is singular there."""
-    k = S.lu.shape[0]
-    _free_block(S.K, fixed, S.lu)
-    if not lu_factor(S.lu, S.pivots):
-        return False
-    for a in range(fixed):
-        for i in range(k):
-            S.du[i] = -S.K[fixed + i, a]
-        lu_solve(S.lu, S.pivots, S.du)
-        for i in range(k):
-            S.slope[i, a] = S.du[i]
-    return True
-
-
-@internal_kernel(forceinline=True)
-def _settled_distance(block, fixed, work, S):
-    """The largest difference of ``work``'s free coordinates from ``S.predicted`` (k,), scaled."""
-    distance = 0.0
-    for s in range(S.predicted.shape[0]):
-        col = block.driven[fixed + s]
-        distance = max(distance, abs(work.q[col] - S.predicted[s]) / block.column_scale[col])
-    return distance
-
-
-@internal_kernel(forceinline=True)
-def _record(topology, fixed, work, G, S, out, i):
-    """Position i of the walk into ``out`` (:class:`~.state.EquilibriumRecord`): with the
-    tangent along the path, the efforts and ``K_uu``, the motions per unit free coordinate
-    (the transmission's free columns ``G_u`` and the links' twists they make, eq. 4)."""
-    k = S.lu.shape[0]
-    copy_vector(work.q, out.q[i])
-    copy_stack(work.rotations, out.rotations[i])
-    copy_stack(work.T, out.T[i])
-    for col in range(topology.n):
-        for a in range(fixed):
-            value = G[col, a]
-            for s in range(k):
-                value += G[col, fixed + s] * S.slope[s, a]
-            out.G[i, col, a] = value
-    for a in range(fixed):
-        out.efforts[i, a] = -S.forces[a]
-    for s in range(k):
-        for t in range(k):
-            out.K[i, s, t] = S.K[fixed + s, fixed + t]
-        for col in range(topology.n):
-            out.free_rates[i, s, col] = G[col, fixed + s]
-        tree_twists(topology, work.xi, out.free_rates[i, s], None, out.free_twists[i, s])
-    copy_vector(S.info, out.info[i])
-
-
-@kernel
-def walk_equilibria(topology, geometry, block, loads, weights, work, factor, G, S, anchor_q, anchor_rotations, ends,
-                    fixed, targets, first, last, params, statics, result, out):
-    """From the equilibrium at ``work`` (settled: ``S`` holds its statics), walk the ``fixed``
-    driven columns through ``targets[first:last]`` (N, fixed), settling at each step, recording
-    every target reached into ``out`` (E6).
-
-    A step of the fixed values ``h span`` predicts ``dq = G_f dd + G_u (du/dd) dd`` along the
-    equilibrium path (at most ``params[MOTION_LIMIT]``), closes the loops, settles, and is
-    accepted when the settled free coordinates lie near the predicted ones (at most
-    ``params[BRANCH_RATIO]`` of the predicted motion away: no jump to another equilibrium,
-    :func:`_settled_distance`); otherwise it is halved,
-    at most ``params[HALVING_LIMIT]`` times in a row. ``anchor_q`` (n,) and ``anchor_rotations``
-    (m, 3, 3) keep a step's start, ``ends`` (2, fixed) the fixed values where a target's walk
-    starts and the way to the target. Returns ``(index, status)``: the first target not reached and
-    OK, or the reason of the last refused step (NOT_SETTLED, NEUTRAL, OPEN) when it stopped.
-    """
-    D = block.driven.shape[0]
-    n = topology.n
-    start, span = ends[0], ends[1]
-    last_status = OK
-    for i in range(first, last):
-        for a in range(fixed):
-            start[a] = work.q[block.driven[a]]
-            span[a] = targets[i, a] - start[a]
-        fraction, h, halvings = 0.0, 1.0, 0
-        while fraction < 1.0:
-            h = min(h, 1.0 - fraction)
-            final = fraction + h >= 1.0
-            if not _slope(fixed, S):
-                return i, NEUTRAL
-            motion = 0.0
-            for col in range(n):
-                value = 0.0
-                for a in range(fixed):
-                    rate = G[col, a]
-                    for s in range(D - fixed):
-                        rate += G[col, fixed + s] * S.slope[s, a]
-                    value += rate * h * span[a]
-                S.step[col] = value
-                motion = max(motion, abs(value) / block.column_scale[col])
-            if motion > params[MOTION_LIMIT]:
-                h *= params[MOTION_LIMIT] / motion
-                continue
-            copy_vector(work.q, anchor_q)
-            copy_stack(work.rotations, anchor_rotations)
-            apply_step(topology, work, S.step, 1.0)
-            for a in range(fixed):
-                work.q[block.driven[a]] = targets[i, a] if final else start[a] + (fraction + h) * span[a]
-            status = OPEN
-            if _close(topology, geometry, block, work, factor, G, anchor_q, params, result):
-                for s in range(D - fixed):
-                    S.predicted[s] = work.q[block.driven[fixed + s]]
-                status = settle(topology, geometry, block, loads, weights, work, factor, G, S, fixed, params, statics,
-                                result, True)
-                if status == OK and _settled_distance(block, fixed, work, S) > \
-                        params[BRANCH_RATIO] * motion + 10.0 * params[TOLERANCE]:
-                    status = NOT_SETTLED  # a jump to another equilibrium
-            if status != OK:
-                last_status = status
-                halvings += 1
-                _reset(topology, geometry, block, work, factor, G, anchor_q, anchor_rotations, params)
-                statics_here(topology, geometry, block, loads, weights, work, factor, G, S)
-                if halvings > int(params[HALVING_LIMIT]):
-                    return i, last_status
-                h *= 0.5
-                continue
-            fraction = 1.0 if final else fraction + h
-            halvings = max(halvings - 1, 0)
-            h *= 2.0
-        if not _slope(fixed, S):
-            return i, NEUTRAL
-        _record(topology, fixed, work, G, S, out, i)
-    return last, OK

@@ -56,6 +56,7 @@ from ..compliance import load_response
 from ..continuation import DEFAULT_TOLERANCE
 from ..results import Column
 from ..statics import equilibrium
+from . import jets
 from .hardpoint_loads import WheelLoads, travel_drivers
 from .load_cases import LoadCase, case_for
 from .model import Suspension
@@ -189,26 +190,43 @@ def unit_wrenches(variant, record, wheels):
     return out
 
 
+class _Loads(Motion):
+    """The motions of ``loads`` unit loads one after another along the rows (``loads N`` rows):
+    the record's poses repeated, each load's twists ``twists`` (N, loads, L, 6); a point given
+    per position (a design study's variants, (N, 3)) repeated alike. One wheel along it takes
+    every load's metrics at once."""
+
+    def __init__(self, record, twists):
+        count, loads = twists.shape[:2]
+        index = record.system.link_index
+        super().__init__(lambda link: np.tile(record.pose(link), (loads, 1, 1)),
+                         lambda link: twists[:, :, index[link]].transpose(1, 0, 2).reshape(loads * count, 6))
+        self.count, self.loads = count, loads
+
+    def point(self, located):
+        r = np.tile(np.broadcast_to(located.r, (self.count, 3)), (self.loads, 1))
+        return jets.point_jet(self.pose(located.link), self.twist(located.link), None, r)
+
+
 def compliance_columns(variant, record, wheels, response=None):
     """The columns of :func:`compliance` (module docstring) at the positions of ``record``, from
     ``response`` (a :class:`~loops.compliance.LoadResponse` to the :func:`unit_wrenches`; default
     the record's own, (C2))."""
-    system = record.system
     if response is None:
         response = load_response(record, unit_wrenches(variant, record, wheels))
     columns, stiffness = [], []
+    count, per_side = len(record), len(COMPLIANCE_LOADS)
     for s, side in enumerate(wheels.sides):
         suffix = _suffix(variant, side)
+        wheel = _wheel(variant, side, _Loads(record, response.twists[:, s * per_side:(s + 1) * per_side]))
+        steer, tilt = (metric(wheel).d.reshape(per_side, count) for metric in (toe, camber))
+        patch, centre = (point.d.reshape(per_side, count, 3) for point in (wheel.P, wheel.C))
         for j, (name, direction, where) in enumerate(COMPLIANCE_LOADS):
-            k = s * len(COMPLIANCE_LOADS) + j
-            motion = Motion(record.pose, lambda link, k=k: response.twists[:, k, system.link_index[link]])
-            wheel = _wheel(variant, side, motion)
             quantity = PER_100_NM if where == "moment" else PER_KILONEWTON
-            for label, metric in (("steer", toe), ("camber", camber)):
-                columns.append(Column(f"compliance_{label}_{name}{suffix}", metric(wheel).d * _SCALE[quantity],
-                                      quantity, 0))
+            for label, rate in (("steer", steer), ("camber", tilt)):
+                columns.append(Column(f"compliance_{label}_{name}{suffix}", rate[j] * _SCALE[quantity], quantity, 0))
             if where != "moment":
-                moved = wheel.P.d if where == "contact-patch" else wheel.C.d
+                moved = patch[j] if where == "contact-patch" else centre[j]
                 along = moved @ wheels.axes[side][_AXES[direction]]
                 with np.errstate(divide="ignore"):
                     stiffness.append(Column(f"{name.split('_')[0]}_stiffness_{name.split('_')[1]}{suffix}",
