@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanism.errors import ModelError
 from mechanism.units import QUANTITIES
 
 from ...compliance import LoadResponse, load_response
