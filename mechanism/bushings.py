@@ -21,7 +21,7 @@ from .errors import ModelError
 from .pairs.bushing import Bushing, Weld, bushing_frame, check_axes
 from .specs import BushingSpec, PairSpec
 
-__all__ = ["bushing_spec", "restiffened", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
+__all__ = ["bushing_spec", "restiffened", "moved_bushings", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
 
 #: The six rates of a bushing, in order: along its x, y, z axes, then about them.
 RATE_NAMES = ("x", "y", "z", "rx", "ry", "rz")
@@ -111,6 +111,29 @@ def restiffened(bushings, name, stiffness) -> BushingSpec:
     check_arg.known(name, bushings, "bushing", "bushing")
     stiffness = _rates(stiffness, f"bushing {name!r}: stiffness", False, True)
     return replace(bushings[name], stiffness=_read_only(stiffness))
+
+
+def moved_bushings(bushings, hardpoints, pairs) -> dict:
+    """The bushings of a design variant (:meth:`mechanism.Mechanism.moved`), a dict by name:
+    ``bushings`` the nominal ones (a dict by name), ``hardpoints`` the moved hardpoints
+    ``[(Hardpoint, new value)]`` (:mod:`mechanism.hardpoints`; m, global at the design pose),
+    ``pairs`` the variant's declared pairs by name. A bushing's centre named there takes its
+    value (checked, ModelError at ``hardpoint 'NAME'``); otherwise a bushing that replaces a pair
+    (``replaces=``) whose centre moved by ``d`` moves by ``d``: the pivot's hardpoint carries its
+    bushings, as the compliant variant stands them in for it (a turned axis does not turn
+    them). Axes and rates are kept."""
+    out = dict(bushings)
+    named = {hardpoint.owner for hardpoint, _ in hardpoints if hardpoint.table == "bushings"}
+    for hardpoint, value in hardpoints:
+        if hardpoint.table == "bushings":
+            where = f"hardpoint {hardpoint.name!r}"
+            out[hardpoint.owner] = replace(out[hardpoint.owner], at=_read_only(check_arg.vector(value, where,
+                                                                                                is_length=True)))
+        elif hardpoint.table == "pairs" and hardpoint.key == "at":
+            for bushing in [b for b in bushings.values() if b.replaces == hardpoint.owner and b.name not in named]:
+                out[bushing.name] = replace(bushing, at=_read_only(pairs[hardpoint.owner].at - hardpoint.value
+                                                                   + bushing.at))
+    return out
 
 
 def _pair_of(bushing: BushingSpec, pair_type) -> PairSpec:

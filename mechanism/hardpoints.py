@@ -8,7 +8,9 @@ Names, as in the hardpoint tables of :mod:`loops.suspension.hardpoints`:
 
 * ``PAIR`` a pair's centre, ``PAIR.axis`` its axis;
 * ``POINT`` a point (``points.POINT`` when a pair has the same name);
-* ``SPRING.at_a`` and ``SPRING.at_b`` a spring-damper's ends.
+* ``SPRING.at_a`` and ``SPRING.at_b`` a spring-damper's ends;
+* ``BUSHING`` a bushing's centre (``bushings.BUSHING`` when a point has the same name); a
+  bushing has no axis hardpoint (its axes are its own, :class:`~mechanism.specs.BushingSpec`).
 
 Pairs declared with link-local frames and local points have no hardpoints (their
 coordinates are not global at the design pose).
@@ -20,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hardpoint", "hardpoints_of", "point_hardpoint"]
+__all__ = ["Hardpoint", "hardpoints_of", "point_hardpoint", "bushing_hardpoint"]
 
 
 @dataclass(frozen=True)
 class Hardpoint:
     """One hardpoint: its ``name``, the ``table`` (``"pairs"``, ``"points"``,
-    ``"spring_dampers"``), the ``owner``'s name and ``key`` (``"at"``, ``"axis"``, ``"at_a"``,
+    ``"spring_dampers"``, ``"bushings"``), the ``owner``'s name and ``key`` (``"at"``, ``"axis"``, ``"at_a"``,
     ``"at_b"``) of the record holding it, and its ``value`` (3,) (m, or a unit direction)."""
 
     name: str
@@ -46,9 +48,15 @@ def point_hardpoint(point_name, pair_names) -> str:
     return f"points.{point_name}" if point_name in pair_names else point_name
 
 
+def bushing_hardpoint(bushing_name, point_names) -> str:
+    """The hardpoint name of the bushing ``bushing_name``'s centre: itself, or
+    ``bushings.NAME`` when one of ``point_names`` is the same (a point keeps its plain name)."""
+    return f"bushings.{bushing_name}" if bushing_name in point_names else bushing_name
+
+
 def hardpoints_of(model) -> dict[str, Hardpoint]:
     """Every hardpoint of a model snapshot by name (see the module docstring), in the model's
-    order: pairs' centres and axes, points, spring-dampers' ends."""
+    order: pairs' centres and axes, points, spring-dampers' ends, bushings' centres."""
     out = {}
     pair_names = {p.name for p in model.declared()}
     for pair in model.declared():
@@ -68,4 +76,8 @@ def hardpoints_of(model) -> dict[str, Hardpoint]:
         for key in ("at_a", "at_b"):
             name = f"{spring.name}.{key}"
             out[name] = Hardpoint(name, "spring_dampers", spring.name, key, np.asarray(getattr(spring, key), float))
+    point_names = {point.name for point in model.points}
+    for bushing in model.bushings:
+        name = bushing_hardpoint(bushing.name, point_names)
+        out[name] = Hardpoint(name, "bushings", bushing.name, "at", np.asarray(bushing.at, dtype=float))
     return out

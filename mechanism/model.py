@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as check_arg
-from .bushings import bushing_spec, check_compliant_loads, restiffened, variant_pairs
+from .bushings import bushing_spec, check_compliant_loads, moved_bushings, restiffened, variant_pairs
 from .errors import ModelError
 from .pairs import PAIR_TYPES, make_pair_type
 from .specs import (
@@ -550,24 +550,24 @@ class Mechanism:
     def moved(self, hardpoints) -> "Mechanism":
         """A copy of this mechanism with some hardpoints moved: a design variant.
 
-        ``hardpoints`` maps hardpoint names (:mod:`mechanism.hardpoints`: ``"PAIR"``,
-        ``"PAIR.axis"``, ``"POINT"``, ``"SPRING.at_a"``) to new global values at the design
-        pose (m; any non-zero length for an axis). Pair frames are derived anew from the new
-        centre and axis, exactly as :meth:`add_pair` derives them; links, loads and a
-        spring-damper's free length are kept. Raises a ModelError at ``hardpoint 'NAME'`` for a
-        name that is not a hardpoint and as :meth:`add_pair` for a bad value.
+        ``hardpoints`` maps hardpoint names (:mod:`mechanism.hardpoints`: ``"PAIR"``, ``"PAIR.axis"``,
+        ``"POINT"``, ``"SPRING.at_a"``, ``"BUSHING"``) to new global values at the design pose (m;
+        any non-zero length for an axis). Pair frames are derived anew as :meth:`add_pair` derives
+        them; links, loads, a spring-damper's free length, a bushing's axes and rates are kept. A
+        pair's centre moved by ``d`` carries the bushings replacing it (:func:`~mechanism.bushings.moved_bushings`).
+        ModelError at ``hardpoint 'NAME'`` for a name that is not a hardpoint, as :meth:`add_pair` for a bad value.
         """
         import copy  # noqa: PLC0415
         from dataclasses import replace  # noqa: PLC0415
 
         from .hardpoints import hardpoints_of  # noqa: PLC0415
 
-        known = hardpoints_of(self.snapshot())
+        known, hardpoints = hardpoints_of(self.snapshot()), dict(hardpoints)
         out = copy.copy(self)
         out._pairs, out._points, out._bushings = dict(self._pairs), dict(self._points), dict(self._bushings)
         out._spring_dampers, out._reference = dict(self._spring_dampers), dict(self._reference)
         out._snapshot = None
-        for name, value in dict(hardpoints).items():
+        for name, value in hardpoints.items():
             point = known.get(name) if isinstance(name, str) else None
             if point is None:
                 raise ModelError(f"hardpoint {name!r}", f"not a hardpoint of {self.name!r} (hardpoints: "
@@ -582,9 +582,10 @@ class Mechanism:
             elif point.table == "points":
                 out._points[point.owner] = replace(out._points[point.owner],
                                                    at=check_arg.vector(value, where, is_length=True))
-            else:
+            elif point.table == "spring_dampers":
                 out._spring_dampers[point.owner] = replace(out._spring_dampers[point.owner], **{
                     point.key: check_arg.vector(value, where, is_length=True)})
+        out._bushings = moved_bushings(self._bushings, [(known[n], v) for n, v in hardpoints.items()], out._pairs)
         return out
 
     def __repr__(self):

@@ -2,9 +2,10 @@
 
 ``"lower_ball.z"`` is the z coordinate of the pair ``lower_ball``'s centre; ``"lower_ball"``
 alone stands for its three coordinates; ``"upper_inner.axis.x"`` is a component of a screw
-pair's axis (hardpoint names: :mod:`mechanism.hardpoints`). Offsets are added to the
-nominal values: metres for locations, and for an axis the change of its unit direction
-(the varied axis is normalised again).
+pair's axis; ``"lower_front.z"`` the height of bushing ``lower_front``'s centre (hardpoint
+names: :mod:`mechanism.hardpoints`). Offsets are added to the nominal values: metres for
+locations, and for an axis the change of its unit direction (the varied axis is normalised
+again).
 
 ``"lower_front.kz"`` is a bushing rate (:class:`BushingRate`): the diagonal entry of bushing
 ``lower_front``'s stiffness along (``.kx``, ``.ky``, ``.kz``, N/m) or about (``.krx``, ``.kry``,

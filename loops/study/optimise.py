@@ -43,6 +43,7 @@ import numpy as np
 
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError, SweepStopped
+from mechanism.hardpoints import hardpoints_of
 
 from ..suspension.analyses import ANALYSES as REGISTRY
 from ..suspension.model import Suspension
@@ -388,7 +389,8 @@ class Optimised:
     coordinates : list of Coordinate (k); offsets : (k,) the optimal offsets (SI); start :
         (k,) the initial ones; bounds : (lower, upper)
     hardpoints : dict name -> (3,) the moved hardpoints' new values (SI; an axis as given
-        to :meth:`mechanism.Mechanism.moved`, not normalised)
+        to :meth:`mechanism.Mechanism.moved`, not normalised), then the centres of the bushings
+        a moved pivot carried (those that replace it)
     bushing_rates : dict rate name -> its new value (N/m, N m/rad), the bushing rates varied
         (:class:`~.sensitivity.bushing_rates.BushingRate` among ``coordinates``, after the
         hardpoints')
@@ -405,6 +407,13 @@ class Optimised:
         self.suspension, self.mechanism = suspension, suspension.mechanism
         hardpoint_coordinates = [c for c in self.coordinates if not isinstance(c, BushingRate)]
         self.hardpoints = moved_hardpoints(hardpoint_coordinates, offsets[:len(hardpoint_coordinates)])
+        # the bushings a moved pivot carried (Mechanism.moved): moved hardpoints too, so that the
+        # table and the model file written hold the fitted compliant variant
+        nominal = hardpoints_of(original.mechanism.snapshot())
+        for name, hp in hardpoints_of(self.mechanism.snapshot()).items():
+            if hp.table == "bushings" and name not in self.hardpoints and not np.array_equal(hp.value,
+                                                                                               nominal[name].value):
+                self.hardpoints[name] = hp.value
         self.bushing_rates = {c.name: c.nominal + x for c, x in zip(self.coordinates, offsets)
                               if isinstance(c, BushingRate)}
         self.targets, self.before, self.after, self.inputs = targets, before, after, inputs

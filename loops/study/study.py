@@ -166,11 +166,15 @@ def _one_by_one(suspension, coords, offsets, plan, values, N):
 
 
 def check_parameters(suspension, coords, offsets, analysis):
-    """Refuse a study whose parameters include bushing rates but whose ``analysis`` is the rigid
-    kinematics (not on bushings, the registry's ``bushings``), or whose ``offsets`` (V, k) SI make
+    """Refuse a study whose parameters include bushing rates or bushing centres but whose
+    ``analysis`` is the rigid kinematics (not on bushings, the registry's ``bushings``), or whose ``offsets`` (V, k) SI make
     a bushing rate zero or negative: one located line (``vary 'NAME'``), the rates in the model's
     units."""
     rates = [(j, c) for j, c in enumerate(coords) if isinstance(c, BushingRate)]
+    centres = [c for c in coords if not isinstance(c, BushingRate) and c.hardpoint.table == "bushings"]
+    if centres and not REGISTRY[analysis].bushings:
+        raise ModelError(f"vary {centres[0].name!r}", f"the {analysis} analysis is the rigid kinematics, which a "
+                         "bushing's centre does not change: vary it in a study of the compliance analysis")
     if not rates:
         return
     if not REGISTRY[analysis].bushings:

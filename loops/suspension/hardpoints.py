@@ -1,10 +1,10 @@
 """Hardpoint tables: a model's hardpoints out to a CSV file and an edited table back into the
 model file, so that hardpoints can be moved in a spreadsheet.
 
-A hardpoint is a location a model file gives with ``at`` (a pair's centre, a point) or
-``at_a``/``at_b`` (a spring-damper's ends). Names: a pair's or a point's name; a
-spring-damper's ends ``NAME.at_a`` and ``NAME.at_b``; a point that has the name of a pair
-``points.NAME``.
+A hardpoint is a location a model file gives with ``at`` (a pair's centre, a point, a
+bushing's centre) or ``at_a``/``at_b`` (a spring-damper's ends). Names: a pair's, a point's or
+a bushing's name; a spring-damper's ends ``NAME.at_a`` and ``NAME.at_b``; a point that has
+the name of a pair ``points.NAME``, a bushing that has the name of a point ``bushings.NAME``.
 
 The table has one row per location, ``name,x,y,z,aliases``, in the model file's length unit,
 after a first line naming it (``# units: length=mm``). Hardpoints at the same place in the
@@ -42,7 +42,7 @@ import numpy as np
 
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
-from mechanism.hardpoints import hardpoints_of, point_hardpoint
+from mechanism.hardpoints import bushing_hardpoint, hardpoints_of, point_hardpoint
 from mechanism.limits import MAX_LENGTH
 from mechanism.model_file import Units, read_model, read_toml
 from mechanism.tables import read_table_text
@@ -73,6 +73,10 @@ def _entries(data, axes=False):
         if isinstance(entry, dict):
             for key in ("at_a", "at_b"):
                 out[f"{entry['name']}.{key}"] = ("spring_dampers", index, key)
+    point_names = {entry.get("name") for entry in data.get("points", []) if isinstance(entry, dict)}
+    for index, entry in enumerate(data.get("bushings", [])):
+        if isinstance(entry, dict) and "at" in entry:
+            out[bushing_hardpoint(entry["name"], point_names)] = ("bushings", index, "at")
     return out
 
 
