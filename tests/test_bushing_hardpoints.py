@@ -133,10 +133,12 @@ def test_the_pivot_carries_the_bushings_that_replace_it(axle, tmp_path):
 def test_a_bushing_named_beside_its_pivot_takes_its_own_value_and_an_axis_carries_nothing(axle):
     known = hardpoints_of(axle.model)
     front = known["lower_front_left"].value
-    variant = axle.mechanism.moved({"lower_inner_left": known["lower_inner_left"].value + [0, 0, 0.003],
-                                    "lower_front_left": front + [0.001, 0, 0]})
-    assert_array_equal(variant.bushings["lower_front_left"].at, front + [0.001, 0, 0])
-    assert_array_equal(variant.bushings["lower_rear_left"].at, known["lower_rear_left"].value + [0, 0, 0.003])
+    pivot = ("lower_inner_left", known["lower_inner_left"].value + [0, 0, 0.003])
+    bushing = ("lower_front_left", front + [0.001, 0, 0])
+    for values in ([pivot, bushing], [bushing, pivot]):  # in either order
+        variant = axle.mechanism.moved(dict(values))
+        assert_array_equal(variant.bushings["lower_front_left"].at, front + [0.001, 0, 0])
+        assert_array_equal(variant.bushings["lower_rear_left"].at, known["lower_rear_left"].value + [0, 0, 0.003])
     assert_array_equal(variant.bushings["lower_front_right"].at, known["lower_front_right"].value)
     turned = axle.mechanism.moved({"lower_inner_left.axis": known["lower_inner_left.axis"].value + [0, 0, 0.01]})
     for name in ("lower_front_left", "lower_rear_left"):
