@@ -16,8 +16,8 @@ the variants' batched walk does not make: a study runs their variants one after 
 each a moved copy of the model (:meth:`mechanism.Mechanism.moved`) through the analysis's own
 function, so each equals that analysis of the moved model to the bit. Their parameters may
 include bushing rates (``"lower_front.kz"``, :mod:`.coordinates`) beside the hardpoint
-coordinates; every other analysis is the rigid kinematics, which bushing rates do not change,
-and refuses them.
+coordinates (a bushing's centre among them, ``"lower_front.z"``); every other analysis is the
+rigid kinematics, which bushing rates and centres do not change, and refuses them.
 """
 
 from __future__ import annotations
