@@ -67,10 +67,10 @@ def motion_on_block(system, block, q, rotations, tangents, speeds, accelerations
     return record.q_dot, record.q_ddot, record.V, record.A
 
 
-def empty_record(system, d, count=0):
+def empty_record(system, d, count=0, new=np.zeros):
     """A :class:`~loops.kernels.state.WalkRecord` of ``count`` positions of ``system`` with ``d``
-    driven columns, zeros."""
+    driven columns, its arrays made by ``new(shape)`` (zeros; ``np.empty`` for a record the walk
+    fills): the one statement of the record's shapes."""
     n, m, links = system.n, system.topology.spheres, system.topology.links
-    return WalkRecord(np.zeros((count, n)), np.zeros((count, m, 3, 3)), np.zeros((count, n)), np.zeros((count, n)),
-                      np.zeros((count, links, 4, 4)), np.zeros((count, links, 6)), np.zeros((count, links, 6)),
-                      np.zeros((count, n, d)))
+    return WalkRecord(new((count, n)), new((count, m, 3, 3)), new((count, n)), new((count, n)),
+                      new((count, links, 4, 4)), new((count, links, 6)), new((count, links, 6)), new((count, n, d)))

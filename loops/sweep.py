@@ -34,6 +34,7 @@ from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERAN
 from .held import DependentDrivers, held_freedoms
 from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
+from .rates import empty_record
 
 __all__ = ["sweep", "driver_table", "per_position", "closure_tolerance", "MAX_TOLERANCE", "MIN_TOLERANCE",
            "MAX_POSITIONS", "SweepOutputs", "stop_reason", "progress_bar"]
@@ -188,10 +189,7 @@ class SweepOutputs(dict):
     every row up to the one the walk reached is written, the rest is never read."""
 
     def __init__(self, system, count, d):
-        n, links, m = system.n, system.topology.links, len(system.spherical_pairs)
-        super().__init__(q=np.empty((count, n)), rotations=np.empty((count, m, 3, 3)), q_dot=np.empty((count, n)),
-                         q_ddot=np.empty((count, n)), T=np.empty((count, links, 4, 4)), V=np.empty((count, links, 6)),
-                         A=np.empty((count, links, 6)), G=np.empty((count, n, d)))
+        super().__init__(empty_record(system, d, count, new=np.empty)._asdict())
         self.count = count
 
     def result(self, system, names, held, reached, stop_reason=None):
