@@ -21,7 +21,7 @@ from .errors import ModelError
 from .pairs.bushing import Bushing, Weld, bushing_frame, check_axes
 from .specs import BushingSpec, PairSpec
 
-__all__ = ["bushing_spec", "restiffened", "moved_bushings", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
+__all__ = ["bushing_spec", "restiffened", "moved_bushings", "smallest_rotation", "variant_pairs", "check_compliant_loads", "RATE_NAMES", "BUSHING_RATES"]
 
 #: The six rates of a bushing, in order: along its x, y, z axes, then about them.
 RATE_NAMES = ("x", "y", "z", "rx", "ry", "rz")
@@ -113,26 +113,63 @@ def restiffened(bushings, name, stiffness) -> BushingSpec:
     return replace(bushings[name], stiffness=_read_only(stiffness))
 
 
+def smallest_rotation(old, new, where) -> np.ndarray:
+    """The smallest rotation (3, 3) taking the unit direction ``old`` (3,) to the unit direction
+    ``new`` (3,): about ``v = old x new`` by the angle between them (Rodrigues, with ``c = old . new``),
+
+        R = I + hat(v) + hat(v)^2 / (1 + c),    1 / (1 + c) = (1 - c) / |v|^2
+
+    (the second form past a quarter turn, where ``1 + c`` would cancel), the identity when they
+    are equal. A reversal (within 1e-6 rad of it) has no smallest rotation (every half turn
+    about a perpendicular is one): ModelError at ``where``."""
+    v = np.cross(old, new)
+    c = float(old @ new)
+    if c < 0.0 and np.linalg.norm(v) < 1e-6:
+        raise ModelError(where, "reverses the axis of a pair that bushings replace: no smallest rotation turns "
+                         "them (give the axis its old sense)")
+    hat = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return np.eye(3) + hat + hat @ hat * (1.0 / (1.0 + c) if c >= 0.0 else (1.0 - c) / float(v @ v))
+
+
 def moved_bushings(bushings, hardpoints, pairs) -> dict:
     """The bushings of a design variant (:meth:`mechanism.Mechanism.moved`), a dict by name:
     ``bushings`` the nominal ones (a dict by name), ``hardpoints`` the moved hardpoints
     ``[(Hardpoint, new value)]`` (:mod:`mechanism.hardpoints`; m, global at the design pose),
     ``pairs`` the variant's declared pairs by name. A bushing's centre named there takes its
-    value (checked, ModelError at ``hardpoint 'NAME'``); otherwise a bushing that replaces a pair
-    (``replaces=``) whose centre moved by ``d`` moves by ``d``: the pivot's hardpoint carries its
-    bushings, as the compliant variant stands them in for it (a turned axis does not turn
-    them). Axes and rates are kept."""
+    value (checked, ModelError at ``hardpoint 'NAME'``); every other bushing that replaces a pair
+    (``replaces=``) whose centre or axis is named moves with that pivot, as the compliant variant
+    stands it in for the pivot: with ``c``, ``c'`` the pair's old and new centre and ``R`` the
+    smallest rotation taking its old unit axis to the new (:func:`smallest_rotation`; the
+    identity when the axis is not named), the bushing's centre ``b`` goes to ``c' + R (b - c)``
+    (``b + (c' - c)`` for a centre alone) and its axes (rows x, y, z) to ``R`` times them; a
+    bushing whose centre is named keeps that centre, its axes still turned with the pivot (they
+    are no hardpoint of their own). Rates are kept. A pivot's centre and axis named in one call
+    apply together, and the order of the names does not matter."""
     out = dict(bushings)
     named = {hardpoint.owner for hardpoint, _ in hardpoints if hardpoint.table == "bushings"}
+    pivots = {}  # pair name -> its old centre and old unit axis, as the hardpoints named give them
     for hardpoint, value in hardpoints:
         if hardpoint.table == "bushings":
             where = f"hardpoint {hardpoint.name!r}"
             out[hardpoint.owner] = replace(out[hardpoint.owner], at=_read_only(check_arg.vector(value, where,
                                                                                                 is_length=True)))
-        elif hardpoint.table == "pairs" and hardpoint.key == "at":
-            for bushing in [b for b in bushings.values() if b.replaces == hardpoint.owner and b.name not in named]:
-                out[bushing.name] = replace(bushing, at=_read_only(pairs[hardpoint.owner].at - hardpoint.value
-                                                                   + bushing.at))
+        elif hardpoint.table == "pairs":
+            pivots.setdefault(hardpoint.owner, {})[hardpoint.key] = hardpoint
+    for pair_name, moved in pivots.items():
+        replacing = [b for b in bushings.values() if b.replaces == pair_name]
+        pair = pairs[pair_name]
+        if "axis" not in moved:  # a centre alone: a translation, by the pair's move
+            for bushing in (b for b in replacing if b.name not in named):
+                out[bushing.name] = replace(bushing, at=_read_only(pair.at - moved["at"].value + bushing.at))
+            continue
+        if not replacing:
+            continue
+        axis = np.asarray(pair.axis, dtype=float)
+        turn = smallest_rotation(moved["axis"].value, axis / np.linalg.norm(axis), f"hardpoint {moved['axis'].name!r}")
+        centre = moved["at"].value if "at" in moved else np.asarray(pair.at, dtype=float)
+        for bushing in replacing:
+            at = out[bushing.name].at if bushing.name in named else pair.at + turn @ (bushing.at - centre)
+            out[bushing.name] = replace(bushing, at=_read_only(at), axes=_read_only(bushing.axes @ turn.T))
     return out
 
 

@@ -22,9 +22,15 @@ study or the optimiser of the axle writes), each side mapped back to the file's 
 other side mirrored about the centre plane); both sides of one hardpoint must then be each
 other's mirror image.
 
-Applying a table rewrites only the numbers of the listed hardpoints in the model file's
+Applying a table rewrites only the numbers of the hardpoints it moves in the model file's
 text (comments, order and every other number stay as they are), then reads the file back
-to check that it still loads. Tables are read as spreadsheet programs write them
+to check that it still loads. A row moves its hardpoint when its numbers differ from the
+file's (beyond the 1e-12 of a value a table's printed digits hold; an axis by its
+direction): an exported table, every row listed, moves what was edited in it. A pair's centre
+moved or axis turned carries the bushings that replace the pair (``replaces``), their
+centres and axes, as :meth:`mechanism.Mechanism.moved` carries them
+(:func:`mechanism.bushings.moved_bushings`), except the centre of a bushing whose own row
+moves it, which keeps its row's value. Tables are read as spreadsheet programs write them
 (:func:`mechanism.tables.read_table_text`: UTF-8 with or without a byte-order mark, UTF-16
 with one, or Latin-1); cells separated by commas.
 """
@@ -41,6 +47,7 @@ import tomllib
 import numpy as np
 
 from mechanism.atomic import write_text_atomically
+from mechanism.bushings import smallest_rotation
 from mechanism.errors import ModelError
 from mechanism.hardpoints import bushing_hardpoint, hardpoints_of, point_hardpoint
 from mechanism.limits import MAX_LENGTH
@@ -294,12 +301,23 @@ def _resolved(values, entries, data, model_file, model_path):
 
 
 _KEY_LINE = r"^(?P<lead>\s*{key}\s*=\s*)\[(?P<body>[^\]\n]*)\](?P<rest>.*)$"
+#: A one-line array of three arrays (a bushing's ``axes``), rewritten as the flat ones are.
+_ROWS_LINE = r"^(?P<lead>\s*{key}\s*=\s*)\[(?P<body>\s*(?:\[[^\]\n]*\]\s*,?\s*){{3}})\](?P<rest>.*)$"
 _HEADER = re.compile(r"^\s*\[\[\s*(?P<table>[A-Za-z_]+)\s*\]\]")
 _SINGLE = re.compile(r"^\s*\[(?!\[)")
 
 
-def _rewritten(text, targets, model_file):
-    """``text`` with each ``(table, index, key) -> xyz`` of ``targets`` rewritten in place."""
+def _array_text(value):
+    """``[x, y, z]``, or ``[[..], [..], [..]]`` for rows, numbers as :func:`_number` writes them."""
+    if np.ndim(value) == 2:
+        return "[" + ", ".join(_array_text(row) for row in value) + "]"
+    return "[" + ", ".join(_number(v) for v in value) + "]"
+
+
+def _rewritten(text, targets, model_file, added=()):
+    """``text`` with each ``(table, index, key) -> xyz`` of ``targets`` rewritten in place; the
+    keys ``added`` (of ``targets``, absent from the file: a bushing's ``axes`` left to their
+    default) are written on a line of their own after their table's ``at``."""
     lines = text.split("\n")
     counters, current, done = {}, None, set()
     for i, line in enumerate(lines):
@@ -317,10 +335,15 @@ def _rewritten(text, targets, model_file):
         for (table, index, key), xyz in targets.items():
             if (table, index) != current or (table, index, key) in done:
                 continue
-            found = re.match(_KEY_LINE.format(key=re.escape(key)), line)
+            if (table, index, key) in added:
+                indent = line[:len(line) - len(line.lstrip())]
+                key_line, before = _KEY_LINE.format(key="at"), f"{line}\n{indent}{key} = "
+            else:
+                key_line, before = (_ROWS_LINE if np.ndim(xyz) == 2 else _KEY_LINE).format(key=re.escape(key)), None
+            found = re.match(key_line, line)
             if found:
-                values = ", ".join(_number(v) for v in xyz)
-                lines[i] = f"{found.group('lead')}[{values}]{found.group('rest')}"
+                lines[i] = (before + _array_text(xyz) if before is not None else
+                            f"{found.group('lead')}{_array_text(xyz)}{found.group('rest')}")
                 done.add((table, index, key))
     for (table, index, key) in targets:
         if (table, index, key) not in done:
@@ -332,6 +355,45 @@ def _rewritten(text, targets, model_file):
         if not np.array_equal(np.array(check[table][index][key], dtype=float), xyz):  # pragma: no cover
             raise ModelError(f"{model_file}: {table}[{index}]: {key}", "the rewritten value does not read back")
     return new_text
+
+
+def _differs(old, new, axis):
+    """Whether a table's value ``new`` moves the file's ``old`` (both (3,), file units): beyond the
+    digits a table prints (1e-12 of the value), directions compared for an axis (any length)."""
+    old, new = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
+    if axis:
+        old, new = old / np.linalg.norm(old), new / np.linalg.norm(new)
+    return bool(np.abs(new - old).max() > 1e-12 * max(np.abs(old).max(), 1.0 if axis else 1e-300))
+
+
+def _carried(data, wanted, origin):
+    """``{file entry: value}`` of the bushings the moved pivots of ``wanted`` ({file entry: xyz})
+    carry, as :func:`mechanism.bushings.moved_bushings` carries them: a bushing replacing a pair
+    whose centre ``c`` moved to ``c'`` or whose axis turned (``R`` the smallest rotation taking
+    the old direction to the new) goes to ``c' + R (b - c)`` with its axes turned by ``R``,
+    unless the table moves its centre itself (then only its axes turn). Values in the file's
+    length unit; an axis turned to its reverse is refused at its ``origin``."""
+    out = {}
+    bushings = [(i, b) for i, b in enumerate(data.get("bushings", [])) if isinstance(b, dict) and "at" in b]
+    for index, pair in enumerate(data.get("pairs", [])):
+        entries = [("pairs", index, key) for key in ("at", "axis")]
+        moves = [e in wanted and _differs(data["pairs"][index][e[2]], wanted[e], e[2] == "axis") for e in entries]
+        replacing = [(i, b) for i, b in bushings if b.get("replaces") == pair.get("name")]
+        if not (any(moves) and replacing):
+            continue
+        old = np.array(pair["at"], dtype=float)
+        new = np.asarray(wanted[entries[0]], dtype=float) if moves[0] else old
+        turn = None
+        if moves[1]:
+            axes = [np.asarray(v, dtype=float) for v in (pair["axis"], wanted[entries[1]])]
+            turn = smallest_rotation(*(a / np.linalg.norm(a) for a in axes), origin[entries[1]])
+        for i, bushing in replacing:
+            at, entry = np.array(bushing["at"], dtype=float), ("bushings", i, "at")
+            if not (entry in wanted and _differs(at, wanted[entry], False)):
+                out[entry] = new - old + at if turn is None else new + turn @ (at - old)
+            if turn is not None:
+                out[("bushings", i, "axes")] = np.array(bushing.get("axes", np.eye(3)), dtype=float) @ turn.T
+    return out
 
 
 def apply_hardpoint_values(model_path, values, out_path=None):
@@ -355,9 +417,15 @@ def apply_hardpoint_values(model_path, values, out_path=None):
         text = handle.read()
     entries = _entries(data, axes=True)
     wanted, origin = _resolved(values, entries, data, model_file, model_path)
-    targets = {entry: xyz for entry, xyz in wanted.items()
-               if not np.array_equal(np.array(data[entry[0]][entry[1]][entry[2]], dtype=float), xyz)}
-    new_text = _rewritten(text, targets, model_file)
+    carried = _carried(data, wanted, origin)
+    for entry in carried:  # a carried bushing is located where its pivot's value came from
+        pivot = next(e for e in wanted if e[0] == "pairs" and data["pairs"][e[1]].get("name") ==
+                     data["bushings"][entry[1]].get("replaces"))
+        origin.setdefault(entry, origin[pivot])
+    targets = {entry: xyz for entry, xyz in (wanted | carried).items() if entry[2] not in data[entry[0]][entry[1]] or
+               not np.array_equal(np.array(data[entry[0]][entry[1]][entry[2]], dtype=float), xyz)}
+    added = {entry for entry in targets if entry[2] not in data[entry[0]][entry[1]]}
+    new_text = _rewritten(text, targets, model_file, added)
     out_path = model_path if out_path is None else out_path
     shown = os.path.basename(os.fspath(out_path))
     directory = os.path.dirname(os.path.abspath(os.fspath(out_path)))
@@ -369,7 +437,7 @@ def apply_hardpoint_values(model_path, values, out_path=None):
         os.unlink(probe)
     write_text_atomically(out_path, new_text)
     names = {entry: name for name, entry in entries.items()}
-    return [names[entry] for entry in targets]
+    return [names[entry] for entry in targets if entry in names]
 
 
 def apply_hardpoints(model_path, table_path, out_path=None):
