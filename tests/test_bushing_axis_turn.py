@@ -237,3 +237,50 @@ def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle):
     for name, frame in frames(moved).items():
         assert_allclose(frame, expected[name], rtol=0, atol=1e-12, err_msg=name)
     assert_allclose(frames(moved)["lower_front_left"], frames(turned(axle))["lower_front_left"], rtol=0, atol=1e-12)
+
+
+def test_rows_within_the_printed_digits_move_no_bushing(tmp_path):
+    """A pivot row one rounding off the file's (a table through another program) and an axis row
+    of the same direction at another length (a study writes unit axes) carry nothing: the
+    bushings' lines stay as they are."""
+    model = edited_table(tmp_path, {"lower_inner": "lower_inner,0,300,120.00000000000001,"})
+    axis = np.array([300.0, 0.0, -24.0]) / np.hypot(300.0, 24.0)
+    with open(tmp_path / "hardpoints.csv", "a") as table:
+        table.write(f"lower_inner.axis,{float(axis[0])!r},0,{float(axis[2])!r},\n")
+    text = applied(tmp_path, model).read_text()
+    for line, count in (("at = [149.52, 300.00, 108.04]", 1), ("at = [-149.52, 300.00, 131.96]", 1), (LOWER_AXES, 2)):
+        assert text.count(line) == count, line
+    assert "at = [0, 300, 120.00000000000001]" in text  # the rows themselves are written as given
+
+
+def test_a_bushing_without_axes_gets_its_turned_axes_written(tmp_path):
+    """A bushing left on the global axes (no ``axes`` key) turned with its pivot: the file gains
+    the turned axes on a line after its ``at``, and reads as the model turned in memory."""
+    text = AXLE.read_text()
+    assert text.count(LOWER_AXES + "\n") == 2
+    (tmp_path / "global.toml").write_text(text.replace(LOWER_AXES + "\n", ""))
+    source = load_suspension(tmp_path / "global.toml")
+    model = tmp_path / "axle.toml"
+    model.write_text(text.replace(LOWER_AXES + "\n", ""))
+    (tmp_path / "hardpoints.csv").write_text("name,x,y,z\nlower_inner.axis,300,0,-36\n")
+    moved = load_suspension(applied(tmp_path, model))
+    assert (tmp_path / "moved.toml").read_text().count("axes = [[") == 4
+    axis = np.array([300.0, 0.0, -36.0])
+    expected = source.mechanism.moved({"lower_inner_left.axis": axis, "lower_inner_right.axis": axis})
+    for name in ("lower_front_left", "lower_rear_right"):
+        assert_allclose(moved.mechanism.bushings[name].axes, expected.bushings[name].axes, rtol=0, atol=1e-15)
+        assert_allclose(moved.mechanism.bushings[name].at, expected.bushings[name].at, rtol=0, atol=1e-15)
+
+
+def test_a_reversed_axis_row_is_one_located_line(tmp_path):
+    model = edited_table(tmp_path, {})
+    with open(tmp_path / "hardpoints.csv", "a") as table:
+        table.write("lower_inner.axis,-300,0,24,\n")
+    lines = (tmp_path / "hardpoints.csv").read_text().splitlines()
+    proc = run_kinematrix("suspension", model, "--apply-hardpoints", "hardpoints.csv", "--save", "moved.toml",
+                          cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [f"kinematrix: error: hardpoints.csv: line {len(lines)}: reverses the axis of a "
+                                        "pair that bushings replace: no smallest rotation turns them (give the axis "
+                                        "its old sense)"]
+    assert not (tmp_path / "moved.toml").exists()

@@ -24,12 +24,12 @@ other's mirror image.
 
 Applying a table rewrites only the numbers of the hardpoints it moves in the model file's
 text (comments, order and every other number stay as they are), then reads the file back
-to check that it still loads. A row moves its hardpoint when its numbers differ from the
-file's (beyond the 1e-12 of a value a table's printed digits hold; an axis by its
-direction): an exported table, every row listed, moves what was edited in it. A pair's centre
-moved or axis turned carries the bushings that replace the pair (``replaces``), their
-centres and axes, as :meth:`mechanism.Mechanism.moved` carries them
-(:func:`mechanism.bushings.moved_bushings`), except the centre of a bushing whose own row
+to check that it still loads; rows whose numbers equal the file's are left alone. A row moves
+its hardpoint when its numbers differ from the file's beyond the 1e-12 of a value a table's
+printed digits hold (an axis: its direction): an exported table, every row listed, moves what
+was edited in it. A pair's centre so moved or axis so turned carries the bushings that replace
+the pair (``replaces``), their centres and axes, as :meth:`mechanism.Mechanism.moved` carries
+them (:func:`mechanism.bushings.moved_bushings`), except the centre of a bushing whose own row
 moves it, which keeps its row's value. Tables are read as spreadsheet programs write them
 (:func:`mechanism.tables.read_table_text`: UTF-8 with or without a byte-order mark, UTF-16
 with one, or Latin-1); cells separated by commas.
@@ -335,6 +335,7 @@ def _rewritten(text, targets, model_file, added=()):
         for (table, index, key), xyz in targets.items():
             if (table, index) != current or (table, index, key) in done:
                 continue
+            line = lines[i]  # as rewritten by an earlier target (an added key follows its table's new `at`)
             if (table, index, key) in added:
                 indent = line[:len(line) - len(line.lstrip())]
                 key_line, before = _KEY_LINE.format(key="at"), f"{line}\n{indent}{key} = "

@@ -22,10 +22,10 @@ worst column of the lower ball joint's height (the patch's longitudinal stiffnes
 of its derivative at 1 mm, 8e-10 at 0.5 mm, 5e-11 at the 0.25 mm taken; rounding (the
 equilibria closed to about 1e-15 of the size) grows as 1/h, about 3e-10 of the derivative at
 0.25 mm for the tie rod's outer ball (5e-10 at 0.125 mm). So the derivatives hold about 1e-9
-of their size; a column that does not move with ``p`` (the other wheel's, or the axis of a
-pair the compliant variant replaces) is zero up to that rounding of the column's own size over
-``h``. A bushing's centre is a hardpoint (``lower_front_left.z``), and a replaced pair's centre
-carries its bushings (:meth:`mechanism.Mechanism.moved`), so both move the compliance.
+of their size; a column that does not move with ``p`` (the other wheel's) is zero up to that
+rounding of the column's own size over ``h``. A bushing's centre is a hardpoint
+(``lower_front_left.z``), and a replaced pair's centre carries its bushings and its axis turns
+them (:meth:`mechanism.Mechanism.moved`), so all three move the compliance.
 """
 
 from __future__ import annotations
