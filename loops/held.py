@@ -28,10 +28,16 @@ from mechanism.errors import ModelError
 
 from .linear import RANK_TOLERANCE, closure_matrix, null_space_blocks
 
-__all__ = ["NEAR_BEST", "held_freedoms", "hold_names", "DependentDrivers"]
+__all__ = ["NEAR_BEST", "held_freedoms", "hold_names", "DependentDrivers", "reused_freedoms", "REUSE_CONDITIONING",
+           "REUSE_VARIABLES"]
 
 #: Candidates whose remaining row length is within this fraction of the best are equals.
 NEAR_BEST = 0.5
+#: A choice reused on a design variant (:func:`reused_freedoms`) is kept while the reciprocal
+#: condition number of its block stays at least this fraction of the one it was made at.
+REUSE_CONDITIONING = 0.5
+#: Models of at most this many variables reuse choices (the check factors the dense block).
+REUSE_VARIABLES = 400
 
 
 class DependentDrivers(ModelError):
@@ -54,8 +60,8 @@ class _Freedoms:
     what the greedy choice measures candidates against. Rows of different blocks are
     orthogonal, so a choice in one block leaves the others' measures alone."""
 
-    def __init__(self, system, B):
-        parts = null_space_blocks(B)
+    def __init__(self, system, B, parts=None):
+        parts = null_space_blocks(B) if parts is None else parts
         self.count = sum(basis.shape[1] for _, basis in parts)
         self.block = np.full(system.n, -1, dtype=np.int64)  # block of each column (-1: none, fixed)
         self.local = np.zeros(system.n, dtype=np.int64)
@@ -162,7 +168,7 @@ def hold_names(hold) -> list:
                                  f"{type(hold).__name__} {hold!r}") from None
 
 
-def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
+def held_freedoms(system, config, driven, hold=None, *, null_space=None) -> np.ndarray:
     """Columns to hold with the ``driven`` ones at ``config`` (a closed configuration).
 
     Parameters
@@ -171,6 +177,8 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
     config : loops.configuration.Configuration
     driven : (d,) int, driver columns
     hold : list of str, optional, variables the user chooses to hold (the rest is chosen)
+    null_space : [(columns, orthonormal basis)], optional, the null space of the closure matrix
+        at ``config`` as :func:`loops.linear.null_space_blocks` gives it (default: computed)
 
     Returns
     -------
@@ -185,7 +193,7 @@ def held_freedoms(system, config, driven, hold=None) -> np.ndarray:
         at ``"hold"`` for held variables that are drivers, too many, or not independent of the
         drivers and each other.
     """
-    freedoms = _Freedoms(system, closure_matrix(system, config))
+    freedoms = _Freedoms(system, None if null_space is not None else closure_matrix(system, config), null_space)
     count = freedoms.count
     driven = np.asarray(driven, dtype=np.int64)
     names = [system.variable_names[c] for c in driven]
@@ -251,4 +259,82 @@ def _choose(system, freedoms, wanted, taken) -> list:
         members = members[alive[members]]
         if len(members):
             tree.update(members, freedoms.remaining(candidates[members]))
+    return chosen
+
+
+#: The choices made so far by topology (:func:`_topology_key`): ``(held columns, rcond)``.
+_CHOICES = {}
+
+
+def _topology_key(system, driven, hold):
+    """What :func:`held_freedoms`'s choice depends on but the geometry: the variables, their
+    pairs and links, the closure's rows, the driven columns and held names."""
+    topology = system.topology
+    return (tuple(system.variable_names), int(system.rows), int(topology.ground), topology.first.tobytes(),
+            topology.second.tobytes(), topology.column_pair.tobytes(), system.additive.tobytes(),
+            system.public.tobytes(), np.asarray(driven, dtype=np.int64).tobytes(), tuple(hold))
+
+
+def _null_space_through(system, config, fixed):
+    """The null space of the dimensionless closure matrix ``B`` at ``config`` through its block in
+    the columns not ``fixed`` (square: every row an equation of its own), and that block's
+    reciprocal condition number (1-norm, LAPACK's estimate): with the fixed columns' values
+    free, the others follow as ``x_rest = -B_rest^-1 B_fixed x_fixed``, so the columns
+    ``[I; -B_rest^-1 B_fixed]`` span it, orthonormalised (Householder QR). ``([(columns, basis)],
+    rcond)`` as :func:`loops.linear.null_space_blocks`, or ``(None, 0.0)`` when the block is not
+    square or is singular."""
+    from scipy.linalg import lapack  # noqa: PLC0415
+
+    B = closure_matrix(system, config)
+    B = B.toarray() if hasattr(B, "toarray") else np.asarray(B)
+    fixed = np.asarray(fixed, dtype=np.int64)
+    rest = np.setdiff1d(np.arange(system.n), fixed)
+    if B.shape[0] != len(rest) or not len(rest) or not np.all(np.isfinite(B)):
+        return None, 0.0
+    block = np.asfortranarray(B[:, rest])
+    norm = float(np.abs(block).sum(axis=0).max())
+    lu, pivots, info = lapack.dgetrf(block)
+    if info != 0 or norm == 0.0:
+        return None, 0.0
+    rcond, info = lapack.dgecon(lu, norm, norm="1")
+    spanning = np.zeros((system.n, len(fixed)))
+    spanning[fixed, np.arange(len(fixed))] = 1.0
+    solved, info = lapack.dgetrs(lu, pivots, B[:, fixed])
+    spanning[rest] = -solved
+    basis, _ = np.linalg.qr(spanning)
+    return [(np.arange(system.n, dtype=np.int64), basis)], float(rcond)
+
+
+def reused_freedoms(system, config, driven, hold=None) -> np.ndarray:
+    """:func:`held_freedoms` for a design variant, without the null space's SVDs (most of a
+    compliance variant's set-up): the first model of a topology (:func:`_topology_key`: a
+    study's variants differ in geometry alone) chooses by :func:`held_freedoms` and leaves its
+    choice; a later one takes its null space through that choice's block
+    (:func:`_null_space_through`: an LU factorisation and a QR) while that block stays
+    well-conditioned there (reciprocal condition number at least :data:`REUSE_CONDITIONING` of
+    the first's), and chooses on it as :func:`held_freedoms` does (the choice depends on the
+    null space alone, not on its basis); otherwise, and for models of more than
+    :data:`REUSE_VARIABLES` variables, :func:`held_freedoms` itself. Same parameters, return
+    and errors as :func:`held_freedoms`."""
+    hold = hold_names(hold)
+    if system.n > REUSE_VARIABLES:
+        return held_freedoms(system, config, driven, hold or None)
+    key = _topology_key(system, driven, hold)
+    try:
+        known = _CHOICES.get(key)
+    except TypeError:  # a held name that is no string: held_freedoms says where
+        return held_freedoms(system, config, driven, hold)
+    driven = np.asarray(driven, dtype=np.int64)
+    if known is not None:
+        chosen, rcond = known
+        parts, found = _null_space_through(system, config, np.r_[driven, chosen])
+        if parts is not None and found >= REUSE_CONDITIONING * rcond:
+            return held_freedoms(system, config, driven, hold or None, null_space=parts)
+    chosen = held_freedoms(system, config, driven, hold or None)
+    if known is None:
+        parts, rcond = _null_space_through(system, config, np.r_[driven, chosen])
+        if parts is not None and rcond > 0.0:
+            if len(_CHOICES) > 32:
+                _CHOICES.clear()
+            _CHOICES[key] = (chosen.copy(), rcond)
     return chosen

@@ -4,7 +4,8 @@
 and lets every other freedom of the mechanism settle where gravity, pair springs, spring-dampers'
 springs, point forces, pair forces and bushings balance (METHOD.md, "Statics" (E1)-(E6)). The
 free coordinates are the pair variables that complete the fixed ones to the mechanism's
-freedoms (:func:`loops.held.held_freedoms` chooses them as a sweep chooses its held ones).
+freedoms (:func:`loops.held.held_freedoms` chooses them as a sweep chooses its held ones;
+:func:`loops.held.reused_freedoms` takes a design variant's null space through its first model's choice).
 At every position Newton on the reduced force ``g_u = G_u^T Q = 0`` (E5) with the analytic
 reduced stiffness ``K = -dg/d(driven)`` (E4) settles the free coordinates, the loops closed
 again after every step; a series of driver values is a continuation along the equilibrium
@@ -27,7 +28,7 @@ from mechanism.errors import ModelError, SweepStopped
 from .compiled import compile_model
 from .configuration import evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_MOTION, WalkStopped, closure_tolerance
-from .held import held_freedoms, hold_names
+from .held import hold_names, reused_freedoms
 from .kernels.state import (CORRECTOR_RESULT_SIZE, FORCE_TOLERANCE, LOAD_SCALE, RESIDUAL, SETTLE_ITERATIONS,
                             SETTLE_STEP, STATICS_INFO, STATICS_PARAMETERS, EquilibriumRecord, StaticsScratch)
 from .loads import compile_loads, compile_weights
@@ -80,7 +81,7 @@ class _Statics:
             raise ModelError("mechanism", f"the reference assembly does not close (defect "
                              f"{start.closure_error():.3g}); call Mechanism.assemble() first")
         hold = hold_names(hold)
-        extra = held_freedoms(system, start, driven, hold or None)
+        extra = reused_freedoms(system, start, driven, hold or None)
         self.fixed_columns = np.r_[driven, extra[:len(hold)]].astype(np.int64)
         self.free_columns = extra[len(hold):].astype(np.int64)
         self.columns = np.r_[self.fixed_columns, self.free_columns].astype(np.int64)
