@@ -118,7 +118,8 @@ class _Freedoms:
 
 class _Leftmost:
     """Values in a fixed order (a segment tree of maxima): the largest, and the first at least
-    a threshold, each in O(log n); values change in batches."""
+    a threshold, each in O(log n); values change in batches. Few values are kept flat instead
+    (:class:`_FlatLeftmost`)."""
 
     def __init__(self, values):
         self.size = 1 << max(len(values) - 1, 0).bit_length()
@@ -152,6 +153,28 @@ class _Leftmost:
         while node < self.size:
             node = 2 * node if self.tree[2 * node] >= threshold else 2 * node + 1
         return node - self.size
+
+
+#: Up to this many candidates the greedy choice keeps its values flat (:class:`_Leftmost`).
+FLAT_VALUES = 512
+
+
+class _FlatLeftmost:
+    """:class:`_Leftmost`'s answers on a plain array: the largest by ``max``, the first at least a
+    threshold by the first true comparison (the same values compared: the same answers), one
+    vector operation each, cheaper than the tree's levels up to :data:`FLAT_VALUES` values."""
+
+    def __init__(self, values):
+        self.values = np.array(values, dtype=float)
+
+    def largest(self) -> float:
+        return float(self.values.max())
+
+    def update(self, positions, values):
+        self.values[positions] = values
+
+    def first_at_least(self, threshold) -> int:
+        return int(np.argmax(self.values >= threshold))
 
 
 def hold_names(hold) -> list:
@@ -243,7 +266,7 @@ def _choose(system, freedoms, wanted, taken) -> list:
     by_block = np.argsort(blocks, kind="stable")
     bounds = np.searchsorted(blocks[by_block], np.arange(len(freedoms.bases) + 1))
     alive = np.ones(len(candidates), dtype=bool)
-    tree = _Leftmost(freedoms.remaining(candidates))
+    tree = (_FlatLeftmost if len(candidates) <= FLAT_VALUES else _Leftmost)(freedoms.remaining(candidates))
     chosen = []
     while len(chosen) < wanted:
         best = tree.largest()

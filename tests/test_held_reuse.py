@@ -139,3 +139,24 @@ def test_a_held_name_that_is_no_string_is_one_located_line(axle):
     with pytest.raises(ModelError) as caught:
         equilibrium(mechanism, hold=[["hub_left"]])
     assert "\n" not in str(caught.value)
+
+
+def test_the_flat_values_answer_as_the_tree():
+    """The greedy choice's flat values (up to FLAT_VALUES candidates) and its segment tree give the
+    same largest value and the same first index at least a threshold, through batched updates."""
+    rng = np.random.default_rng(5)
+    for count in (1, 2, 7, 64, 300):
+        values = rng.uniform(0, 1, count)
+        flat, tree = held._FlatLeftmost(values), held._Leftmost(values)
+        for _ in range(min(count, 40)):
+            assert flat.largest() == tree.largest()
+            threshold = held.NEAR_BEST * flat.largest()
+            at = flat.first_at_least(threshold)
+            assert at == tree.first_at_least(threshold)
+            changed = rng.choice(count, size=min(count, 5), replace=False)
+            new = rng.uniform(0, 1, len(changed))
+            new[0] = -np.inf
+            for table in (flat, tree):
+                table.update(changed, new)
+            if not np.isfinite(flat.largest()):
+                break
