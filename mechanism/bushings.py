@@ -59,7 +59,7 @@ def _rates(value, where, default_zero, symmetric_psd):
         negative = np.flatnonzero(array < 0)
         if len(negative):
             i = int(negative[0])
-            raise ModelError(f"{where}[{i}]", f"negative rate {array[i]!r} ({RATE_NAMES[i]})")
+            raise ModelError(f"{where}[{i}]", f"negative rate {float(array[i])!r} ({RATE_NAMES[i]})")
     elif symmetric_psd:
         if not np.allclose(array, array.T, rtol=1e-12, atol=1e-12 * np.abs(array).max()):
             raise ModelError(where, "the 6x6 matrix is not symmetric")

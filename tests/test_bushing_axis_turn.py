@@ -284,3 +284,14 @@ def test_a_reversed_axis_row_is_one_located_line(tmp_path):
                                         "pair that bushings replace: no smallest rotation turns them (give the axis "
                                         "its old sense)"]
     assert not (tmp_path / "moved.toml").exists()
+
+
+def test_a_negative_rate_in_a_model_file_reads_as_a_number(tmp_path):
+    """The message shows the rate as a plain number (numpy 2 would print ``np.float64(...)``)."""
+    text = AXLE.read_text().replace("stiffness = [500, 6000, 6000, 1000, 20000, 20000]",
+                                    "stiffness = [-5, 6000, 6000, 1000, 20000, 20000]", 1)
+    (tmp_path / "bad.toml").write_text(text)
+    proc = run_kinematrix("suspension", "bad.toml", "--analysis", "compliance", "--travel", "0", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["kinematrix: error: bad.toml: bushings[0] ('lower_front'): stiffness[0]: "
+                                        "negative rate -5000.0 (x)"]
