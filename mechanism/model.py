@@ -553,12 +553,10 @@ class Mechanism:
         ``hardpoints`` maps hardpoint names (:mod:`mechanism.hardpoints`: ``"PAIR"``, ``"PAIR.axis"``,
         ``"POINT"``, ``"SPRING.at_a"``, ``"BUSHING"``) to new global values at the design pose (m;
         any non-zero length for an axis). Pair frames are derived anew as :meth:`add_pair` derives
-        them; links, loads, a spring-damper's free length, a bushing's rates are kept. A pair's
-        centre and axis carry the bushings replacing it: moved by ``d``, they move by ``d``; turned,
-        they turn with it about its centre by the smallest rotation taking the old axis to the new,
-        axes and centres (:func:`~mechanism.bushings.moved_bushings`).
-        ModelError at ``hardpoint 'NAME'`` for a name that is not a hardpoint, as :meth:`add_pair` for a bad value.
-        """
+        them; links, loads, a spring-damper's free length, a bushing's rates are kept. A pair's centre
+        moved by ``d`` moves the bushings replacing it by ``d``, its axis turned turns them about its
+        centre (:func:`~mechanism.bushings.moved_bushings`). ModelError at ``hardpoint 'NAME'`` for
+        a name that is not a hardpoint, as :meth:`add_pair` for a bad value."""
         import copy  # noqa: PLC0415
         from dataclasses import replace  # noqa: PLC0415
 
