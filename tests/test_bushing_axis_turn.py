@@ -295,3 +295,17 @@ def test_a_negative_rate_in_a_model_file_reads_as_a_number(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["kinematrix: error: bad.toml: bushings[0] ('lower_front'): stiffness[0]: "
                                         "negative rate -5000.0 (x)"]
+
+
+def test_a_bushing_replacing_the_steering_pair_is_said_so(tmp_path):
+    """Found auditing issue 26: a bushing that replaces the rack's slide left the compliant variant
+    without its steering variable, said as a list of every variable that can steer."""
+    text = AXLE.read_text() + ('\n[[bushings]]\nname = "rack_mount"\nlinks = ["ground", "rack"]\nat = [-130, 320, 180]\n'
+                               'stiffness = [5000, 5000, 5000, 1000, 1000, 1000]\nreplaces = "rack_travel"\n')
+    (tmp_path / "rack.toml").write_text(text)
+    proc = run_kinematrix("suspension", "rack.toml", "--analysis", "compliance", "--travel", "0", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["kinematrix: error: corner.steering: 'rack_travel' is replaced by bushing "
+                                        "'rack_mount' in the compliant variant, which then has no steering variable: "
+                                        "the steering pair stays rigid (drop replaces = 'rack_travel' from bushing "
+                                        "'rack_mount')"]

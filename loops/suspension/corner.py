@@ -323,6 +323,11 @@ class Resolved:
         self.spring, self.spring_spec = self._ends(model, corner.spring, "corner.spring")
         self.damper, _ = self._ends(model, corner.damper, "corner.damper")
         variables = _scalar_variables(model)
+        replaced = [b.name for b in model.bushings if b.replaces == corner.steering]
+        if corner.steering is not None and corner.steering not in variables and replaced:
+            raise ModelError("corner.steering", f"{corner.steering!r} is replaced by bushing {replaced[0]!r} in the "
+                             f"compliant variant, which then has no steering variable: the steering pair stays rigid "
+                             f"(drop replaces = {corner.steering!r} from bushing {replaced[0]!r})")
         if corner.steering is not None and corner.steering not in variables:
             raise ModelError("corner.steering", f"{corner.steering!r} is not a pair variable of {model.name!r} "
                              f"that can steer (one-variable pairs and Hooke components: {', '.join(variables)})")
