@@ -309,3 +309,24 @@ def test_a_bushing_replacing_the_steering_pair_is_said_so(tmp_path):
                                         "'rack_mount' in the compliant variant, which then has no steering variable: "
                                         "the steering pair stays rigid (drop replaces = 'rack_travel' from bushing "
                                         "'rack_mount')"]
+
+
+def test_a_fitted_pivot_axis_writes_the_bushings_it_turned(axle, tmp_path):
+    """The optimiser turning both lower pivot axes: the model file it writes holds the bushings
+    turned with them (centres from the fit, axes turned in the file), so the file read back is
+    the fitted design."""
+    from loops.study.optimise import optimise
+
+    travel = np.array([0.0])
+    targets = {"compliance_steer_lateral_patch_left": compliance(axle, travel).metric(
+        "compliance_steer_lateral_patch_left")}
+    names = ["lower_inner_left.axis.z", "lower_inner_right.axis.z"]
+    fit = optimise(axle, names, bounds=([-0.05] * 2, [0.05] * 2), travel=travel, compliance_targets=targets,
+                   start=[0.03, 0.03], max_evaluations=1)
+    assert fit.offsets[0] == fit.offsets[1] != 0.0
+    assert fit.write_model(AXLE, tmp_path / "fitted.toml") == ["lower_inner.axis", "lower_front", "lower_rear"]
+    written = load_suspension(tmp_path / "fitted.toml")
+    found, expected = frames(written), frames(fit.suspension)
+    for name in ("lower_front_left", "lower_rear_right"):
+        assert_allclose(found[name], expected[name], rtol=0, atol=1e-12, err_msg=name)
+    assert np.abs(found["lower_front_left"] - frames(axle)["lower_front_left"]).max() > 1e-3
