@@ -402,7 +402,8 @@ def apply_hardpoint_values(model_path, values, out_path=None):
     length unit)}`` (``where`` locates the value in messages: a table's line, a fit); write the
     file to ``out_path`` (default: the model file itself), atomically. Names as a table's
     (:mod:`loops.suspension.hardpoints`: aliases move together; a mirrored axle file also
-    takes the axle's names). Returns the names of the hardpoints moved (the file's).
+    takes the axle's names; a moved pivot carries its bushings, module docstring). Returns the
+    names of the hardpoints moved (the file's), carried bushings among them.
 
     Raises
     ------
@@ -447,7 +448,8 @@ def apply_hardpoints(model_path, table_path, out_path=None):
 
     Returns
     -------
-    list of str, the hardpoints moved (rows whose numbers equal the file's are left alone)
+    list of str, the hardpoints moved (rows whose numbers equal the file's are left alone), the
+    bushings a moved pivot carried among them
 
     Raises
     ------
