@@ -372,3 +372,25 @@ def test_a_start_already_below_the_floor_is_left_as_it_is():
                            NEWTON_ITERATIONS, MAX_NEWTON_STEP, True, result, floor)
         assert status == CONVERGED and result[1] == steps, (floor, result)
         assert (np.array_equal(work.q, start) and np.array_equal(work.rotations, rotations)) == (steps == 0), floor
+
+
+def test_constraint_matrix_hands_the_kernels_writable_arrays(monkeypatch):
+    """``constraint_matrix`` of a :class:`~loops.configuration.Configuration` (whose arrays are
+    frozen) hands the Jacobian kernels writable copies: numba compiles a kernel once per argument
+    type and a read-only array is a type of its own, so frozen arrays would compile a second
+    version of kernels the walk calls with its writable scratch (a cold first command's time)."""
+    from loops.kernels import closure
+
+    system, q_closed, _ = closed_state(rssr, {"A": 2.0})
+    closed = evaluate(system, q_closed)
+    assert not closed.twists.flags.writeable and system.topology.gauges
+    seen = []
+    for name in ("loop_jacobian", "gauge_rows"):
+        def spy(*args, kernel=getattr(closure, name), name=name):
+            seen.append((name, [a.flags.writeable for a in args if isinstance(a, np.ndarray)]))
+            return kernel(*args)
+        monkeypatch.setattr(closure, name, spy)
+    B = constraint_matrix(system, closed)
+    assert [name for name, _ in seen] == ["loop_jacobian", "gauge_rows"]
+    assert all(all(flags) for _, flags in seen), seen
+    assert B.shape == (system.rows, system.n)

@@ -121,3 +121,24 @@ def test_point_velocity_is_pavlov_equation_6():
             behind = evaluate(system, *step(system, q, -increment, rotations)).link_poses[coupler]
             R_dot += ((ahead - behind) / (2 * h) @ r_h)[:3] * q_dot[j]
         assert_allclose(res.point_velocity("T")[k], R_dot, rtol=1e-8, atol=1e-8)
+
+
+def test_read_only_stacks_reach_the_kernels_writable(monkeypatch):
+    """A result's frozen arrays go to the point kernels as writable copies (numba compiles a kernel
+    once per argument type, and a read-only array is a type of its own): the values are the same."""
+    from loops.kernels import points
+
+    positions = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    velocities = np.array([[0.1, 0.2, 0.3, 1.0, 0.0, -1.0], [0.0, 0.0, 1.0, 0.2, 0.1, 0.0]])
+    expected = point_velocities(positions, velocities)
+    positions.setflags(write=False)
+    velocities.setflags(write=False)
+    seen = []
+
+    def spy(*args, kernel=points.velocities_of):
+        seen.append([a.flags.writeable for a in args])
+        return kernel(*args)
+
+    monkeypatch.setattr(points, "velocities_of", spy)
+    assert_allclose(point_velocities(positions, velocities), expected, rtol=0, atol=0)
+    assert seen == [[True, True, True]]
