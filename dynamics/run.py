@@ -366,7 +366,9 @@ class SimulationRun:
                 super().__init__(k.MASS_SINGULAR if status == 3 else k.STOPPED)
 
         def fun(t, state):
-            status, dy = self._evaluate(t, np.asarray(state, dtype=float), self.stage)
+            # contiguous: scipy's steppers may pass a strided view, and numba would compile the
+            # right-hand side a second time for it
+            status, dy = self._evaluate(t, np.ascontiguousarray(state, dtype=float), self.stage)
             if status != 0:
                 raise _Failed(status)
             return dy

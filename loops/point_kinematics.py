@@ -15,8 +15,11 @@ __all__ = ["point_positions", "point_velocities", "point_accelerations", "link_t
 
 
 def _flat(a, width):
+    """``a`` as a contiguous, writable stack of ``width``-shaped entries (a copy of a read-only
+    array: numba types one apart from a writable array and would compile the kernel once for
+    each), and the leading shape."""
     a = np.asarray(a, dtype=float)
-    return np.ascontiguousarray(a.reshape((-1,) + width)), a.shape[:a.ndim - len(width)]
+    return np.require(a.reshape((-1,) + width), float, "CW"), a.shape[:a.ndim - len(width)]
 
 
 def _to(a, shape):
