@@ -91,7 +91,7 @@ def statics():
 def simulation():
     """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
     call), loads, switching of the partition, energies; then :func:`studies`, which balances the
-    two families (about 75 s of compiling each, measured with ``numba:compile`` events)."""
+    two families (82 and 81 s of processor time on an empty cache, by numba's compile events)."""
     from dynamics import simulate, warm
     from mechanism import load_model
 
