@@ -146,6 +146,9 @@ class SimulationRun:
     def _evaluate(self, t, y, state):
         from .kernels.integrate import evaluate_at  # noqa: PLC0415
 
+        # contiguous: scipy's steppers may pass a strided view, for which numba would compile the
+        # right-hand side a second time
+        y = np.ascontiguousarray(y, dtype=float)
         dy = np.zeros_like(y)
         self.counters[RHS_CALLS] += 1
         return evaluate_at(*self._evaluate_arguments(t, y, state, dy)), dy
@@ -366,7 +369,7 @@ class SimulationRun:
                 super().__init__(k.MASS_SINGULAR if status == 3 else k.STOPPED)
 
         def fun(t, state):
-            status, dy = self._evaluate(t, np.asarray(state, dtype=float), self.stage)
+            status, dy = self._evaluate(t, state, self.stage)
             if status != 0:
                 raise _Failed(status)
             return dy

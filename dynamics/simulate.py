@@ -235,8 +235,11 @@ def _independent_start(dyn, q0, prescribed_cols):
 def _compile_on_both_cores(dyn, columns, settings):
     """A first simulation (:mod:`dynamics.warm`): the walk's kernels compile in a second process
     while this one compiles the integrator's for this run's argument types (the block the walk
-    will find at the design pose gives them); then the walk finds its kernels in the cache."""
-    if not warm.start():
+    will find at the design pose gives them); then the walk finds its kernels in the cache.
+    With the second process disabled (:data:`dynamics.warm.DISABLE`: another process compiles
+    the walk, as the test command's compile phase does) the integrator's kernels are compiled
+    first all the same; on one core the walk goes first (a start that fails says so at once)."""
+    if not warm.start() and not warm.disabled():
         return
     system = dyn.system
     block = square_block_at(system, evaluate(system, system.reference_q()), columns)

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-__all__ = ["cold", "start", "wait", "WAIT_LIMIT", "walk_four_bar"]
+__all__ = ["cold", "disabled", "start", "wait", "WAIT_LIMIT", "walk_four_bar"]
 
 #: Seconds :func:`wait` waits for the second process (it takes about half a minute).
 WAIT_LIMIT = 300.0
@@ -45,11 +45,17 @@ def cold() -> bool:
     return not os.path.exists(index)
 
 
+def disabled() -> bool:
+    """True when :data:`DISABLE` is set: no second process, the walk's kernels are (being)
+    compiled elsewhere (the second process itself, another process of the user's)."""
+    return bool(os.environ.get(DISABLE))
+
+
 def start():
-    """Start the second process (at most one per process; none on one core or with
-    :data:`DISABLE` set). True when it was started."""
+    """Start the second process (at most one per process; none on one core or when
+    :func:`disabled`). True when it was started."""
     global _process
-    if _process is not None or os.environ.get(DISABLE) or (os.cpu_count() or 1) < 2:
+    if _process is not None or disabled() or (os.cpu_count() or 1) < 2:
         return False
     try:
         _process = subprocess.Popen([sys.executable, "-c", "from dynamics.warm import walk_four_bar; walk_four_bar()"],

@@ -15,12 +15,11 @@ __all__ = ["point_positions", "point_velocities", "point_accelerations", "link_t
 
 
 def _flat(a, width):
-    """``a`` as a contiguous, writable stack ``(-1, *width)`` and its leading shape: numba
-    compiles a kernel once per argument type, and a read-only array (a result's) is a type of
-    its own, so it is copied rather than compiling each kernel a second time."""
+    """``a`` as a contiguous, writable stack of ``width``-shaped entries (a copy of a read-only
+    array: numba types one apart from a writable array and would compile the kernel once for
+    each), and the leading shape."""
     a = np.asarray(a, dtype=float)
-    flat = np.ascontiguousarray(a.reshape((-1,) + width))
-    return (flat if flat.flags.writeable else flat.copy()), a.shape[:a.ndim - len(width)]
+    return np.require(a.reshape((-1,) + width), float, "CW"), a.shape[:a.ndim - len(width)]
 
 
 def _to(a, shape):

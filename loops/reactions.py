@@ -152,7 +152,9 @@ def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, veloc
     n_links, n_pairs = topology.links, topology.pairs
     count = len(q)
     moving, spread, cycles = link_rows(system)
-    q = np.ascontiguousarray(q, dtype=float).reshape(count, system.n)
+    # the arrays contiguous and writable (copies of read-only ones, a result's): numba types a
+    # read-only array apart from a writable one and would compile this kernel once for each
+    q = np.require(q, float, "CW").reshape(count, system.n)
     pair_values, point_values = _load_values(loads, t)
     m = len(system.spherical_pairs)
     forces = np.zeros((count, n_pairs, 3))
@@ -161,11 +163,11 @@ def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, veloc
     residual = np.zeros(count)
     newton_euler_reactions(
         topology, system.geometry, loads, weights, new_work(system), q,
-        np.zeros((count, m, 3, 3)) if rotations is None else np.ascontiguousarray(rotations, dtype=float),
-        rotations is not None, np.ascontiguousarray(q_dot, dtype=float).reshape(count, system.n),
-        np.zeros((count, n_links, 6)) if velocities is None else np.ascontiguousarray(velocities, dtype=float),
-        velocities is not None, pair_values, point_values, np.ascontiguousarray(drive, dtype=float),
-        np.zeros((count, n_links, 6)) if extra is None else np.ascontiguousarray(extra, dtype=float),
+        np.zeros((count, m, 3, 3)) if rotations is None else np.require(rotations, float, "CW"),
+        rotations is not None, np.require(q_dot, float, "CW").reshape(count, system.n),
+        np.zeros((count, n_links, 6)) if velocities is None else np.require(velocities, float, "CW"),
+        velocities is not None, pair_values, point_values, np.require(drive, float, "CW"),
+        np.zeros((count, n_links, 6)) if extra is None else np.require(extra, float, "CW"),
         moving, spread, cycles, np.where(system.rotational, 1.0 / system.scale, 1.0), RCOND, forces, moments,
         frames, residual)
     real = [i for i, p in enumerate(system.pairs) if not p.virtual]

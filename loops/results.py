@@ -207,8 +207,10 @@ class Trajectory:
 
         link, r = self._point(name)
         out = np.empty((len(self), 3))
-        point_trajectory(np.ascontiguousarray(self._poses[:, link]), np.ascontiguousarray(self._velocities[:, link]),
-                         np.ascontiguousarray(self._accelerations[:, link]), r, order, out)
+        # contiguous and writable (copies of an equilibrium's read-only arrays): numba types a
+        # read-only array apart from a writable one and would compile the kernel once for each
+        T, V, A = (np.require(a[:, link], float, "CW") for a in (self._poses, self._velocities, self._accelerations))
+        point_trajectory(T, V, A, r, order, out)
         return out
 
     def point(self, name):

@@ -4,10 +4,11 @@ numba compiles a kernel the first time it is called and keeps it on disk (``cach
 only the first run on a machine pays. That first run is long (a few minutes of LLVM time,
 mostly in the few large kernels: the walk, the corrector, the dynamics stage and the
 integrator), and in one process it is serial. The kernels fall into two families that share
-little compiled code: the integrator with its dynamics stage, and the rest (the walk of
-sweeps, the evaluations of dynamics at given positions, static equilibria and the compliance
-analyses). ``tests/conftest.py`` compiles them in two processes at once, one family each,
-before the tests start; the test processes then load everything from the cache.
+little compiled code: the integrator with its dynamics stage and the design studies, and the
+rest (the walk of sweeps, the evaluations of dynamics at given positions, static equilibria
+and the compliance analyses). ``tests/conftest.py`` compiles them in two processes at once,
+one family each, before the tests start; the test processes then load everything from the
+cache.
 
 Run: ``python tests/compile_kernels.py kinematics|simulation`` (one family), or with no argument
 both families one after the other. Each family runs the public computations whose kernels the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import pathlib
 import sys
 import tempfile
@@ -40,8 +42,7 @@ def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
     trajectories and the suspension analyses; then equations of motion in both forms and
     inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
-    sweep reaches; then a design study (the batched walk of variants, one of which stops);
-    then :func:`statics` (this family is the shorter without it)."""
+    sweep reaches; then :func:`statics`."""
     from dynamics import equations_of_motion, inverse_dynamics
     from mechanism import load_model
 
@@ -59,12 +60,6 @@ def kinematics():
     for method in ("lagrange", "kane"):
         equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
         inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method).reactions()
-    from loops.study.study import run_study  # design studies: the batched walk of many variants
-    from loops.suspension import load_suspension
-
-    # the third variant meets a dead point: the rates of the rows it reached are computed apart
-    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.y"], [[0.0], [0.001], [-0.36]],
-              analysis="parallel", travel=np.linspace(-0.08, 0.08, 5))
     statics()
 
 
@@ -95,10 +90,14 @@ def statics():
 
 def simulation():
     """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
-    call), loads, switching of the partition, energies; then :func:`sensitivities`."""
-    from dynamics import simulate
+    call), loads, switching of the partition, energies; then :func:`studies`, which balances the
+    two families (82 and 81 s of processor time on an empty cache, by numba's compile events)."""
+    from dynamics import simulate, warm
     from mechanism import load_model
 
+    # no second process walking a four-bar (dynamics.warm): the kinematics family beside this one
+    # compiles the walk's kernels while this one compiles the integrator's
+    os.environ[warm.DISABLE] = "1"
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     for method in ("DOP853", "RK45"):
         simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
@@ -106,15 +105,20 @@ def simulation():
     simulate(pendulum, 0.05)
     simulate(pendulum, 0.01, method="Radau")
     simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
-    sensitivities()
+    studies()
 
 
-def sensitivities():
-    """The README's sensitivities of an axle's metrics to its hardpoints (the twists' rates at
-    the positions of a sweep). Part of the simulation family, the shorter without it."""
+def studies():
+    """Design studies: the batched walk of many variants (one of which stops: the rates of the
+    rows it reached are computed apart), and the README's sensitivities of an axle's metrics to
+    its hardpoints (the twists' rates at the positions of a sweep). Part of the simulation
+    family, the shorter without them."""
     from loops.study.sensitivity import sensitivities as of_hardpoints
+    from loops.study.study import run_study
     from loops.suspension import load_suspension
 
+    run_study(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.y"], [[0.0], [0.001], [-0.36]],
+              analysis="parallel", travel=np.linspace(-0.08, 0.08, 5))
     of_hardpoints(load_suspension(EXAMPLES / "front_axle.toml"), ["lower_ball_left", "rack_end_left.z"],
                   np.linspace(-0.04, 0.04, 5))
 

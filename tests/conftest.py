@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 _COMPILE = pathlib.Path(__file__).resolve().parent / "compile_kernels.py"
-#: Seconds a compile process may take (about 150 on a 2-core machine) before the run goes on
+#: Seconds a compile process may take (about 85 on a quiet 2-core machine) before the run goes on
 #: without it; its kernels are then compiled by the tests that need them.
 _COMPILE_BUDGET = 900
 

@@ -107,22 +107,36 @@ def copy_repository(destination: Path) -> Path:
     """A copy of the repository in ``destination``: its tracked files, and numba's cache of the
     compiled kernels (``__pycache__/*.nbi, *.nbc`` and the digest) with the sources' times
     kept, which numba's cache compares, so that the copy loads the kernels instead of
-    compiling them."""
+    compiling them. Under ``NUMBA_CACHE_DIR`` numba keeps each source folder's cache in a
+    folder named for the folder's path: the copy's folders get copies of the repository's."""
     for source in tracked_files():
         if source.is_file():
             target = destination / source.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-    for cache in ROOT.glob("*/**/__pycache__"):
-        if ".git" in cache.parts:
-            continue
+    for cache, target in kernel_caches(destination):
         kept = [p for p in cache.iterdir() if p.suffix in (".nbi", ".nbc") or p.name.endswith(".digest")]
         if kept:
-            target = destination / cache.relative_to(ROOT)
             target.mkdir(parents=True, exist_ok=True)
             for path in kept:
                 shutil.copy2(path, target / path.name)
     return destination
+
+
+def kernel_caches(destination):
+    """``(numba's cache folder of a source folder of the repository, that of its copy in
+    destination)`` for every source folder that has one."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if not custom:
+        return [(cache, destination / cache.relative_to(ROOT)) for cache in ROOT.glob("*/**/__pycache__")
+                if ".git" not in cache.parts]
+    from numba.core.caching import _CacheLocator  # noqa: PLC0415 (numba's own naming of the folders)
+
+    def folder(directory):
+        return Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+
+    sources = {path.parent for path in ROOT.glob("*/**/*.py") if ".git" not in path.parts}
+    return [(folder(d), folder(destination / d.relative_to(ROOT))) for d in sorted(sources) if folder(d).is_dir()]
 
 
 @pytest.fixture

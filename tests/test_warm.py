@@ -81,3 +81,31 @@ def test_a_first_simulation_is_told_by_the_missing_integrator_in_the_cache(monke
 def test_the_second_process_walks_a_four_bar():
     """What the second process runs (in this process here): a closed start and a walk."""
     warm.walk_four_bar()
+
+
+@pytest.mark.parametrize("cores, disabled, compiled_first", [(1, False, False), (1, True, True), (2, True, True)])
+def test_with_the_second_process_disabled_the_integrator_compiles_first(monkeypatch, cores, disabled, compiled_first):
+    """DISABLE set (the test command's compile phase: another process compiles the walk's
+    kernels): a first simulation compiles the integrator's kernels before it walks, and starts
+    no process; on one core without it, the walk goes first."""
+    order = []
+    monkeypatch.setattr(warm, "_process", None)
+    monkeypatch.setattr(warm, "cold", lambda: True)
+    monkeypatch.setattr(warm.subprocess, "Popen", lambda *a, **k: order.append("process") or object())
+    monkeypatch.setattr(warm.os, "cpu_count", lambda: cores)
+    if disabled:
+        monkeypatch.setenv(warm.DISABLE, "1")
+    else:
+        monkeypatch.delenv(warm.DISABLE, raising=False)
+    monkeypatch.setattr(simulate_module.SimulationRun, "compile_kernels", lambda run: order.append("compile") or [])
+    walk_class = importlib.import_module("loops.continuation").Walk
+    walk_to = walk_class.to
+
+    def walk(self, *args, **kwargs):
+        order.append("walk")
+        return walk_to(self, *args, **kwargs)
+
+    monkeypatch.setattr(walk_class, "to", walk)
+    simulate(load_model(FOUR_BAR), t_end=0.01, q0={"A": 0.3})
+    assert "process" not in order and "walk" in order
+    assert ("compile" in order and order.index("compile") < order.index("walk")) == compiled_first, order
