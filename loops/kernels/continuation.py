@@ -306,7 +306,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond, tangents):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix (its first
     ``tangents`` columns: :func:`~.linear.transmission`); at a singular position keep ``incoming``
