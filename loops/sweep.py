@@ -209,6 +209,12 @@ def _reference(system):
     return q0, evaluate(system, q0)
 
 
+@functools.lru_cache(maxsize=64)
+def _reference_error(system):
+    """The closure error of the reference assembly (:func:`_reference`), checked by every sweep."""
+    return _reference(system)[1].closure_error()
+
+
 @functools.lru_cache(maxsize=256)
 def _held_at_reference(system, driven, hold):
     """:func:`loops.held.held_freedoms` at the reference assembly for the ``driven`` columns
@@ -310,15 +316,15 @@ def _moves(names, table, held_values, speed, accel):
 
 
 def _held_or_stop(system, names, driven, table, start, hold, tolerance):
-    """The held columns of a sweep from the reference assembly ``start``; raises SweepStopped
-    (with an empty result) when that assembly does not close or the drivers do not move it
-    independently there."""
-    if start.closure_error() > max(tolerance, 1e-8):
+    """The held columns of a sweep from the reference assembly ``start`` (:func:`_reference`'s);
+    raises SweepStopped (with an empty result) when that assembly does not close or the drivers
+    do not move it independently there."""
+    error = _reference_error(system)
+    if error > max(tolerance, 1e-8):
         loop = worst_loop(system, start)
-        reason = (f"the reference assembly does not close ({loop}, defect {start.closure_error():.3g}); "
+        reason = (f"the reference assembly does not close ({loop}, defect {error:.3g}); "
                   "call Mechanism.assemble() first")
-        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop,
-                           residual=start.closure_error())
+        raise SweepStopped(reason, SweepResult.empty(system, names, reason), loop=loop, residual=error)
     try:
         return _held(system, start, driven, hold)
     except DependentDrivers:

@@ -39,9 +39,9 @@ Python anyway (a test, a rare path), such a kernel compiles a twin with the wrap
 under a name of its own, and runs that: the same function, nothing lost but the time.
 A call between kernels passes every field of every array of its named tuples (hundreds of
 machine words) through the stack; ``forceinline=True`` has LLVM inline the hot kernels with
-few call sites into their callers instead (the closure's evaluation, the step's helpers), which
+few call sites into their callers instead (the closure's evaluation, the step's helpers, the tangent), which
 saves the argument passing. The large kernels called from several places (the corrector, the
-factorization, the tangent, the rates) are called, not inlined: LLVM would optimize a copy at
+factorization, the rates) are called, not inlined: LLVM would optimize a copy at
 every call site, and the call is small against the work of such a kernel.
 With ``NUMBA_DISABLE_JIT=1`` numba returns the functions unchanged and they run as plain
 Python: the same code, slower, which is how the kernel tests run a second time.

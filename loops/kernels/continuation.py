@@ -221,7 +221,7 @@ def _hermite_step(topology, G, last_G, d0, curvature, a, b, step):
     """``step`` (n,) = the integral of the quartic Hermite tangent (:func:`_hermite_coefficients`)
     from 0 to ``a``; for a spherical pair's three columns (rotations composed on the left, not
     added) the second term of the Magnus expansion of the rotation to order ``a^4``,
-    ``-a^3/12 t x t' - a^4/48 t x t''`` at ``x = 0``, is added to the integral."""
+    ``-a^3/12 t x t' - a^4/24 t x t''`` at ``x = 0``, is added to the integral."""
     reach = 0.0
     for k in range(d0.shape[0]):
         reach += d0[k] * d0[k]
@@ -239,9 +239,9 @@ def _hermite_step(topology, G, last_G, d0, curvature, a, b, step):
         tx, rx, sx = _tangent_rates(G, last_G, d0, curvature, reach, b, x)
         ty, ry, sy = _tangent_rates(G, last_G, d0, curvature, reach, b, y)
         tz, rz, sz = _tangent_rates(G, last_G, d0, curvature, reach, b, z)
-        step[x] -= a3 / 12.0 * (ty * rz - tz * ry) + a4 / 48.0 * (ty * sz - tz * sy)
-        step[y] -= a3 / 12.0 * (tz * rx - tx * rz) + a4 / 48.0 * (tz * sx - tx * sz)
-        step[z] -= a3 / 12.0 * (tx * ry - ty * rx) + a4 / 48.0 * (tx * sy - ty * sx)
+        step[x] -= a3 / 12.0 * (ty * rz - tz * ry) + a4 / 24.0 * (ty * sz - tz * sy)
+        step[y] -= a3 / 12.0 * (tz * rx - tx * rz) + a4 / 24.0 * (tz * sx - tx * sz)
+        step[z] -= a3 / 12.0 * (tx * ry - ty * rx) + a4 / 24.0 * (tx * sy - ty * sx)
 
 
 @internal_kernel(forceinline=True)
@@ -306,7 +306,7 @@ def curvature_here(topology, geometry, block, here, factor, G, last_step, spare,
     record_curvature(last_step, direction, spare.scratch.variables[1], curvature, curved)
 
 
-@internal_kernel
+@internal_kernel(forceinline=True)
 def tangent_at(topology, geometry, block, work, factor, G, incoming, singular_rcond, tangents):
     """Factorize at the closed ``work`` and set ``G`` to its transmission matrix (its first
     ``tangents`` columns: :func:`~.linear.transmission`); at a singular position keep ``incoming``
