@@ -34,7 +34,7 @@ from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .continuation import tangent_at
 from .linear import band_solve_transposed, lu_factor, lu_solve
-from .loads import applied_loads
+from .loads import applied_loads, application_point_rate
 from .newton import CONVERGED, apply_step, corrector, seat_spherical
 from .pairs import pair_twist_rate
 from .points import point_position, point_velocity
@@ -199,9 +199,11 @@ def _load_rates(topology, loads, weights, work, S):
         for r in range(3):
             S.dW[i, r] += m[r]
     for j in range(loads.point_links.shape[0]):
+        # the point of application's own rate: a material point's velocity, or a circle's
+        # point's, which slides over its link (E8)
         link = loads.point_links[j]
-        point_position(work.T[link], loads.point_at[j], x)
-        point_velocity(x, S.V[link], x_dot)
+        application_point_rate(work.T[link], loads.point_at[j], loads.point_circle[j], S.V[link], x, x_dot,
+                               S.v3[4:8])
         cross(x_dot, S.point_values[j], m)
         for r in range(3):
             S.dW[link, r] += m[r]

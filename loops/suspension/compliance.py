@@ -115,8 +115,8 @@ def compliant_variant(susp, wheels=None) -> Suspension:
         return hit[2]
     mechanism = copy.deepcopy(susp.mechanism)
     mechanism.use_bushings(True)
-    for name, link, at, force in held:
-        mechanism.add_point_force(name, link, at, force)
+    for name, link, at, force, circle in held:
+        mechanism.add_point_force(name, link, at, force, circle)
     variant = Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
     if len(_VARIANTS) >= 8:
         _VARIANTS.clear()
@@ -126,23 +126,31 @@ def compliant_variant(susp, wheels=None) -> Suspension:
 
 def _held_forces(susp, wheels):
     """The point forces that hold ``wheels``' loads: a tuple of ``(name, link, at (3,), force
-    (3,))``, plain floats (a key of :data:`_VARIANTS`)."""
+    (3,), circle)``, plain floats (a key of :data:`_VARIANTS`). A force at the contact patch
+    acts on the wheel's circle (centre, spin axis, loaded radius) at its point farthest down
+    (:meth:`mechanism.Mechanism.add_point_force`, METHOD.md (E8)): the patch of :mod:`.wheel`
+    at every pose; one at the wheel centre, and a moment's couple, at the link's points."""
     out = []
     for side in () if wheels is None else wheels.sides:
-        design = susp.design[side]
+        design, corner = susp.design[side], susp.corners[side]
         at = design.patch if wheels.case.at == "contact-patch" else design.centre
         link = wheels.link[side]
         if np.any(wheels.force[side]):
-            out.append((f"case_{side}", link, at, wheels.force[side]))
+            circle = None
+            if wheels.case.at == "contact-patch":
+                down = tuple(map(float, -np.asarray(corner.axes[2])))
+                circle = (tuple(map(float, design.spin)), float(corner.wheel_radius), down)
+            out.append((f"case_{side}", link, design.centre if circle else at, wheels.force[side], circle))
         moment = wheels.moment[side]
         if np.any(moment):
             # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
             across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
             a = 0.5 * across / np.linalg.norm(across)
             f = np.cross(moment, a) / (2.0 * a @ a)
-            out.append((f"case_moment_{side}_a", link, at + a, f))
-            out.append((f"case_moment_{side}_b", link, at - a, -f))
-    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force))) for name, link, at, force in out)
+            out.append((f"case_moment_{side}_a", link, at + a, f, None))
+            out.append((f"case_moment_{side}_b", link, at - a, -f, None))
+    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force)), circle)
+                 for name, link, at, force, circle in out)
 
 
 def _settle(susp, travel, wheels, tolerance):
