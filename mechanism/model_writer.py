@@ -153,11 +153,6 @@ class ModelWriter:
             self.header("[[pair_forces]]")
             self.key("pair", force.variable)
             self.key("force", value)
-            if pf.circle is not None:
-                axis, radius, toward = pf.circle
-                self.key("circle_axis", canonical_direction(list(axis), "circle_axis"))
-                self.key("circle_radius", self.si(radius, "length"))
-                self.key("circle_toward", canonical_direction(list(toward), "circle_toward"))
 
     def write_point_loads(self, model):
         """Spring-dampers and point forces."""

@@ -1,5 +1,5 @@
 """Statics, compiled: generalized forces by virtual work, the closure's multipliers, the reduced
-stiffness, Newton on the reduced force and the equilibrium walk (METHOD.md (E1)-(E6)).
+stiffness, Newton on the reduced force and the equilibrium walk (METHOD.md (E1)-(E6), (E8)).
 
 At a closed configuration whose square block has the driven columns ``D`` (the fixed ones:
 drivers and held variables, then the ``k`` free coordinates ``u``) and the transmission
@@ -18,7 +18,10 @@ drivers and held variables, then the ``k`` free coordinates ``u``) and the trans
   ``xi_c,t = [V_first^(t), xi_c] + Ad(W_p) S_c'`` the rate of variable c's twist along driven
   column t: the derivative of ``G`` (the closure's curvature, which the acceleration-level
   solve gives) enters through the multipliers only, ``dG_s/du_t . Q = mu . b(t, s)``, so no
-  solve per pair of columns is needed;
+  solve per pair of columns is needed; a point force's wrench moves with its point of
+  application, a material point's velocity or, for a force on a circle, the rate of the
+  circle's point farthest along its direction (E8), which makes ``K`` non-symmetric (LU solves
+  throughout);
 * :func:`settle` is Newton on the reduced force ``g_u = 0`` at fixed driven values (the
   loops closed again after every step by the corrector of :mod:`.newton`);
   :func:`.equilibrium_walk.walk_equilibria` continues the fixed values through targets,

@@ -36,12 +36,23 @@ taken about the loaded equilibrium (the case's force held on the wheels).
 constant load ``case`` (its force and moment on each wheel, :mod:`.load_cases`), beside the
 rigid variant's kinematic curve: columns ``toe``, ``camber`` (loaded), ``toe_rigid``,
 ``camber_rigid`` and their differences ``toe_change``, ``camber_change``; the sheet draws
-the loaded and the rigid curves on the same axes. The load acts at the wheel's point at the
-design contact patch (or wheel centre), so it moves with the wheel: at the wheel centre
-exactly, at the patch as that material point, which the upright's pitch over the travel
-(castor change) carries off the patch by the loaded radius times the pitch (about 1 % of a
-lateral load's steer in the shipped axle's +-40 mm; :func:`compliance` takes the patch at
-every position exactly).
+the loaded and the rigid curves on the same axes.
+
+Where a held load acts, in both: at the wheel centre, the wheel's own point (it moves with the
+wheel); at the contact patch, at the patch of :mod:`.wheel` of every equilibrium, the wheel's
+lowest point on its loaded radius under the ground normal, whichever point of the wheel sits
+there as the upright pitches and steers. The compliant variant holds it as a point force on
+the wheel's circle (centre, spin axis, loaded radius) at the circle's point farthest down
+(:meth:`mechanism.Mechanism.add_point_force` with ``circle``, METHOD.md (E8)): its generalized
+force is the wheel's material point there, and its stiffness, in the linearised equilibrium
+:func:`compliance` takes about a loaded pose, has the term of that point sliding over the
+wheel (zero at no load; the reduced stiffness is then not symmetric, and stability is judged
+on its symmetric part, :class:`loops.statics.EquilibriumResult`). Holding the load at the
+material point at the design patch instead, the upright's pitch over the travel (castor
+change) would carry it off the patch by the loaded radius times the pitch: 1.1 to 1.6 % of a
+lateral load's steer at the shipped axle's +-40 mm (tests/test_kc_patch.py measures both). A
+case's moment is a couple of two forces at the wheel's points 1 m apart, turning with the
+wheel: its direction follows the wheel's small turns (a second-order change of the moment).
 """
 
 from __future__ import annotations
