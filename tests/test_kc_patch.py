@@ -118,6 +118,21 @@ def test_the_force_acts_at_the_wheel_modules_contact_patch_at_every_equilibrium(
             np.testing.assert_allclose(point, _wheel(variant, eq, side).P.value[i], rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("held_by", ["driver", "spring"])
+def test_a_load_case_acts_at_the_contact_patch_of_every_position(held_by):
+    """(b) The hardpoint loads' case (``--analysis loads``) on the rigid axle, held by the travel
+    drivers or settled on the springs: where its force acts is the wheel module's contact patch
+    at every position within 1e-9 m (the wrench is made at each position's patch; the rigid
+    corner's pose does not move with the load)."""
+    from loops.suspension import load_case
+
+    rigid = load_suspension("examples/front_axle.toml")
+    result = load_case(rigid, "cornering", TRAVEL if held_by == "driver" else None, held_by=held_by,
+                       scale=None if held_by == "driver" else [0.5, 1.0])
+    for side in result.applied:
+        np.testing.assert_allclose(result.applied[side][0], _wheel(rigid, result, side).P.value, rtol=0, atol=1e-9)
+
+
 def test_compliance_about_a_loaded_pose_is_the_central_difference_of_loaded_equilibria(axle):
     """(c) Steer and camber per kN about the loaded pose against equilibria with the load at the
     current patch changed by +-h (h = 20 N, a probe on the same circle): truncation (h times the
