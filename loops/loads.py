@@ -171,7 +171,16 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
         np.array([b.stiffness_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
         np.array([b.damping_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
         np.array([b.preload for b in bushings], dtype=float).reshape(-1, 6),
-        np.array([s.damping_law == "quadratic" for s in struts], dtype=np.bool_))
+        np.array([s.damping_law == "quadratic" for s in struts], dtype=np.bool_),
+        np.array([_circle(f.circle) for f in model.point_forces], dtype=float).reshape(-1, 7))
+
+
+def _circle(circle):
+    """A point force's row of ``LoadArrays.point_circle``: axis, radius, toward; zeros for none."""
+    if circle is None:
+        return np.zeros(7)
+    axis, radius, toward = circle
+    return np.r_[axis, radius, toward]
 
 
 def compile_weights(system, model) -> Weights:

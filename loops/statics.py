@@ -2,7 +2,9 @@
 
 :func:`equilibrium` holds the drivers (and the variables named in ``hold``) at their values
 and lets every other freedom of the mechanism settle where gravity, pair springs, spring-dampers'
-springs, point forces, pair forces and bushings balance (METHOD.md, "Statics" (E1)-(E6)). The
+springs, point forces (at a link's point, or following a circle's point farthest along a fixed
+direction, a wheel's contact patch: E8), pair forces and bushings balance (METHOD.md, "Statics"
+(E1)-(E8)). The
 free coordinates are the pair variables that complete the fixed ones to the mechanism's
 freedoms (:func:`loops.held.held_freedoms` chooses them as a sweep chooses its held ones;
 :func:`loops.held.reused_freedoms` takes a design variant's null space through its first model's choice).
@@ -163,10 +165,15 @@ class EquilibriumResult(Trajectory):
     free_twists : (N, k, L, 6) every link's twist ``(omega, v_o)`` per unit rate of each free
         coordinate (global, origin-referenced), the motions the reduced forces are taken along
     stiffness : (N, k, k) reduced stiffness ``K_uu`` in the free coordinates (N/m, N m/rad, N
-        per rad or N m per m across), symmetric at an equilibrium (E4)
-    stable : (N,) bool, ``K_uu`` positive definite
-    stability : (N,) str, ``"stable"``, ``"neutral"`` (an eigenvalue of ``K_uu`` is zero within
-        :data:`NEUTRAL_RATIO`) or ``"unstable"``
+        per rad or N m per m across) (E4): symmetric at an equilibrium of conservative loads, not
+        with a force on a circle (E8), whose point of application rolls over its link
+    stable : (N,) bool, the symmetric part ``(K_uu + K_uu^T) / 2`` positive definite: every small
+        motion of the free coordinates meets forces doing negative work (``du . K_uu du > 0``),
+        so every eigenvalue of ``K_uu`` has a positive real part (no static divergence; the
+        flutter a follower load may cause is dynamic and not judged here); for a symmetric
+        ``K_uu``, ``K_uu`` positive definite
+    stability : (N,) str, ``"stable"``, ``"neutral"`` (an eigenvalue of that symmetric part is
+        zero within :data:`NEUTRAL_RATIO`) or ``"unstable"``
     load_scale : (N,) N m, the loads' generalized forces summed in magnitude (per unit rad or
         size); residual : (N,) the largest reduced force over it (E5)
     stop_reason : str or None
@@ -252,7 +259,7 @@ class EquilibriumResult(Trajectory):
 
 def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERANCE,
                 force_tolerance=DEFAULT_FORCE_TOLERANCE) -> EquilibriumResult:
-    """Static equilibria of a mechanism with its drivers held at a series of values (E1)-(E6).
+    """Static equilibria of a mechanism with its drivers held at a series of values (E1)-(E8).
 
     Parameters
     ----------

@@ -79,6 +79,22 @@ def direction(value, where: str) -> np.ndarray:
     return out
 
 
+def circle(value, where: str):
+    """A point force's circle ``(axis, radius, toward)``: two unit directions (3,) not parallel
+    and a positive length (m), as a tuple of floats; None as is."""
+    if value is None:
+        return None
+    try:
+        axis, radius, toward = value
+    except (TypeError, ValueError):
+        raise ModelError(where, f"expected (axis, radius, toward), got {shown(value)}") from None
+    axis, toward = direction(axis, f"{where}: axis"), direction(toward, f"{where}: toward")
+    radius = number(radius, f"{where}: radius", positive=True, is_length=True)
+    if np.linalg.norm(np.cross(axis, toward)) < 1e-6:
+        raise ModelError(where, "toward is along the axis: no point of the circle lies farthest along it")
+    return tuple(map(float, axis)), radius, tuple(map(float, toward))
+
+
 def number(value, where: str, *, minimum=None, positive=False, is_length=False) -> float:
     """Finite real number, optionally bounded below; at most :data:`MAX_LENGTH` for a length
     (``is_length``), else :data:`MAX_MAGNITUDE`."""

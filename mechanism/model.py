@@ -312,11 +312,11 @@ class Mechanism:
         )
         self._changed()
 
-    def add_point_force(self, name, link, at, force):
-        """Force at a point of ``link`` (global at the design pose, m); vector N, global axes.
-
-        ``force`` is a 3-vector, ``f(t) -> 3-vector`` or a ``(times, (N, 3) values)`` table.
-        """
+    def add_point_force(self, name, link, at, force, circle=None):
+        """Force at a point of ``link`` (global at the design pose, m); vector N, global axes: a 3-vector,
+        ``f(t) -> 3-vector`` or a ``(times, (N, 3) values)`` table. ``circle=(axis, radius, toward)``: it
+        acts at the point of the circle on ``link`` about ``at`` (normal ``axis``, global at the design
+        pose; radius m) farthest along the fixed ``toward`` (a wheel's contact patch; METHOD.md (E8))."""
         name = check_arg.name(name, "point force name")
         where = f"point force {name!r}"
         if name in self._point_forces:
@@ -324,7 +324,7 @@ class Mechanism:
         check_arg.known(link, self._links, f"{where}: link", "link")
         value = _load_value(force, f"{where}: force", (3,))
         self._point_forces[name] = PointForceSpec(name, link, check_arg.vector(at, f"{where}: at", is_length=True),
-                                                  value)
+                                                  value, check_arg.circle(circle, f"{where}: circle"))
         self._changed()
 
     # --------------------------------------------------------------- bushings

@@ -41,8 +41,12 @@ pair spring on a slide or a point driver:   L, N/L, N s/L      mm, N/mm, N s/mm
 pair force on an angle (a torque)           N L                N mm
 pair force on a slide or a point driver     N                  N
 point force ``force``                       N                  N
+point force ``circle_radius``               L                  mm
+  (with ``circle_axis``, ``circle_toward``:
+  ``add_point_force``'s ``circle``)
 ``assemble.guess`` (per pair variable)      A or L             deg or mm
-``axis``, ``axes``, ``direction``           none (any length)  none
+``axis``, ``axes``, ``direction``,          none (any length)  none
+``circle_axis``, ``circle_toward``
 ==========================================  =================  ==================
 
 The reading is :mod:`mechanism.model_reader`'s, the writing :mod:`mechanism.model_writer`'s,

@@ -41,7 +41,7 @@ TABLES = {
     "pair_forces": (("pair", "force"), ()),
     "spring_dampers": (("name", "link_a", "at_a", "link_b", "at_b", "stiffness"),
                        ("free_length", "damping", "damping_law")),
-    "point_forces": (("name", "link", "at", "force"), ()),
+    "point_forces": (("name", "link", "at", "force"), ("circle_axis", "circle_radius", "circle_toward")),
     "bushings": (("name", "links", "at", "stiffness"), ("axes", "damping", "preload", "replaces")),
 }
 #: The top-level keys and tables a model file may hold.
@@ -473,8 +473,17 @@ class ModelReader:
         force = self.load_value(place, entry["force"], "force", vector=True)
         if isinstance(force, tuple):
             force = (force[0], force[1])
+        keys = ("circle_axis", "circle_radius", "circle_toward")
+        circle = None
+        if any(key in entry for key in keys):
+            missing = [key for key in keys if key not in entry]
+            if missing:
+                self.fail(place, missing[0], f"a point force on a circle gives {', '.join(keys)} together")
+            circle = (self.numbers(place, keys[0], entry[keys[0]], "none", (3,)),
+                      self.numbers(place, keys[1], entry[keys[1]], "length", ()),
+                      self.numbers(place, keys[2], entry[keys[2]], "none", (3,)))
         self.call(table, place, name, {"at": (entry["at"], at), "force": (entry["force"], force)},
-                  mechanism.add_point_force, name, link, at, force)
+                  mechanism.add_point_force, name, link, at, force, circle)
 
     def add_bushings(self, mechanism, table, index, place, entry):
         """A ``[[bushings]]`` table: its rates in the file's units (N/mm, N mm/deg; a 6x6 matrix by

@@ -179,6 +179,11 @@ class ModelWriter:
             self.key("link", pf.link)
             self.key("at", self.si(pf.at, "length"))
             self.key("force", value)
+            if pf.circle is not None:
+                axis, radius, toward = pf.circle
+                self.key("circle_axis", canonical_direction(list(axis), "circle_axis"))
+                self.key("circle_radius", self.si(radius, "length"))
+                self.key("circle_toward", canonical_direction(list(toward), "circle_toward"))
 
     def write_bushings(self, model):
         """``[[bushings]]``: rates in the file's units (a diagonal as six numbers, else the matrix)."""

@@ -155,12 +155,17 @@ class SpringDamperSpec:
 
 @dataclass(frozen=True)
 class PointForceSpec:
-    """Force at a link point; the vector (N, global axes) is a constant, f(t) or table."""
+    """Force at a link point; the vector (N, global axes) is a constant, f(t) or table.
+    ``circle``: None (the force acts at the link's point ``at``), or ``(axis, radius, toward)``
+    (unit vectors, global at the design pose; m): it acts at the point of the circle about
+    ``at`` (normal ``axis``, both moving with the link) farthest along the fixed ``toward``
+    (METHOD.md (E8): a wheel's contact patch)."""
 
     name: str
     link: str
     at: np.ndarray
     force: LoadValue
+    circle: tuple | None = None
 
 
 def _six_by_six(values) -> np.ndarray:

@@ -34,7 +34,68 @@ from .rotations import cross
 # through loops.loads, the one module above the kernels they import.
 from ..loads import call_load_into
 
-__all__ = ["table_value", "load_values", "applied_loads", "bushing_forces", "elastic_potential"]
+__all__ = ["table_value", "load_values", "applied_loads", "bushing_forces", "elastic_potential",
+           "application_point", "application_point_rate"]
+
+
+@internal_kernel(forceinline=True)
+def _circle_direction(T, circle, axis, d):
+    """``axis = R a`` (the circle's axis, global) and the unit ``d`` (3,) of the circle's plane
+    farthest along ``toward``: ``u = g - (g . a) a``, ``d = u / |u|``; returns ``|u|``."""
+    along = 0.0
+    for r in range(3):
+        axis[r] = T[r, 0] * circle[0] + T[r, 1] * circle[1] + T[r, 2] * circle[2]
+        along += circle[4 + r] * axis[r]
+    norm = 0.0
+    for r in range(3):
+        d[r] = circle[4 + r] - along * axis[r]
+        norm += d[r] * d[r]
+    norm = np.sqrt(norm)
+    for r in range(3):
+        d[r] /= norm
+    return norm
+
+
+@internal_kernel(forceinline=True)
+def application_point(T, at, circle, out, scratch):
+    """Where a point force acts (3,), m, global: its link's point ``T at`` (eq. 5), or with a
+    circle (``circle`` (7,): axis, radius ``rho``, toward ``g``; ``LoadArrays.point_circle``) the
+    circle's point farthest along ``g``, ``p = T at + rho d`` (E8). ``scratch``: (2, 3)."""
+    point_position(T, at, out)
+    radius = circle[3]
+    if radius == 0.0:
+        return
+    _circle_direction(T, circle, scratch[0], scratch[1])
+    for r in range(3):
+        out[r] += radius * scratch[1, r]
+
+
+@internal_kernel(forceinline=True)
+def application_point_rate(T, at, circle, V, out, rate, scratch):
+    """A point force's point of application ``out`` (3,) (:func:`application_point`) and its
+    rate ``rate`` (3,) along the link's twist ``V`` (6,) (global, origin-referenced): the
+    material point's velocity (eq. 6), or with a circle the rate of the circle's point itself,
+    ``p' = v_C + rho (u' - d (d . u')) / |u|`` with ``a' = omega x a`` and
+    ``u' = -(g . a') a - (g . a) a'`` (E8). ``scratch``: (4, 3)."""
+    point_position(T, at, out)
+    point_velocity(out, V, rate)
+    radius = circle[3]
+    if radius == 0.0:
+        return
+    axis, d, axis_rate, u_rate = scratch[0], scratch[1], scratch[2], scratch[3]
+    norm = _circle_direction(T, circle, axis, d)
+    cross(V[:3], axis, axis_rate)
+    along, along_rate = 0.0, 0.0
+    for r in range(3):
+        along += circle[4 + r] * axis[r]
+        along_rate += circle[4 + r] * axis_rate[r]
+    normal = 0.0
+    for r in range(3):
+        u_rate[r] = -along_rate * axis[r] - along * axis_rate[r]
+        normal += d[r] * u_rate[r]
+    for r in range(3):
+        out[r] += radius * d[r]
+        rate[r] += radius * (u_rate[r] - d[r] * normal) / norm
 
 
 @internal_kernel
@@ -111,8 +172,8 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
     position, velocity, moment = v3[0], v3[1], v3[2]
     for i in range(loads.point_links.shape[0]):
         link = loads.point_links[i]
-        point_position(T[link], loads.point_at[i], position)
-        point_velocity(position, V[link], velocity)
+        application_point(T[link], loads.point_at[i], loads.point_circle[i], position, v3[3:5])
+        point_velocity(position, V[link], velocity)  # the link's material point there: its power
         force = point_values[i]
         cross(position, force, moment)
         for r in range(3):

@@ -169,7 +169,7 @@ LoadArrays = namedtuple("LoadArrays", [
     "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
     "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
     "strut_damping", "bushing_start", "bushing_stiffness", "bushing_damping", "bushing_preload",
-    "strut_quadratic",
+    "strut_quadratic", "point_circle",
 ])
 LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units, :mod:`loops.loads`): pair
 springs (columns, stiffness, free value, damping), pair forces and point forces (columns or
@@ -177,7 +177,10 @@ links and points; per load a callback key or -1 and a table ``ptr``/``times``/``
 prescribed motions (columns, keys, tables of (value, rate, second rate)), spring-dampers, and
 bushings (per bushing the first of its six columns, its stiffness and damping (6, 6) and
 preload (6,) in its own axes: translations first, N/m, N m/rad, N s/m, N m s/rad, N, N m), and per
-spring-damper whether its damper is quadratic (bool: force ``c v |v|``, else ``c v``).
+spring-damper whether its damper is quadratic (bool: force ``c v |v|``, else ``c v``), and per
+point force its circle (P, 7): axis (3, unit, link frame), radius (m) and the fixed direction
+``toward`` (3, unit, global), the force acting at the circle's point farthest along ``toward``
+(:func:`loops.kernels.loads.application_point`, METHOD.md (E8)); radius 0: at ``point_at`` itself.
 Gravity is not here: the dynamics treat it as a potential (trace form) or at the centres of
 mass (Kane's form), the statics by :class:`Weights`."""
 

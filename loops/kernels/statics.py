@@ -1,5 +1,5 @@
 """Statics, compiled: generalized forces by virtual work, the closure's multipliers, the reduced
-stiffness, Newton on the reduced force and the equilibrium walk (METHOD.md (E1)-(E6)).
+stiffness, Newton on the reduced force and the equilibrium walk (METHOD.md (E1)-(E6), (E8)).
 
 At a closed configuration whose square block has the driven columns ``D`` (the fixed ones:
 drivers and held variables, then the ``k`` free coordinates ``u``) and the transmission
@@ -18,7 +18,10 @@ drivers and held variables, then the ``k`` free coordinates ``u``) and the trans
   ``xi_c,t = [V_first^(t), xi_c] + Ad(W_p) S_c'`` the rate of variable c's twist along driven
   column t: the derivative of ``G`` (the closure's curvature, which the acceleration-level
   solve gives) enters through the multipliers only, ``dG_s/du_t . Q = mu . b(t, s)``, so no
-  solve per pair of columns is needed;
+  solve per pair of columns is needed; a point force's wrench moves with its point of
+  application, a material point's velocity or, for a force on a circle, the rate of the
+  circle's point farthest along its direction (E8), which makes ``K`` non-symmetric (LU solves
+  throughout);
 * :func:`settle` is Newton on the reduced force ``g_u = 0`` at fixed driven values (the
   loops closed again after every step by the corrector of :mod:`.newton`);
   :func:`.equilibrium_walk.walk_equilibria` continues the fixed values through targets,
@@ -34,7 +37,7 @@ from .arrays import copy_matrix, copy_stack, copy_vector
 from .closure import configure
 from .continuation import tangent_at
 from .linear import band_solve_transposed, lu_factor, lu_solve
-from .loads import applied_loads
+from .loads import applied_loads, application_point_rate
 from .newton import CONVERGED, apply_step, corrector, seat_spherical
 from .pairs import pair_twist_rate
 from .points import point_position, point_velocity
@@ -199,9 +202,11 @@ def _load_rates(topology, loads, weights, work, S):
         for r in range(3):
             S.dW[i, r] += m[r]
     for j in range(loads.point_links.shape[0]):
+        # the point of application's own rate: a material point's velocity, or a circle's
+        # point's, which slides over its link (E8)
         link = loads.point_links[j]
-        point_position(work.T[link], loads.point_at[j], x)
-        point_velocity(x, S.V[link], x_dot)
+        application_point_rate(work.T[link], loads.point_at[j], loads.point_circle[j], S.V[link], x, x_dot,
+                               S.v3[4:8])
         cross(x_dot, S.point_values[j], m)
         for r in range(3):
             S.dW[link, r] += m[r]

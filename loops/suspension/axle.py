@@ -148,7 +148,8 @@ class _Copy:
                                 self.link(sd.link_b), self.point(sd.at_b), stiffness=sd.stiffness,
                                 free_length=sd.free_length, damping=sd.damping, damping_law=sd.damping_law)
         for pf in model.point_forces:
-            m.add_point_force(self.name(pf.name), self.link(pf.link), self.point(pf.at), _mapped(pf.force, M))
+            circle = None if pf.circle is None else (M @ pf.circle[0], pf.circle[1], M @ pf.circle[2])
+            m.add_point_force(self.name(pf.name), self.link(pf.link), self.point(pf.at), _mapped(pf.force, M), circle)
         self._add_bushings(m, include_shared)
 
     def _add_bushings(self, m: Mechanism, include_shared: bool):

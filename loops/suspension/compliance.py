@@ -36,12 +36,23 @@ taken about the loaded equilibrium (the case's force held on the wheels).
 constant load ``case`` (its force and moment on each wheel, :mod:`.load_cases`), beside the
 rigid variant's kinematic curve: columns ``toe``, ``camber`` (loaded), ``toe_rigid``,
 ``camber_rigid`` and their differences ``toe_change``, ``camber_change``; the sheet draws
-the loaded and the rigid curves on the same axes. The load acts at the wheel's point at the
-design contact patch (or wheel centre), so it moves with the wheel: at the wheel centre
-exactly, at the patch as that material point, which the upright's pitch over the travel
-(castor change) carries off the patch by the loaded radius times the pitch (about 1 % of a
-lateral load's steer in the shipped axle's +-40 mm; :func:`compliance` takes the patch at
-every position exactly).
+the loaded and the rigid curves on the same axes.
+
+Where a held load acts, in both: at the wheel centre, the wheel's own point (it moves with the
+wheel); at the contact patch, at the patch of :mod:`.wheel` of every equilibrium, the wheel's
+lowest point on its loaded radius under the ground normal, whichever point of the wheel sits
+there as the upright pitches and steers. The compliant variant holds it as a point force on
+the wheel's circle (centre, spin axis, loaded radius) at the circle's point farthest down
+(:meth:`mechanism.Mechanism.add_point_force` with ``circle``, METHOD.md (E8)): its generalized
+force is the wheel's material point there, and its stiffness, in the linearised equilibrium
+:func:`compliance` takes about a loaded pose, has the term of that point sliding over the
+wheel (zero at no load; the reduced stiffness is then not symmetric, and stability is judged
+on its symmetric part, :class:`loops.statics.EquilibriumResult`). Holding the load at the
+material point at the design patch instead, the upright's pitch over the travel (castor
+change) would carry it off the patch by the loaded radius times the pitch: 1.1 to 1.6 % of a
+lateral load's steer at the shipped axle's +-40 mm (tests/test_kc_patch.py measures both). A
+case's moment is a couple of two forces at the wheel's points 1 m apart, turning with the
+wheel: its direction follows the wheel's small turns (a second-order change of the moment).
 """
 
 from __future__ import annotations
@@ -115,8 +126,8 @@ def compliant_variant(susp, wheels=None) -> Suspension:
         return hit[2]
     mechanism = copy.deepcopy(susp.mechanism)
     mechanism.use_bushings(True)
-    for name, link, at, force in held:
-        mechanism.add_point_force(name, link, at, force)
+    for name, link, at, force, circle in held:
+        mechanism.add_point_force(name, link, at, force, circle)
     variant = Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
     if len(_VARIANTS) >= 8:
         _VARIANTS.clear()
@@ -126,23 +137,31 @@ def compliant_variant(susp, wheels=None) -> Suspension:
 
 def _held_forces(susp, wheels):
     """The point forces that hold ``wheels``' loads: a tuple of ``(name, link, at (3,), force
-    (3,))``, plain floats (a key of :data:`_VARIANTS`)."""
+    (3,), circle)``, plain floats (a key of :data:`_VARIANTS`). A force at the contact patch
+    acts on the wheel's circle (centre, spin axis, loaded radius) at its point farthest down
+    (:meth:`mechanism.Mechanism.add_point_force`, METHOD.md (E8)): the patch of :mod:`.wheel`
+    at every pose; one at the wheel centre, and a moment's couple, at the link's points."""
     out = []
     for side in () if wheels is None else wheels.sides:
-        design = susp.design[side]
+        design, corner = susp.design[side], susp.corners[side]
         at = design.patch if wheels.case.at == "contact-patch" else design.centre
         link = wheels.link[side]
         if np.any(wheels.force[side]):
-            out.append((f"case_{side}", link, at, wheels.force[side]))
+            circle = None
+            if wheels.case.at == "contact-patch":
+                down = tuple(map(float, -np.asarray(corner.axes[2])))
+                circle = (tuple(map(float, design.spin)), float(corner.wheel_radius), down)
+            out.append((f"case_{side}", link, design.centre if circle else at, wheels.force[side], circle))
         moment = wheels.moment[side]
         if np.any(moment):
             # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
             across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
             a = 0.5 * across / np.linalg.norm(across)
             f = np.cross(moment, a) / (2.0 * a @ a)
-            out.append((f"case_moment_{side}_a", link, at + a, f))
-            out.append((f"case_moment_{side}_b", link, at - a, -f))
-    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force))) for name, link, at, force in out)
+            out.append((f"case_moment_{side}_a", link, at + a, f, None))
+            out.append((f"case_moment_{side}_b", link, at - a, -f, None))
+    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force)), circle)
+                 for name, link, at, force, circle in out)
 
 
 def _settle(susp, travel, wheels, tolerance):

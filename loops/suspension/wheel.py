@@ -29,7 +29,7 @@ __all__ = ["DesignValues", "Wheel", "check_steering_axis", "toe_angle", "spin_ax
 
 class DesignValues:
     """A corner's design-pose values: wheel centre and contact patch (3,), m, body frame, the
-    contact patch in the upright's frame, the steer angle (rad), and the checks that need
+    unit spin axis (3,) (outboard), the contact patch in the upright's frame, the steer angle (rad), and the checks that need
     the design pose. With located points given per row (``r`` (R, 3): a design study's
     variants) every value is per row too.
 
@@ -69,7 +69,7 @@ class DesignValues:
                              f"the wheel centre (y = {y:.6g} m at the design pose) is not on the "
                              f"{corner.side} of the centre plane y = {corner.centre_plane_y:.6g} m "
                              f"(forward = {corner.forward!r})")
-        spin = axle / np.linalg.norm(axle, axis=-1, keepdims=True)
+        self.spin = spin = axle / np.linalg.norm(axle, axis=-1, keepdims=True)
         toe = toe_angle(jets.constant(spin), forward, outboard).value
         self.steer_angle = -toe if corner.side == "left" else toe
         down = -(up - (spin @ up)[..., None] * spin)
