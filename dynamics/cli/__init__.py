@@ -48,6 +48,7 @@ import os
 import sys
 
 from dynamics.cli import simulate
+from dynamics.cli.kernel_mode import choose_kernels
 from loops.cli import check, plot, sweep, view
 from loops.cli.arguments import INTERRUPTED, PROG, STOPPED, USER_ERROR, ArgumentParser, UserError
 from loops.study import cli as study
@@ -105,10 +106,15 @@ def build_parser():
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error, 130 Ctrl-C)."""
+    """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error, 130 Ctrl-C).
+    Run as the process's own command (``argv`` None: the ``kinematrix`` entry point, ``python -m
+    dynamics``), a small job on a cold kernel cache runs its kernels as plain Python
+    (:mod:`dynamics.cli.kernel_mode`); called with ``argv`` (from Python) it never switches."""
     _one_blas_thread()
     try:
         args = build_parser().parse_args(argv)
+        if argv is None:
+            choose_kernels(next(c for c in COMMANDS if c.NAME == args.command), args)
         return args.handler(args)
     except UserError as exc:
         return _user_error(exc)

@@ -13,6 +13,12 @@ from loops.cli.outputs import check_distinct, check_image, check_standard_output
 
 NAME = "simulate"
 HELP = "dynamic response"
+#: The longest simulation (s) whose kernels run as plain Python on a cold cache
+#: (:mod:`dynamics.cli.kernel_mode`): the four-bar's 5 s cost about 5 s of processor time
+#: so, against more than a minute of compiling the integrator.
+SMALL_JOB_SECONDS = 5.0
+#: A simulation runs the dynamics kernels too: their cache decides with the kinematics'.
+USES_DYNAMICS_KERNELS = True
 
 
 def add_arguments(parser):
@@ -57,6 +63,11 @@ def sample_times(args, mechanism):
 
     check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
     return {"t_eval": np.linspace(0.0, args.t_end, args.samples)}
+
+
+def small_job(args) -> bool:
+    """True for a simulation of at most :data:`SMALL_JOB_SECONDS`."""
+    return 0.0 < args.t_end <= SMALL_JOB_SECONDS
 
 
 def run(args) -> int:

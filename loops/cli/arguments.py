@@ -19,6 +19,10 @@ STOPPED = 1
 USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 130
+#: The most positions of a sweep or a kinematic analysis that runs its kernels as plain Python
+#: on a cold cache (:mod:`dynamics.cli.kernel_mode`): at about 13 ms a position of an axle,
+#: 400 cost some 5 s of processor time, against about 25 s of compiling the kernels.
+SMALL_JOB_POSITIONS = 400
 
 #: One number of a range as a user may write it: digits, or inf and nan (refused later as not finite).
 _NUMBER = r"(?:[\d.]+(?:e[-+]?\d+)?|inf(?:inity)?|nan)"
@@ -56,6 +60,15 @@ def number(text, what):
     if not math.isfinite(value):
         raise UserError(f"{what}: {text!r} is not a finite number")
     return value
+
+
+def positions_of(text, what="--drive"):
+    """The number of values of ``START:STOP:STEP`` (:func:`parse_range`); None for bad text (the
+    command itself says what is wrong)."""
+    try:
+        return len(parse_range(text, what))
+    except UserError:
+        return None
 
 
 def parse_range(text, what="--drive"):

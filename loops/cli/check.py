@@ -9,6 +9,12 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="TOML model file")
 
 
+def small_job(args) -> bool:
+    """Always: a check assembles the model once (its kernels may run as plain Python on a
+    cold cache: :mod:`dynamics.cli.kernel_mode`)."""
+    return True
+
+
 def run(args) -> int:
     from mechanism.model_file import read_model
 

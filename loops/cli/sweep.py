@@ -9,8 +9,8 @@ A sweep that stops writes the positions it reached and exits 1; Ctrl-C writes th
 
 import sys
 
-from .arguments import INTERRUPTED, PROG, STOPPED, UserError, assignment, number, parse_range, quantity_of, \
-    variable_quantities
+from .arguments import INTERRUPTED, PROG, SMALL_JOB_POSITIONS, STOPPED, UserError, assignment, number, parse_range, \
+    positions_of, quantity_of, variable_quantities
 from .outputs import check_distinct, check_image, check_standard_output, finish, plot_call, report_held
 
 NAME = "sweep"
@@ -32,6 +32,13 @@ def add_arguments(parser):
                         "mechanism moving in 3-D beside its curves)")
     parser.add_argument("--points", metavar="P,Q", help="points to plot (default: all)")
     parser.add_argument("--animate", metavar="FILE.gif", help="animation of the sweep (FILE.html: the interactive page)")
+
+
+def small_job(args) -> bool:
+    """True when the sweep has at most :data:`~.arguments.SMALL_JOB_POSITIONS` positions (its
+    kernels may run as plain Python on a cold cache: :mod:`dynamics.cli.kernel_mode`)."""
+    counts = [positions_of(text.partition("=")[2], "--drive") for text in args.drive]
+    return None not in counts and max(counts) <= SMALL_JOB_POSITIONS
 
 
 def drivers_and_rates(args, units, quantities):

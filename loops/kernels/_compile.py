@@ -64,7 +64,6 @@ packages ``mechanism``, ``loops`` and ``dynamics`` do not import it at import ti
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pathlib
 import types
@@ -74,50 +73,24 @@ from llvmlite import binding as llvm
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import CompileResult, Compiler
-from numba.core.caching import _CacheLocator as _cache_locator  # numba's (not kinematrix's): where it caches
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
 
 from . import compile_progress
+from .cache_stamp import INLINED_DIRECTORIES, STAMP as _STAMP, cache_directory as _cache_directory, \
+    package_digest as _digest
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
            "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
 
-_STAMP = "kinematrix-kernels.digest"
-#: Sources the kernels inline that are no kernel package of their own: the pair families'
-#: (:mod:`.pairs` compiles their functions into the kernels that use them).
-INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
 #: The kernel packages registered so far (:func:`register_kernel_package`), in order: their
 #: source directories and the digests that stamp their caches.
 _PACKAGES = []
 
 
-def _cache_directory(directory):
-    """Where numba keeps the cache of the kernels in source ``directory``: ``__pycache__``
-    beside the sources, or below ``NUMBA_CACHE_DIR`` in a directory numba names for the
-    source directory (its name and a hash of its path)."""
-    custom = os.environ.get("NUMBA_CACHE_DIR")
-    if custom:
-        return pathlib.Path(custom) / _cache_locator.get_suitable_cache_subpath(str(directory / "__init__.py"))
-    return directory / "__pycache__"
-
-
 def _cache_directories():
     """The cache directories of the registered kernel packages, in order."""
     return [_cache_directory(directory) for directory, _ in _PACKAGES]
-
-
-def _digest(directory, base):
-    """The digest of a kernel package: numba's version, the digest ``base`` of the kinematics
-    kernels (whose kernels every other package's call or inline; "" for them), its own
-    sources and those of :data:`INLINED_DIRECTORIES`."""
-    h = hashlib.sha256(numba.__version__.encode())
-    h.update(base.encode())
-    for source in (directory, *INLINED_DIRECTORIES):
-        for path in sorted(source.glob("*.py")):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
 
 
 def _refresh(directory, digest):

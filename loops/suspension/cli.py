@@ -13,7 +13,8 @@ earlier file stays); Ctrl-C writes the positions reached and exits 130.
 import os
 import sys
 
-from loops.cli.arguments import INTERRUPTED, PROG, RANGE_ARGUMENT, STOPPED, UserError, range_values
+from loops.cli.arguments import INTERRUPTED, PROG, RANGE_ARGUMENT, SMALL_JOB_POSITIONS, STOPPED, UserError, \
+    positions_of, range_values
 from loops.cli.outputs import check_directory, check_distinct, check_image, check_standard_output, file_identity, \
     plot_call, report_held, write_stdout
 from loops.suspension.analyses import ANALYSES
@@ -22,6 +23,10 @@ NAME = "suspension"
 HELP = "suspension analysis of corner or axle files: metric CSV and sheet"
 #: The analyses of ``--analysis``, as the command line names them (the registry's).
 ANALYSIS_CHOICES = tuple(ANALYSES)
+#: The analyses whose small jobs may run their kernels as plain Python on a cold cache
+#: (:func:`small_job`): the kinematic ones. The load and compliance analyses solve an
+#: equilibrium at every position, about 0.2 s a position as plain Python: they compile.
+INTERPRETED_ANALYSES = ("parallel", "opposite", "roll", "steering", "combined", "pitch")
 
 
 def input_options(study=False):
@@ -107,6 +112,24 @@ def _given_option(args, option):
     return getattr(args, option.removeprefix("--").replace("-", "_"))
 
 
+
+
+def small_job(args) -> bool:
+    """True for a kinematic analysis (:data:`INTERPRETED_ANALYSES`) of at most
+    :data:`~loops.cli.arguments.SMALL_JOB_POSITIONS` positions in all its model files (the
+    product of its ranges' sizes: its kernels may run as plain Python on a cold cache,
+    :mod:`dynamics.cli.kernel_mode`)."""
+    if args.analysis not in INTERPRETED_ANALYSES:
+        return False
+    positions = len(args.model)
+    for item in ANALYSES[args.analysis].inputs:
+        text = _given(args, item)
+        if text is not None and not item.single and item.quantity not in ("model", "text"):
+            count = positions_of(text, item.option)
+            if count is None:
+                return False
+            positions *= count
+    return positions <= SMALL_JOB_POSITIONS
 
 
 def add_arguments(parser):

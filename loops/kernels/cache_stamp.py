@@ -1,0 +1,67 @@
+"""The stamp of a kernel package's disk cache: a digest of the sources its cached kernels were
+compiled from, written beside numba's cache files (:mod:`._compile` keeps the cache while the
+stamp matches and deletes it otherwise).
+
+Reading a stamp loads no kernel and leaves the cache as it is, so the command line can ask
+whether a first run would compile (:func:`stamped`) before any kernel module loads. numba
+itself is imported for its version and its naming of cache directories, not its compiler.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+
+__all__ = ["STAMP", "INLINED_DIRECTORIES", "cache_directory", "package_digest", "stamped"]
+
+#: The name of the stamp file in each kernel package's cache directory.
+STAMP = "kinematrix-kernels.digest"
+#: Sources the kernels inline that are no kernel package of their own: the pair families'
+#: (:mod:`.pairs` compiles their functions into the kernels that use them).
+INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
+
+
+def cache_directory(directory):
+    """Where numba keeps the cache of the kernels in source ``directory``: ``__pycache__``
+    beside the sources, or below ``NUMBA_CACHE_DIR`` in a directory numba names for the
+    source directory (its name and a hash of its path)."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        from numba.core.caching import _CacheLocator  # noqa: PLC0415 (numba's own naming of the directories)
+
+        return pathlib.Path(custom) / _CacheLocator.get_suitable_cache_subpath(str(directory / "__init__.py"))
+    return directory / "__pycache__"
+
+
+def package_digest(directory, base):
+    """The digest of a kernel package: numba's version, the digest ``base`` of the kinematics
+    kernels (whose kernels every other package's call or inline; "" for them), its own
+    sources and those of :data:`INLINED_DIRECTORIES`."""
+    import numba  # noqa: PLC0415 (its version only; the packages do not import numba at import time)
+
+    h = hashlib.sha256(numba.__version__.encode())
+    h.update(base.encode())
+    for source in (directory, *INLINED_DIRECTORIES):
+        for path in sorted(source.glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def stamped(directories):
+    """True when the cache of every kernel package in ``directories`` (source directories, the
+    kinematics kernels first, as :func:`._compile.register_kernel_package` chains their
+    digests) carries the stamp of its current sources: its kernels were compiled (or are
+    being compiled) for them. False for a first run after an install or an upgrade, or with
+    an empty ``NUMBA_CACHE_DIR``."""
+    base = ""
+    for directory in directories:
+        directory = pathlib.Path(directory).resolve()
+        base = package_digest(directory, base)
+        try:
+            if (cache_directory(directory) / STAMP).read_text() != base:
+                return False
+        except OSError:
+            return False
+    return True
