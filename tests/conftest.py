@@ -1,5 +1,6 @@
-"""Test-suite settings: a headless matplotlib backend before anything imports pyplot, and the
-kernels compiled on both cores before the first test (see ``tests/compile_kernels.py``)."""
+"""Test-suite settings: a headless matplotlib backend before anything imports pyplot, the
+commands' kernels compiled whatever their job, and the kernels compiled on both cores before
+the first test (see ``tests/compile_kernels.py``)."""
 
 import os
 import pathlib
@@ -9,6 +10,9 @@ import sys
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# The suite's commands run the kernels compiled, as they did before a small job on a cold cache
+# ran them as plain Python; tests/test_first_run.py sets the mode it tests.
+os.environ.setdefault("KINEMATRIX_KERNELS", "compiled")
 
 _COMPILE = pathlib.Path(__file__).resolve().parent / "compile_kernels.py"
 #: Seconds a compile process may take (about 85 on a quiet 2-core machine) before the run goes on

@@ -28,7 +28,7 @@ ENVIRONMENT = "KINEMATRIX_KERNELS"
 MODES = ("auto", "compiled", "interpreted")
 #: What stderr says when a small job on a cold cache runs its kernels as plain Python.
 NOTICE = ("kinematrix: kernels not compiled yet: running them as plain Python for this small job "
-          "(a larger job compiles them once, about a minute; KINEMATRIX_KERNELS=compiled to compile now)")
+          "(a larger job compiles them once, up to about a minute; KINEMATRIX_KERNELS=compiled compiles now)")
 #: The module whose import gives the kernels their decorators: once loaded, the choice is made.
 DECORATORS = "loops.kernels._compile"
 #: The source directories of the kernel packages, the kinematics kernels first (their caches'

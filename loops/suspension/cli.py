@@ -124,7 +124,7 @@ def small_job(args) -> bool:
     positions = len(args.model)
     for item in ANALYSES[args.analysis].inputs:
         text = _given(args, item)
-        if text is not None and not item.single and item.quantity not in ("model", "text"):
+        if text is not None and item.quantity != "model":  # a single value counts 1
             count = positions_of(text, item.option)
             if count is None:
                 return False
