@@ -51,7 +51,10 @@ def test_a_pendulum_turns_where_its_weight_balances_the_moment_about_its_axis():
 
 
 def _arm(moment=None):
+    """The arm on one bushing, a 50 N load down at its tip (a couple alone gives its link no net
+    force, and the load scale, which counts link forces, would be zero: statics (E5))."""
     m = arm_on_one_bushing(2e5, 800.0)
+    m.add_point_force("weight", "arm", at=(0.4, 0.0, 0.0), force=(0.0, 0.0, -50.0))
     if moment is not None:
         m.add_link_moment("torque", "arm", moment)
     return m
