@@ -86,6 +86,18 @@ def test_a_free_moment_holds_the_pose_a_couple_placed_at_that_pose_holds():
     assert np.max(np.abs(held.stiffness[0] - free.stiffness[0])) > 1.0  # N m/rad: the couple's own
 
 
+def test_a_moment_alone_turns_an_arm_on_one_bushing_by_its_rates():
+    """A small moment alone (no force: the load scale counts it, (E5)) turns the bushing by
+    ``M / k_r`` about each axis (rates 1e3, 800, 1.5e3 N m/rad), to first order (~1e-5 rad)."""
+    moment = np.array([0.01, -0.008, 0.015])
+    m = arm_on_one_bushing(2e5, 800.0)
+    m.add_link_moment("torque", "arm", moment)
+    eq = equilibrium(m, force_tolerance=1e-13)
+    turns = [eq.q(name)[0] for name in BUSHING[3:]]
+    np.testing.assert_allclose(turns, moment / np.array([1e3, 800.0, 1.5e3]), rtol=1e-4)
+    assert eq.load_scale[0] >= np.linalg.norm(moment)
+
+
 AXLE = "examples/front_axle_bushings.toml"
 TRAVEL = np.array([-0.04, 0.0, 0.04])
 TURNING = LoadCase("turning", lateral=1500.0, moment=(60.0, -90.0, 250.0), unit="N")
