@@ -44,7 +44,7 @@ def new_kinematics(system, loads, d, m) -> Kinematics:
     return Kinematics(np.zeros((n, d)), np.zeros((links, d, 6)), np.zeros(n), np.zeros(n), np.zeros((links, 6)),
                       np.zeros((links, 6)), np.zeros((d, d)), np.zeros(d), np.zeros(d), np.zeros(n),
                       np.zeros((links, 6)), np.zeros(3), np.zeros(m), np.zeros(d),
-                      np.zeros((len(loads.force_cols), 1)), np.zeros((len(loads.point_links), 3)),
+                      np.zeros((len(loads.force_cols), 1)), np.zeros((len(loads.point_keys), 3)),
                       np.zeros((len(loads.prescribed_cols), 3)),
                       DynamicScratch(np.zeros((5, 4, 4)), np.zeros((2, 3, 3)), np.zeros((8, 3)), np.zeros((d, 4, 4)),
                                      np.zeros((d, 4, 4)), np.zeros((d, 3)), np.zeros(n), np.zeros((7, max(d, 1))),

@@ -2,7 +2,7 @@
 
 Loads come in two forms every formulation shares (see :mod:`loops.kernels.loads`): pair
 forces in pair variables (pair springs, viscous pair dampers, external pair forces, bushings)
-and wrenches on links (point forces, point-to-point spring-dampers). The statics
+and wrenches on links (point forces, free link moments, point-to-point spring-dampers). The statics
 (:mod:`loops.statics`) and the dynamics take them alike. Load values are numbers
 (or 3-vectors), tables ``(times, values)`` interpolated linearly and held constant beyond
 their ends, or functions of time ``f(t)``. Numbers and tables become arrays; functions are
@@ -143,6 +143,8 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
     points = _Tables(3)
     for f in model.point_forces:
         points.add(f.force, 3, f"point force {f.name!r}", owner)
+    for f in model.link_moments:  # their rows follow the point forces' (LoadArrays)
+        points.add(f.moment, 3, f"link moment {f.name!r}", owner)
     motions = _Tables(3)
     for _, f, name in prescribed:
         if callable(f):
@@ -172,7 +174,8 @@ def compile_loads(system, model, owner, prescribed=()) -> LoadArrays:
         np.array([b.damping_matrix() for b in bushings], dtype=float).reshape(-1, 6, 6),
         np.array([b.preload for b in bushings], dtype=float).reshape(-1, 6),
         np.array([s.damping_law == "quadratic" for s in struts], dtype=np.bool_),
-        np.array([_circle(f.circle) for f in model.point_forces], dtype=float).reshape(-1, 7))
+        np.array([_circle(f.circle) for f in model.point_forces], dtype=float).reshape(-1, 7),
+        np.array([link[f.link] for f in model.link_moments], dtype=np.int64))
 
 
 def _circle(circle):

@@ -122,7 +122,7 @@ def _load_values(loads, t):
 
     times, where = np.unique(np.asarray(t, dtype=float), return_inverse=True)
     pair_values = np.zeros((len(times), len(loads.force_cols), 1))
-    point_values = np.zeros((len(times), len(loads.point_links), 3))
+    point_values = np.zeros((len(times), len(loads.point_keys), 3))
     prescribed = np.zeros((len(loads.prescribed_cols), 3))
     for i, time in enumerate(times):
         load_values(loads, float(time), pair_values[i], point_values[i], prescribed)

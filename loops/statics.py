@@ -4,7 +4,7 @@
 and lets every other freedom of the mechanism settle where gravity, pair springs, spring-dampers'
 springs, point forces (at a link's point, or following a circle's point farthest along a fixed
 direction, a wheel's contact patch: E8), pair forces and bushings balance (METHOD.md, "Statics"
-(E1)-(E8)). The
+(E1)-(E9)). The
 free coordinates are the pair variables that complete the fixed ones to the mechanism's
 freedoms (:func:`loops.held.held_freedoms` chooses them as a sweep chooses its held ones;
 :func:`loops.held.reused_freedoms` takes a design variant's null space through its first model's choice).
@@ -113,7 +113,7 @@ class _Statics:
             mu=np.zeros(system.rows), Omega=np.zeros((P, 6)), forces=np.zeros(D), K=np.zeros((D, D)),
             reduced=np.zeros((k, k)), lu=np.zeros((k, k)), pivots=np.zeros(k, dtype=np.int64), du=np.zeros(k),
             slope=np.zeros((k, f)), pair_values=np.zeros((len(self.loads.force_cols), 1)),
-            point_values=np.zeros((len(self.loads.point_links), 3)), zero_rates=np.zeros(n),
+            point_values=np.zeros((len(self.loads.point_keys), 3)), zero_rates=np.zeros(n),
             zero_links=np.zeros((L, 6)), saved_q=np.zeros(n), saved_rotations=np.zeros((m, 3, 3)),
             predicted=np.zeros(k), v3=np.zeros((16, 3)), v6=np.zeros((4, 6)), buffer=np.zeros(max(system.rows, n, 1)),
             info=np.zeros(STATICS_INFO))
@@ -259,7 +259,7 @@ class EquilibriumResult(Trajectory):
 
 def equilibrium(mechanism, drivers=None, *, hold=None, tolerance=DEFAULT_TOLERANCE,
                 force_tolerance=DEFAULT_FORCE_TOLERANCE) -> EquilibriumResult:
-    """Static equilibria of a mechanism with its drivers held at a series of values (E1)-(E8).
+    """Static equilibria of a mechanism with its drivers held at a series of values (E1)-(E9).
 
     Parameters
     ----------

@@ -171,3 +171,43 @@ def known(value, names, where: str, kind: str) -> str:
     if not isinstance(value, str) or value not in names:
         raise ModelError(where, f"unknown {kind} {shown(value)}")
     return value
+
+
+def _frozen(values):
+    """A read-only float copy (a load table or vector the model keeps)."""
+    out = np.array(values, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+def load_value(value, where, shape):
+    """A load given as a number (``shape`` ``()``) or a vector (``(3,)``), ``f(t)``, or a
+    ``(times, values)`` table whose values have ``shape`` per time."""
+    if callable(value):
+        return value
+    what = "a number" if shape == () else f"{shape[0]} numbers"
+    if isinstance(value, tuple) and len(value) == 2:
+        times = float_array(value[0], f"{where}: times", "a sequence of times")
+        values = float_array(value[1], f"{where}: values", f"a sequence of {what}")
+        if times.ndim != 1 or len(times) < 2 or values.shape[:1] != times.shape:
+            raise ModelError(where, "a table needs (times, values) with matching lengths >= 2")
+        if values.shape[1:] != shape:
+            raise ModelError(f"{where}: values", f"expected {what} per time, got shape {values.shape[1:]} "
+                             f"per time")
+        if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))):
+            raise ModelError(where, "non-finite entry in the table")
+        if not np.all(np.diff(times) > 0):
+            raise ModelError(where, "table times must increase strictly")
+        bounded(times, f"{where}: times", False)
+        bounded(values, f"{where}: values", False)
+        return (_frozen(times), _frozen(values))
+    if isinstance(value, tuple) and shape == ():
+        raise ModelError(where, f"expected a number, f(t) or a (times, values) table, got {shown(value)}")
+    arr = float_array(value, where, what)
+    if arr.shape != shape:
+        raise ModelError(where, f"expected {what}, f(t) or a (times, values) table, got "
+                         + (f"shape {arr.shape}" if arr.ndim else f"the number {shown(value)}"))
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(where, f"non-finite load {shown(value)}")
+    bounded(arr, where, False)
+    return float(arr) if arr.ndim == 0 else _frozen(arr)

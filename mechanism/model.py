@@ -37,6 +37,7 @@ from .specs import (
     DAMPING_LAWS,
     GROUND,
     BushingSpec,
+    LinkMomentSpec,
     LinkSpec,
     Model,
     PairForceSpec,
@@ -57,39 +58,6 @@ def _read_only(values):
     out = np.array(values, dtype=float)
     out.setflags(write=False)
     return out
-
-
-def _load_value(value, where, shape):
-    """A load given as a number (``shape`` ``()``) or a vector (``(3,)``), ``f(t)``, or a
-    ``(times, values)`` table whose values have ``shape`` per time."""
-    if callable(value):
-        return value
-    what = "a number" if shape == () else f"{shape[0]} numbers"
-    if isinstance(value, tuple) and len(value) == 2:
-        times = check_arg.float_array(value[0], f"{where}: times", "a sequence of times")
-        values = check_arg.float_array(value[1], f"{where}: values", f"a sequence of {what}")
-        if times.ndim != 1 or len(times) < 2 or values.shape[:1] != times.shape:
-            raise ModelError(where, "a table needs (times, values) with matching lengths >= 2")
-        if values.shape[1:] != shape:
-            raise ModelError(f"{where}: values", f"expected {what} per time, got shape {values.shape[1:]} "
-                             f"per time")
-        if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))):
-            raise ModelError(where, "non-finite entry in the table")
-        if not np.all(np.diff(times) > 0):
-            raise ModelError(where, "table times must increase strictly")
-        check_arg.bounded(times, f"{where}: times", False)
-        check_arg.bounded(values, f"{where}: values", False)
-        return (_read_only(times), _read_only(values))
-    if isinstance(value, tuple) and shape == ():
-        raise ModelError(where, f"expected a number, f(t) or a (times, values) table, got {check_arg.shown(value)}")
-    arr = check_arg.float_array(value, where, what)
-    if arr.shape != shape:
-        raise ModelError(where, f"expected {what}, f(t) or a (times, values) table, got "
-                         + (f"shape {arr.shape}" if arr.ndim else f"the number {check_arg.shown(value)}"))
-    if not np.all(np.isfinite(arr)):
-        raise ModelError(where, f"non-finite load {check_arg.shown(value)}")
-    check_arg.bounded(arr, where, False)
-    return float(arr) if arr.ndim == 0 else _read_only(arr)
 
 
 class Mechanism:
@@ -118,6 +86,7 @@ class Mechanism:
         self._pair_forces: list[PairForceSpec] = []
         self._spring_dampers: dict[str, SpringDamperSpec] = {}
         self._point_forces: dict[str, PointForceSpec] = {}
+        self._link_moments: dict[str, LinkMomentSpec] = {}
         self._gravity = np.zeros(3)
         self._reference: dict[str, np.ndarray] = {}
         self._bushings: dict[str, BushingSpec] = {}
@@ -274,7 +243,7 @@ class Mechanism:
         """Generalized force (N m or N) in a pair variable: a number, ``f(t)`` or ``(times, values)``."""
         where = f"pair force on {check_arg.shown(pair)}"
         variable = self._scalar_variable(pair, where)
-        self._pair_forces.append(PairForceSpec(variable, _load_value(force, f"{where}: force", ())))
+        self._pair_forces.append(PairForceSpec(variable, check_arg.load_value(force, f"{where}: force", ())))
         self._changed()
 
     def add_spring_damper(self, name, link_a, at_a, link_b, at_b, stiffness, free_length=None, damping=0.0,
@@ -322,9 +291,20 @@ class Mechanism:
         if name in self._point_forces:
             raise ModelError(where, "a point force of that name exists already")
         check_arg.known(link, self._links, f"{where}: link", "link")
-        value = _load_value(force, f"{where}: force", (3,))
+        value = check_arg.load_value(force, f"{where}: force", (3,))
         self._point_forces[name] = PointForceSpec(name, link, check_arg.vector(at, f"{where}: at", is_length=True),
                                                   value, check_arg.circle(circle, f"{where}: circle"))
+        self._changed()
+
+    def add_link_moment(self, name, link, moment):
+        """Free moment (a pure couple) on ``link``; vector N m, global axes, not turning with the
+        link: a 3-vector, ``f(t) -> 3-vector`` or a ``(times, (N, 3) values)`` table (METHOD.md (E9))."""
+        name = check_arg.name(name, "link moment name")
+        where = f"link moment {name!r}"
+        if name in self._link_moments:
+            raise ModelError(where, "a link moment of that name exists already")
+        check_arg.known(link, self._links, f"{where}: link", "link")
+        self._link_moments[name] = LinkMomentSpec(name, link, check_arg.load_value(moment, f"{where}: moment", (3,)))
         self._changed()
 
     # --------------------------------------------------------------- bushings
@@ -468,6 +448,7 @@ class Mechanism:
                 bushings=bushings,
                 use_bushings=self._compliant,
                 declared_pairs=tuple(self._pairs.values()) if bushings else None,
+                link_moments=tuple(self._link_moments.values()),
             )
         return self._snapshot
 

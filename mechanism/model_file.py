@@ -4,9 +4,9 @@
 The file mirrors the builder's API one to one: ``name``, ``[units]``, ``[gravity]``, and
 the arrays of tables ``[[links]]``, ``[[pairs]]``, ``[[points]]``, ``[[point_drivers]]``,
 ``[[pair_springs]]``, ``[[pair_forces]]``, ``[[spring_dampers]]``, ``[[point_forces]]``,
-whose keys are the keyword names of :meth:`Mechanism.add_link`, ``add_pair`` (with
-``links = [first, second]``), ``add_point``, ``add_point_driver``, ``add_pair_spring``,
-``add_pair_force``, ``add_spring_damper`` and ``add_point_force``. A model whose pairs are
+``[[link_moments]]``, whose keys are the keyword names of :meth:`Mechanism.add_link`, ``add_pair``
+(with ``links = [first, second]``), ``add_point``, ``add_point_driver``, ``add_pair_spring``,
+``add_pair_force``, ``add_spring_damper``, ``add_point_force`` and ``add_link_moment``. A model whose pairs are
 declared by link-local frames may carry ``[assemble.guess]`` (pair name = value or values,
 as :meth:`Mechanism.assemble` takes them); loading then closes its loops.
 
@@ -42,6 +42,7 @@ pair force on an angle (a torque)           N L                N mm
 pair force on a slide or a point driver     N                  N
 point force ``force``                       N                  N
 point force ``circle_radius``               L                  mm
+link moment ``moment``                      N L                N mm
   (with ``circle_axis``, ``circle_toward``:
   ``add_point_force``'s ``circle``)
 ``assemble.guess`` (per pair variable)      A or L             deg or mm

@@ -42,6 +42,7 @@ TABLES = {
     "spring_dampers": (("name", "link_a", "at_a", "link_b", "at_b", "stiffness"),
                        ("free_length", "damping", "damping_law")),
     "point_forces": (("name", "link", "at", "force"), ("circle_axis", "circle_radius", "circle_toward")),
+    "link_moments": (("name", "link", "moment"), ()),
     "bushings": (("name", "links", "at", "stiffness"), ("axes", "damping", "preload", "replaces")),
 }
 #: The top-level keys and tables a model file may hold.
@@ -58,6 +59,7 @@ _BUILDER_PREFIX = {
     "pair_forces": "pair force on {!r}",
     "spring_dampers": "spring-damper {!r}",
     "point_forces": "point force {!r}",
+    "link_moments": "link moment {!r}",
     "bushings": "bushing {!r}",
 }
 _BUILDER_KEYS = {"first link": "links", "second link": "links"}
@@ -148,7 +150,7 @@ class ModelReader:
         for table in ("links", "pairs", "points", "point_drivers"):
             self.read_table(mechanism, data, table)
         self.read_gravity(mechanism, data.get("gravity"))
-        for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces", "bushings"):
+        for table in ("pair_springs", "pair_forces", "spring_dampers", "point_forces", "link_moments", "bushings"):
             self.read_table(mechanism, data, table)
         if "use_bushings" in data:
             if not isinstance(data["use_bushings"], bool):
@@ -264,33 +266,34 @@ class ModelReader:
             return length
         return None
 
-    def load_value(self, place, raw, quantity, vector):
-        """A force: number (vector for a point force) or ``{times = [...], values = [...]}``."""
+    def load_value(self, place, raw, quantity, vector, field="force"):
+        """A force (or the load at key ``field``, a link's moment): number (vector for a point force
+        or a link moment) or ``{times = [...], values = [...]}``."""
         if isinstance(raw, dict):
             for key in raw:
                 if key not in ("times", "values"):
-                    self.fail(place, "force", f"unknown key {key!r} in the table (expected times, values)")
+                    self.fail(place, field, f"unknown key {key!r} in the table (expected times, values)")
             for key in ("times", "values"):
                 if key not in raw:
-                    self.fail(place, "force", f"a tabulated force needs {key} = [...]")
+                    self.fail(place, field, f"a tabulated {field} needs {key} = [...]")
             times, values = raw["times"], raw["values"]
             for key, value in (("times", times), ("values", values)):
                 bad = first_bad_leaf(value)
                 if bad is not None or not isinstance(value, list):
-                    self.fail(place, f"force.{key}", f"expected a list of numbers, got {check_arg.shown(value)}")
+                    self.fail(place, f"{field}.{key}", f"expected a list of numbers, got {check_arg.shown(value)}")
             shape = numeric_shape(values)
             if shape is None:
-                self.fail(place, "force.values", "rows of unequal length")
+                self.fail(place, f"{field}.values", "rows of unequal length")
             if quantity is not None and len(shape) >= 1:
-                values = as_lists(self.to_si(place, "force.values", values, quantity))
-            self.to_si(place, "force.times", times, "time")
+                values = as_lists(self.to_si(place, f"{field}.values", values, quantity))
+            self.to_si(place, f"{field}.times", times, "time")
             return (times, values)
         bad = first_bad_leaf(raw)
         if bad is not None or numeric_shape(raw) != ((3,) if vector else ()):
-            self.fail(place, "force", f"expected {'3 numbers' if vector else 'a number'} or a table "
+            self.fail(place, field, f"expected {'3 numbers' if vector else 'a number'} or a table "
                       f"{{times = [...], values = [...]}}, got {check_arg.shown(raw)}")
         if quantity is not None and numeric_shape(raw) is not None:
-            converted = self.to_si(place, "force", raw, quantity)
+            converted = self.to_si(place, field, raw, quantity)
             return converted if isinstance(converted, float) else as_lists(converted)
         return raw
 
@@ -484,6 +487,15 @@ class ModelReader:
                       self.numbers(place, keys[2], entry[keys[2]], "none", (3,)))
         self.call(table, place, name, {"at": (entry["at"], at), "force": (entry["force"], force)},
                   mechanism.add_point_force, name, link, at, force, circle)
+
+    def add_link_moments(self, mechanism, table, index, place, entry):
+        name = entry["name"]
+        link = self.name_of(place, "link", entry["link"])
+        moment = self.load_value(place, entry["moment"], "torque", vector=True, field="moment")
+        if isinstance(moment, tuple):
+            moment = (moment[0], moment[1])
+        self.call(table, place, name, {"moment": (entry["moment"], moment)}, mechanism.add_link_moment,
+                  name, link, moment)
 
     def add_bushings(self, mechanism, table, index, place, entry):
         """A ``[[bushings]]`` table: its rates in the file's units (N/mm, N mm/deg; a 6x6 matrix by

@@ -40,11 +40,11 @@ class ModelWriter:
     def si(self, value, quantity):
         return self.units.from_si(value, quantity)
 
-    def load(self, place, force, quantity, spec_kind, spec_name):
-        """A force or torque in file units: a number, a vector or a ``{times, values}`` table;
-        a ModelError for a function of time, which a file cannot hold."""
+    def load(self, place, force, quantity, spec_kind, spec_name, field="force"):
+        """A force or torque (at key ``field``) in file units: a number, a vector or a ``{times,
+        values}`` table; a ModelError for a function of time, which a file cannot hold."""
         if callable(force):
-            raise ModelError(f"{self.file}: {place}: force",
+            raise ModelError(f"{self.file}: {place}: {field}",
                              f"{spec_kind} {spec_name!r} is a function of time, which a model file "
                              "cannot hold; give a number or a (times, values) table")
         if isinstance(force, tuple):
@@ -184,6 +184,14 @@ class ModelWriter:
                 self.key("circle_axis", canonical_direction(list(axis), "circle_axis"))
                 self.key("circle_radius", self.si(radius, "length"))
                 self.key("circle_toward", canonical_direction(list(toward), "circle_toward"))
+
+        for index, lm in enumerate(model.link_moments):
+            place = f"link_moments[{index}] ({lm.name!r})"
+            value = self.load(place, lm.moment, "torque", "link moment", lm.name, "moment")
+            self.header("[[link_moments]]")
+            self.key("name", lm.name)
+            self.key("link", lm.link)
+            self.key("moment", value)
 
     def write_bushings(self, model):
         """``[[bushings]]``: rates in the file's units (a diagonal as six numbers, else the matrix)."""

@@ -30,6 +30,7 @@ __all__ = [
     "PairForceSpec",
     "SpringDamperSpec",
     "PointForceSpec",
+    "LinkMomentSpec",
     "BushingSpec",
     "Model",
 ]
@@ -168,6 +169,16 @@ class PointForceSpec:
     circle: tuple | None = None
 
 
+@dataclass(frozen=True)
+class LinkMomentSpec:
+    """A free moment (a pure couple) on a link: the vector (N m, global axes) is a constant,
+    f(t) or table; it does not turn with the link (METHOD.md (E9))."""
+
+    name: str
+    link: str
+    moment: LoadValue
+
+
 def _six_by_six(values) -> np.ndarray:
     """A bushing's rates as its (6, 6) matrix: the diagonal of 6 given rates, or the matrix given."""
     values = np.asarray(values, dtype=float)
@@ -236,6 +247,7 @@ class Model:
     bushings: tuple = ()
     use_bushings: bool = False
     declared_pairs: tuple | None = None
+    link_moments: tuple = ()
 
     def link(self, name: str) -> LinkSpec:
         return next(link for link in self.links if link.name == name)

@@ -403,11 +403,12 @@ BAD_FILES = {
     "unknown table": (lambda t: t + '\n[[joints]]\nname = "J"\n',
                       "four_bar.toml: joints: unknown table (did you mean 'points'?) (expected name, use_bushings, units, gravity, links, "
                       "pairs, points, point_drivers, pair_springs, pair_forces, spring_dampers, point_forces, "
-                      "bushings, assemble, corner, vehicle, axle)"),
+                      "link_moments, bushings, assemble, corner, vehicle, axle)"),
     "unknown top-level key": (lambda t: "nmae = 'x'\n" + t,
                               "four_bar.toml: nmae: unknown key (did you mean 'name'?) (expected name, "
                               "use_bushings, units, gravity, links, pairs, points, point_drivers, pair_springs, "
-                              "pair_forces, spring_dampers, point_forces, bushings, assemble, corner, vehicle, axle)"),
+                              "pair_forces, spring_dampers, point_forces, link_moments, bushings, assemble, corner, vehicle, "
+                              "axle)"),
     "unknown pair type": (edit('type = "revolute"\n' + C_LINKS, 'type = "revolving"\n' + C_LINKS),
                           "four_bar.toml: pairs[2] ('C'): type: unknown pair type 'revolving' (expected "
                           "one of bushing, cylindrical, helical, hooke, planar, prismatic, revolute, spherical, universal, weld)"),

@@ -8,7 +8,7 @@ Loads come in two forms every formulation shares:
   work when its variable increases;
 * *link wrenches* ``W_i = (n_o, f)`` (L, 6): force ``f`` and its moment about the global
   origin on link i, paired with spatial velocities so that the power is ``W_i . V_i``: point
-  forces and point-to-point spring-dampers (coil-overs).
+  forces, free moments ``(M, 0)`` (E9) and point-to-point spring-dampers (coil-overs).
 
 With the transmission matrix ``G`` and the link Jacobians ``V_i^(s)`` the generalized forces
 are ``Q_s = sum_i V_i^(s) . W_i + sum_j G_js Q_q,j``. Gravity is not here: the trace form
@@ -140,8 +140,9 @@ def _evaluate(keys, ptr, times, values, t, out):
 
 @kernel
 def load_values(loads, t, pair_values, point_values, prescribed_values):
-    """Pair force values (F, 1) N or N m, point force vectors (P, 3) N and prescribed motions
-    (k, 3) (value, rate, second rate) at time ``t`` (s)."""
+    """Pair force values (F, 1) N or N m, point force vectors then free moments (P + M, 3) N and
+    N m (:class:`~loops.kernels.state.LoadArrays`) and prescribed motions (k, 3) (value, rate,
+    second rate) at time ``t`` (s)."""
     _evaluate(loads.force_keys, loads.force_ptr, loads.force_times, loads.force_values, t, pair_values)
     _evaluate(loads.point_keys, loads.point_ptr, loads.point_times, loads.point_values, t, point_values)
     _evaluate(loads.prescribed_keys, loads.prescribed_ptr, loads.prescribed_times, loads.prescribed_values, t,
@@ -153,8 +154,9 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
     """Pair forces ``Q_q`` (n,), link wrenches (L, 6) and ``powers = [dissipated, external]`` (W).
 
     The spring-dampers' tension ``k (length - free) + c v`` (or ``c v |v|``, a quadratic damper;
-    ``v = length'``) pulls their points together;
-    bushings by :func:`bushing_forces`. ``v3``: (8, 3) scratch.
+    ``v = length'``) pulls their points together; a free moment ``M`` adds ``(M, 0)`` to its link's
+    wrench (E9); bushings by :func:`bushing_forces`. ``point_values`` (P + M, 3): the point
+    forces, then the moments. ``v3``: (8, 3) scratch.
     """
     pair_forces[:] = 0.0
     wrenches[:, :] = 0.0
@@ -180,6 +182,12 @@ def applied_loads(loads, q, q_dot, T, V, pair_values, point_values, pair_forces,
             wrenches[link, r] += moment[r]
             wrenches[link, 3 + r] += force[r]
             external += force[r] * velocity[r]
+    first = loads.point_links.shape[0]
+    for i in range(loads.moment_links.shape[0]):
+        link = loads.moment_links[i]
+        for r in range(3):
+            wrenches[link, r] += point_values[first + i, r]
+            external += point_values[first + i, r] * V[link, r]
     a, b, va, vb, on_a = v3[3], v3[4], v3[5], v3[6], v3[7]
     for i in range(loads.strut_link_a.shape[0]):
         la, lb = loads.strut_link_a[i], loads.strut_link_b[i]

@@ -169,7 +169,7 @@ LoadArrays = namedtuple("LoadArrays", [
     "prescribed_cols", "prescribed_keys", "prescribed_ptr", "prescribed_times", "prescribed_values",
     "strut_link_a", "strut_link_b", "strut_at_a", "strut_at_b", "strut_stiffness", "strut_free",
     "strut_damping", "bushing_start", "bushing_stiffness", "bushing_damping", "bushing_preload",
-    "strut_quadratic", "point_circle",
+    "strut_quadratic", "point_circle", "moment_links",
 ])
 LoadArrays.__doc__ = """The loads of a model as arrays for the kernels (SI units, :mod:`loops.loads`): pair
 springs (columns, stiffness, free value, damping), pair forces and point forces (columns or
@@ -181,6 +181,9 @@ spring-damper whether its damper is quadratic (bool: force ``c v |v|``, else ``c
 point force its circle (P, 7): axis (3, unit, link frame), radius (m) and the fixed direction
 ``toward`` (3, unit, global), the force acting at the circle's point farthest along ``toward``
 (:func:`loops.kernels.loads.application_point`, METHOD.md (E8)); radius 0: at ``point_at`` itself.
+Free moments on links (N m, global axes, METHOD.md (E9)) share the point forces' tables: the
+``point_keys``/``point_ptr``/``point_times``/``point_values`` rows are the P point forces, then the
+M moments, whose links are ``moment_links`` (M,) (empty without moments).
 Gravity is not here: the dynamics treat it as a potential (trace form) or at the centres of
 mass (Kane's form), the statics by :class:`Weights`."""
 
@@ -200,7 +203,7 @@ Weights = namedtuple("Weights", ["masses", "coms", "gravity", "massive"])
 #: and stiffness ``K`` (D, D) in the driven columns; the free block's copy ``reduced`` and LU
 #: ``lu`` (k, k) with ``pivots`` (k,), a free step ``du`` (k,) and the equilibrium path's
 #: slope ``slope`` (k, D - k); the load values at the time (``pair_values`` (F, 1),
-#: ``point_values`` (P, 3)); zero rates and link velocities (``zero_rates`` (n,),
+#: ``point_values`` (P + M, 3)); zero rates and link velocities (``zero_rates`` (n,),
 #: ``zero_links`` (L, 6): statics has no damping); a Newton step's start ``saved_q`` (n,) and
 #: ``saved_rotations`` (m, 3, 3); the free coordinates where a walk's step predicted the
 #: equilibrium ``predicted`` (k,); scratch ``v3`` (16, 3), ``v6`` (4, 6),

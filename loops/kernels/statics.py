@@ -61,7 +61,8 @@ def static_loads(topology, geometry, loads, weights, work, S):
     """The loads at the configuration ``work`` (closed, evaluated) without damping: link wrenches
     ``S.W`` (L, 6) (point forces, spring-dampers' springs, gravity at the centres of mass) and
     pair forces ``S.P`` (n,) (pair springs, pair forces, bushings), at the load values in
-    ``S``; returns the load scale ``sum_i |f_i| L + sum_c |P_c| scale_c`` (N m: the size of the
+    ``S``; returns the load scale ``sum_i |f_i| L + sum_c |P_c| scale_c + sum_k |M_k|`` (free
+    moments ``M_k``, E9) (N m: the size of the
     loads' generalized forces per unit dimensionless motion, rad or sizes, against which force
     balance is judged)."""
     powers = S.v6[0, :2]
@@ -81,6 +82,10 @@ def static_loads(topology, geometry, loads, weights, work, S):
         total += np.sqrt(S.W[i, 3] ** 2 + S.W[i, 4] ** 2 + S.W[i, 5] ** 2) * geometry.scale
     for col in range(topology.n):
         total += abs(S.P[col]) * (1.0 if topology.rotational[col] else geometry.scale)
+    first = loads.point_links.shape[0]
+    for k in range(loads.moment_links.shape[0]):  # no force: a free moment counts by itself
+        moment = S.point_values[first + k]
+        total += np.sqrt(moment[0] ** 2 + moment[1] ** 2 + moment[2] ** 2)
     return total
 
 

@@ -150,6 +150,9 @@ class _Copy:
         for pf in model.point_forces:
             circle = None if pf.circle is None else (M @ pf.circle[0], pf.circle[1], M @ pf.circle[2])
             m.add_point_force(self.name(pf.name), self.link(pf.link), self.point(pf.at), _mapped(pf.force, M), circle)
+        # a moment is an axial vector: mirrored in y = 0 it is (-Mx, My, -Mz), det(M) M m
+        for lm in model.link_moments:
+            m.add_link_moment(self.name(lm.name), self.link(lm.link), _mapped(lm.moment, np.linalg.det(M) * M))
         self._add_bushings(m, include_shared)
 
     def _add_bushings(self, m: Mechanism, include_shared: bool):

@@ -51,8 +51,8 @@ on its symmetric part, :class:`loops.statics.EquilibriumResult`). Holding the lo
 material point at the design patch instead, the upright's pitch over the travel (castor
 change) would carry it off the patch by the loaded radius times the pitch: 1.1 to 1.6 % of a
 lateral load's steer at the shipped axle's +-40 mm (tests/test_kc_patch.py measures both). A
-case's moment is a couple of two forces at the wheel's points 1 m apart, turning with the
-wheel: its direction follows the wheel's small turns (a second-order change of the moment).
+case's moment is a free moment on the wheel's link (:meth:`mechanism.Mechanism.add_link_moment`,
+METHOD.md (E9)): constant in vehicle axes whatever the wheel's turns.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ _VARIANTS = {}
 def compliant_variant(susp, wheels=None) -> Suspension:
     """``susp`` in its compliant variant (a copy; ``susp`` is unchanged), with the force and
     moment of ``wheels`` (:class:`~loops.suspension.hardpoint_loads.WheelLoads`, or None) held
-    on each loaded link: the force at the wheel's point at the design contact patch or wheel
-    centre, the moment as a couple of two forces 1 m apart across it.
+    on each loaded link: the force at the contact patch or the wheel's centre (:func:`_held_forces`),
+    the moment as a free moment on the link.
 
     The copy is made once per suspension, state of its mechanism and held forces, and given
     again while its own mechanism is unchanged (a change to either mechanism makes a new one).
@@ -127,7 +127,10 @@ def compliant_variant(susp, wheels=None) -> Suspension:
     mechanism = copy.deepcopy(susp.mechanism)
     mechanism.use_bushings(True)
     for name, link, at, force, circle in held:
-        mechanism.add_point_force(name, link, at, force, circle)
+        if at is None:
+            mechanism.add_link_moment(name, link, force)
+        else:
+            mechanism.add_point_force(name, link, at, force, circle)
     variant = Suspension(mechanism, susp.corners, susp.vehicle, susp.units, susp.name)
     if len(_VARIANTS) >= 8:
         _VARIANTS.clear()
@@ -136,11 +139,12 @@ def compliant_variant(susp, wheels=None) -> Suspension:
 
 
 def _held_forces(susp, wheels):
-    """The point forces that hold ``wheels``' loads: a tuple of ``(name, link, at (3,), force
+    """The loads that hold ``wheels``' forces and moments: a tuple of ``(name, link, at (3,), force
     (3,), circle)``, plain floats (a key of :data:`_VARIANTS`). A force at the contact patch
     acts on the wheel's circle (centre, spin axis, loaded radius) at its point farthest down
     (:meth:`mechanism.Mechanism.add_point_force`, METHOD.md (E8)): the patch of :mod:`.wheel`
-    at every pose; one at the wheel centre, and a moment's couple, at the link's points."""
+    at every pose; one at the wheel centre at the link's point. A moment is ``(name, link,
+    None, moment (3,) N m, None)``: a free moment on the link (METHOD.md (E9))."""
     out = []
     for side in () if wheels is None else wheels.sides:
         design, corner = susp.design[side], susp.corners[side]
@@ -154,13 +158,8 @@ def _held_forces(susp, wheels):
             out.append((f"case_{side}", link, design.centre if circle else at, wheels.force[side], circle))
         moment = wheels.moment[side]
         if np.any(moment):
-            # M = 2 a x f with a perpendicular to M, |a| = 0.5 m: f = M x a / (2 |a|^2)
-            across = np.cross(moment, wheels.axes[side][np.argmin(np.abs(wheels.axes[side] @ moment))])
-            a = 0.5 * across / np.linalg.norm(across)
-            f = np.cross(moment, a) / (2.0 * a @ a)
-            out.append((f"case_moment_{side}_a", link, at + a, f, None))
-            out.append((f"case_moment_{side}_b", link, at - a, -f, None))
-    return tuple((name, link, tuple(map(float, at)), tuple(map(float, force)), circle)
+            out.append((f"case_moment_{side}", link, None, moment, None))
+    return tuple((name, link, None if at is None else tuple(map(float, at)), tuple(map(float, force)), circle)
                  for name, link, at, force, circle in out)
 
 
