@@ -19,7 +19,10 @@ def _flat(a, width):
     array: numba types one apart from a writable array and would compile the kernel once for
     each), and the leading shape."""
     a = np.asarray(a, dtype=float)
-    return np.require(a.reshape((-1,) + width), float, "CW"), a.shape[:a.ndim - len(width)]
+    flat = a.reshape((-1,) + width)
+    if not (flat.flags.c_contiguous and flat.flags.writeable):
+        flat = np.array(flat, order="C")  # not np.require: its own overhead is most of a small call's
+    return flat, a.shape[:a.ndim - len(width)]
 
 
 def _to(a, shape):
