@@ -118,6 +118,10 @@ class Analysis:
         analyses, :mod:`.compliance`); others are refused, saying how to add them. A design study
         of it runs its variants one by one (each an equilibrium of its own; the variants' batched
         walk is kinematic), and it alone takes bushing rates among a study's parameters
+    compiles_first : the command line compiles its kernels on a cold cache whatever the job's
+        size (the load and compliance analyses: as plain Python an equilibrium or an inverse
+        dynamics costs about 0.2 s a position); a kinematic analysis's small job runs them as
+        plain Python instead (:mod:`dynamics.cli.kernel_mode`)
     """
 
     name: str
@@ -135,6 +139,7 @@ class Analysis:
     notes: dict = field(default_factory=dict)
     catalogue: bool = True
     bushings: bool = False
+    compiles_first: bool = False
 
     def run(self, suspension, **inputs):
         """The analysis of ``suspension`` with ``inputs`` (SI; ``travel_at``, ``tolerance``)."""
@@ -202,7 +207,7 @@ ANALYSES = {a.name: a for a in (
               Input("scale", "--scale", "dimensionless", "the fractions of the case", required=False,
                     help="loads held by the spring: the fractions of the case applied in turn, START:STOP:STEP "
                     "(default 1: the whole case)")),
-             (), study=False, sensitivities=False, catalogue=False),
+             (), study=False, sensitivities=False, catalogue=False, compiles_first=True),
     Analysis("compliance", "compliance", "compliance:compliance",
              "compliance steer and camber (per kN, per 100 N m), wheel-centre and patch stiffness over wheel travel, "
              "exact from the linearised equilibrium of the model's bushings (--case: about a loaded state)",
@@ -212,13 +217,13 @@ ANALYSES = {a.name: a for a in (
               "compliance_camber_longitudinal_patch", "compliance_steer_longitudinal_centre",
               "compliance_camber_longitudinal_centre", "compliance_steer_aligning", "compliance_camber_aligning",
               "lateral_stiffness_patch", "longitudinal_stiffness_patch"),
-             sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True),
+             sensitivities=BUSHING_RATES, optimise=True, catalogue=False, bushings=True, compiles_first=True),
     Analysis("kc", "K&C curves", "compliance:kc_curves",
              "K&C curves: toe and camber over wheel travel under the constant load --case (the bushings' compliant "
              "variant) beside the rigid curve",
              (replace(_TRAVEL, plan=None), Input("case", "--case", "text", "the load case")),
              ("toe", "camber", "toe_change", "camber_change"), study=False, sensitivities=False, catalogue=False,
-             bushings=True),
+             bushings=True, compiles_first=True),
 )}
 
 

@@ -23,10 +23,6 @@ NAME = "suspension"
 HELP = "suspension analysis of corner or axle files: metric CSV and sheet"
 #: The analyses of ``--analysis``, as the command line names them (the registry's).
 ANALYSIS_CHOICES = tuple(ANALYSES)
-#: The analyses whose small jobs may run their kernels as plain Python on a cold cache
-#: (:func:`small_job`): the kinematic ones. The load and compliance analyses solve an
-#: equilibrium at every position, about 0.2 s a position as plain Python: they compile.
-INTERPRETED_ANALYSES = ("parallel", "opposite", "roll", "steering", "combined", "pitch")
 
 
 def input_options(study=False):
@@ -115,14 +111,15 @@ def _given_option(args, option):
 
 
 def small_job(args) -> bool:
-    """True for a kinematic analysis (:data:`INTERPRETED_ANALYSES`) of at most
-    :data:`~loops.cli.arguments.SMALL_JOB_POSITIONS` positions in all its model files (the
-    product of its ranges' sizes: its kernels may run as plain Python on a cold cache,
-    :mod:`dynamics.cli.kernel_mode`)."""
-    if args.analysis not in INTERPRETED_ANALYSES:
+    """True for an analysis that does not compile first (``Analysis.compiles_first``: the
+    kinematic ones) of at most :data:`~loops.cli.arguments.SMALL_JOB_POSITIONS` positions in all
+    its model files (the product of its ranges' sizes: its kernels may run as plain Python on a
+    cold cache, :mod:`dynamics.cli.kernel_mode`)."""
+    chosen = ANALYSES.get(args.analysis)  # None without --analysis (a hardpoint export): no sweep to weigh
+    if chosen is None or chosen.compiles_first:
         return False
     positions = len(args.model)
-    for item in ANALYSES[args.analysis].inputs:
+    for item in chosen.inputs:
         text = _given(args, item)
         if text is not None and item.quantity != "model":  # a single value counts 1
             count = positions_of(text, item.option)
