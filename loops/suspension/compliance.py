@@ -148,14 +148,13 @@ def _held_forces(susp, wheels):
     out = []
     for side in () if wheels is None else wheels.sides:
         design, corner = susp.design[side], susp.corners[side]
-        at = design.patch if wheels.case.at == "contact-patch" else design.centre
         link = wheels.link[side]
         if np.any(wheels.force[side]):
-            circle = None
+            circle = None  # at the wheel centre, a point of the link
             if wheels.case.at == "contact-patch":
                 down = tuple(map(float, -np.asarray(corner.axes[2])))
                 circle = (tuple(map(float, design.spin)), float(corner.wheel_radius), down)
-            out.append((f"case_{side}", link, design.centre if circle else at, wheels.force[side], circle))
+            out.append((f"case_{side}", link, design.centre, wheels.force[side], circle))
         moment = wheels.moment[side]
         if np.any(moment):
             out.append((f"case_moment_{side}", link, None, moment, None))
