@@ -45,10 +45,10 @@ Setting up a cluster
   entries to every worker with what the chunks share (:mod:`loops.kernel_shipping`, about
   2 MB for a corner's walk), and a worker whose cache lacks them writes them into its own
   cache before its first task and loads them. A new worker's first task of the README's
-  study takes 0.8 s of its processor time, where compiling took half a minute. This needs the
-  same kinematrix kernel sources, Python, numba and llvmlite on the worker and a CPU numba
-  compiles alike (its name and features); otherwise, or if anything fails on the way, the
-  worker compiles on its first task as before (half a minute to a minute with the GIL held:
+  study takes 0.7 to 0.8 s of its processor time, where compiling took half a minute. This
+  needs the same kinematrix kernel sources, Python, numba and llvmlite on the worker and a
+  CPU numba compiles alike (its name and features); otherwise, or if anything fails on the
+  way, the worker compiles on its first task as before (half a minute to a minute with the GIL held:
   Dask may warn that the worker's event loop was unresponsive; the worker's other threads
   wait for it, and later tasks and restarted workers load the cache in a second). Warm such
   a cluster with a small study (a few variants per worker), or give its workers a shared,
