@@ -1,11 +1,11 @@
 """Compiled kernels sent from a process to the Dask workers of its study, so that a new worker
-loads them where it would compile them (about 40 s of one core for the walk).
+loads them where it would compile them (half a minute of one core for a corner's walk).
 
 The process that submits a study has just run its nominal design, so numba's disk cache holds
 the kernels the study's tasks call, and the process has loaded them. :func:`kernels_to_ship`
 reads, for every kernel the process has loaded (a numba dispatcher with compiled code in a
-module of a kernel package: ``loops.kernels``, ``dynamics.kernels``), the entries
-of its cache for the argument types it has loaded; :func:`run_with_kernels`, a worker's task,
+module of a kernel package: ``loops.kernels``, ``dynamics.kernels``), the entries of its
+cache for the argument types it has loaded; :func:`run_with_kernels`, a worker's task,
 writes them into the worker's own cache before the task's first call
 (:func:`install_kernels`, once per process), where the worker has not loaded that kernel yet
 and its cache lacks the entry. The worker then loads them as it loads any cached kernel.
@@ -18,8 +18,8 @@ What makes a shipped entry right for the worker:
 * the key does not cover the kernels a kernel calls or inlines from other files, nor the
   Python, numba or llvmlite that compiled it; so entries are written only where the worker's
   kernel package has the sender's digest (numba's version and the sources of the package and
-  of those it builds on, :func:`loops.kernels.cache_stamp.package_digest`) and the worker runs the same Python, numba and
-  llvmlite versions. Otherwise nothing is written and the worker compiles, as before;
+  of those it builds on, :func:`loops.kernels.cache_stamp.package_digest`) and the worker
+  runs the same Python, numba and llvmlite versions. Otherwise nothing is written and the worker compiles, as before;
 * the index an entry goes into is stamped with the worker's own source file (its time and
   size), through the worker's cache objects: the entry is valid for the worker's installation.
 
@@ -32,8 +32,8 @@ numba offers no public API for this: the private names used are ``Dispatcher._ca
 ``FunctionCache``), its ``_cache_file`` (an ``IndexDataCacheFile``) and that object's
 ``_load_index``, ``_save_index``, ``_save_data`` and ``_data_name``, here and nowhere else
 (``tests/test_kernel_shipping.py`` checks that a numba without them costs the compile only).
-This module imports numba only inside its functions, and only in a process that has
-loaded a kernel.
+This module imports numba only inside its functions: in a sending process that has imported
+it already, and in a worker about to run kernels.
 """
 
 from __future__ import annotations
