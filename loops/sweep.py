@@ -21,6 +21,7 @@ of reach, or a walk longer than :data:`loops.continuation.MAX_STEPS` steps. Ctrl
 from __future__ import annotations
 
 import functools
+import math
 import sys
 
 import numpy as np
@@ -29,8 +30,8 @@ from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 
 from .compiled import compile_model
 from .configuration import evaluate
-from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERANCE, MIN_TOLERANCE, Walk,
-                           WalkStopped, closure_tolerance)
+from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERANCE, MIN_TOLERANCE, SpareWalks,
+                           Walk, WalkStopped, closure_tolerance)
 from .held import DependentDrivers, held_freedoms
 from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
@@ -65,6 +66,9 @@ def per_position(values, names, count, what):
     for name, value in values.items():
         if name not in names:
             raise ModelError(f"{what} {name!r}", f"not a driver of this sweep (drivers: {', '.join(names)})")
+        if type(value) is float and math.isfinite(value):  # a plain number: no array to make of it first
+            out[name] = np.full(count, value)
+            continue
         arr = _numbers(value, f"{what} {name!r}")
         if arr.ndim == 0:
             arr = np.full(count, float(arr))
@@ -86,7 +90,9 @@ def driver_table(drivers):
             hash(name)
         except TypeError:
             raise ModelError("drivers", f"a driver name must be a string, got {type(name).__name__}") from None
-        arr = np.atleast_1d(_numbers(values, f"driver {name!r}"))
+        arr = _numbers(values, f"driver {name!r}")
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
         if arr.ndim != 1 or not np.isfinite(arr).all():
             raise ModelError(f"driver {name!r}", "values must be a finite 1-D sequence")
         if not len(arr):
@@ -98,6 +104,8 @@ def driver_table(drivers):
     if len(lengths) > 1:
         raise ModelError("drivers", f"driver value arrays differ in length: {sorted(lengths)}")
     count = lengths.pop() if lengths else 1
+    if len(arrays) == 1:
+        return list(arrays), arr.reshape(count, 1)  # arr: _numbers' own copy
     table = np.empty((count, len(arrays)))
     for k, arr in enumerate(arrays.values()):
         table[:, k] = arr  # a single value stands for every position
@@ -124,13 +132,17 @@ def _describe(system, names, cols, values):
 def _check_span(system, names, driven, start, table):
     """Refuse, before walking, drivers that travel farther than one walk can go: at most
     MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes)."""
-    scale = system.column_scale[driven]
+    reach = MAX_STEPS * MAX_MOTION
+    scale = _driven_scale(system, driven.tobytes())
+    # The travel is at most 2 count times the largest distance from the start: within the reach, no sum needed.
+    farthest = np.abs(table - start[driven]).max(axis=0)
+    if (farthest * (2 * len(table)) <= reach * scale).all():
+        return
     path = np.empty((len(table) + 1, len(driven)))
     path[0] = start[driven]
     path[1:] = table
     path /= scale
     travel = np.abs(path[1:] - path[:-1]).sum(axis=0)
-    reach = MAX_STEPS * MAX_MOTION
     worst = int(np.argmax(travel))
     if travel[worst] > reach:
         units = system.model.units
@@ -140,6 +152,15 @@ def _check_span(system, names, driven, start, table):
                          f"({MAX_STEPS} steps of at most {MAX_MOTION:g} rad, or {MAX_MOTION:g} times the mechanism's "
                          "size for a slide: "
                          f"{units.show(reach * scale[worst], dimension)}); sweep a shorter range")
+
+
+@functools.lru_cache(maxsize=256)
+def _driven_scale(system, driven):
+    """The column scale (:attr:`~loops.compiled.CompiledSystem.column_scale`) of the ``driven``
+    columns (int64 bytes), read-only."""
+    scale = system.column_scale[np.frombuffer(driven, dtype=np.int64)]
+    scale.setflags(write=False)
+    return scale
 
 
 def _held(system, start, driven, hold):
@@ -226,10 +247,12 @@ def _held_at_reference(system, driven, hold):
 
 
 @functools.lru_cache(maxsize=256)
-def _walk_at_reference(system, columns, tolerance):
-    """The walk standing on the reference assembly with the driven and held ``columns`` (int64
-    bytes), closed and factorized: each sweep walks a copy of it."""
-    return Walk(system, np.frombuffer(columns, dtype=np.int64).copy(), _reference(system)[0], tolerance=tolerance)
+def _walks_at_reference(system, columns, tolerance):
+    """Walks standing on the reference assembly with the driven and held ``columns`` (int64
+    bytes), closed and factorized (:class:`~loops.continuation.SpareWalks`): each sweep takes
+    one and gives it back when done."""
+    return SpareWalks(Walk(system, np.frombuffer(columns, dtype=np.int64).copy(), _reference(system)[0],
+                           tolerance=tolerance))
 
 
 def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, tolerance=DEFAULT_TOLERANCE,
@@ -290,12 +313,16 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     moves = _moves(names, table, q0[held], speed, accel)
     out = SweepOutputs(system, count, len(columns))
     try:
-        walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
+        walks = _walks_at_reference(system, columns.tobytes(), tolerance)
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
-    _walk_through(system, names, driven, table, walk, moves, out, held_names, progress)
+    walk = walks.take()
+    try:
+        _walk_through(system, names, driven, table, walk, moves, out, held_names, progress)
+    finally:
+        walks.give(walk)
     return out.result(system, names, held_names, count)
 
 
