@@ -129,17 +129,17 @@ def _describe(system, names, cols, values):
     return system.describe(cols, values, names)
 
 
-def _check_span(system, names, driven, start, table):
+def _check_span(system, names, driven, table):
     """Refuse, before walking, drivers that travel farther than one walk can go: at most
-    MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes)."""
+    MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes),
+    from the reference assembly through the rows of ``table``."""
     reach = MAX_STEPS * MAX_MOTION
-    scale = _driven_scale(system, driven.tobytes())
+    _, scale, start, nearest = _driven_columns(system, tuple(names))
     # The travel is at most 2 count times the largest distance from the start: within the reach, no sum needed.
-    farthest = np.abs(table - start[driven]).max(axis=0)
-    if (farthest * (2 * len(table)) <= reach * scale).all():
+    if np.abs(table - start).max() * (2 * len(table)) <= nearest:
         return
     path = np.empty((len(table) + 1, len(driven)))
-    path[0] = start[driven]
+    path[0] = start
     path[1:] = table
     path /= scale
     travel = np.abs(path[1:] - path[:-1]).sum(axis=0)
@@ -155,26 +155,40 @@ def _check_span(system, names, driven, start, table):
 
 
 @functools.lru_cache(maxsize=256)
-def _driven_scale(system, driven):
-    """The column scale (:attr:`~loops.compiled.CompiledSystem.column_scale`) of the ``driven``
-    columns (int64 bytes), read-only."""
-    scale = system.column_scale[np.frombuffer(driven, dtype=np.int64)]
-    scale.setflags(write=False)
-    return scale
+def _driven_columns(system, names):
+    """The columns of the driver ``names`` (a tuple; :meth:`~loops.compiled.CompiledSystem.
+    driver_columns`, which refuses what is no driver) with what a sweep's span check reads:
+    ``(columns, their column scale, their values at the reference assembly, the smallest
+    reach of a walk in their units)``, arrays read-only."""
+    driven = system.driver_columns(list(names))
+    scale = system.column_scale[driven]
+    start = _reference(system)[0][driven]
+    for array in (driven, scale, start):
+        array.setflags(write=False)
+    return driven, scale, start, float(MAX_STEPS * MAX_MOTION * scale.min())
 
 
 def _held(system, start, driven, hold):
-    """The held columns at the reference assembly ``start`` (cached per drivers and ``hold``;
-    a ``hold`` that is no sequence of names goes to :func:`loops.held.held_freedoms` to be
-    refused there)."""
+    """The held columns at the reference assembly ``start`` and what a sweep makes of them
+    (:func:`_with_held`), cached per drivers and ``hold``; a ``hold`` that is no sequence of
+    names goes to :func:`loops.held.held_freedoms` to be refused there."""
     key = None
     if hold is not None:
         try:
             key = (hold,) if isinstance(hold, str) else tuple(hold)
             hash(key)
         except TypeError:
-            return held_freedoms(system, start, driven, hold)
+            return _with_held(system, driven, held_freedoms(system, start, driven, hold))
     return _held_at_reference(system, np.asarray(driven, dtype=np.int64).tobytes(), key)
+
+
+def _with_held(system, driven, held):
+    """``(held names, the driven and held columns as int64 bytes, the held values at the reference
+    assembly)`` of the ``held`` columns (a tuple, bytes and a read-only array)."""
+    values = _reference(system)[0][held]
+    values.setflags(write=False)
+    columns = np.concatenate([driven, held]).astype(np.int64).tobytes()
+    return tuple(system.variable_names[c] for c in held), columns, values
 
 
 def _check_memory(system, count, tangents):
@@ -240,10 +254,9 @@ def _reference_error(system):
 def _held_at_reference(system, driven, hold):
     """:func:`loops.held.held_freedoms` at the reference assembly for the ``driven`` columns
     (int64 bytes) and the ``hold`` names (a tuple, or None), read-only."""
-    held = held_freedoms(system, _reference(system)[1], np.frombuffer(driven, dtype=np.int64),
-                         None if hold is None else list(hold))
-    held.setflags(write=False)
-    return held
+    driven = np.frombuffer(driven, dtype=np.int64)
+    return _with_held(system, driven, held_freedoms(system, _reference(system)[1], driven,
+                                                     None if hold is None else list(hold)))
 
 
 @functools.lru_cache(maxsize=256)
@@ -298,22 +311,20 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     tolerance = closure_tolerance(tolerance)
     system = compile_model(model)
     names, table = driver_table(drivers)
-    driven = system.driver_columns(names)
+    driven = _driven_columns(system, tuple(names))[0]
     count = len(table)
     speed = per_position(speeds, names, count, "speed")
     accel = per_position(accelerations, names, count, "acceleration")
 
-    q0, start = _reference(system)
-    _check_span(system, names, driven, q0, table)
+    _check_span(system, names, driven, table)
     _check_memory(system, count, len(driven))
-    held = _held_or_stop(system, names, driven, table, start, hold, tolerance)
-    held_names = [system.variable_names[c] for c in held]
-    columns = np.concatenate([driven, held]).astype(np.int64)
-    _check_memory(system, count, len(columns))
-    moves = _moves(names, table, q0[held], speed, accel)
-    out = SweepOutputs(system, count, len(columns))
+    held_names, columns, held_values = _held_or_stop(system, names, driven, table, hold, tolerance)
+    held_names = list(held_names)
+    _check_memory(system, count, len(driven) + len(held_names))
+    moves = _moves(names, table, held_values, speed, accel)
+    out = SweepOutputs(system, count, len(driven) + len(held_names))
     try:
-        walks = _walks_at_reference(system, columns.tobytes(), tolerance)
+        walks = _walks_at_reference(system, columns, tolerance)
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
@@ -333,7 +344,8 @@ def _moves(names, table, held_values, speed, accel):
     count, d = table.shape
     targets, rates, second = np.zeros((3, count, d + len(held_values)))
     targets[:, :d] = table
-    targets[:, d:] = held_values
+    if len(held_values):
+        targets[:, d:] = held_values
     for k, name in enumerate(names):
         if name in speed:
             rates[:, k] = speed[name]
@@ -342,10 +354,11 @@ def _moves(names, table, held_values, speed, accel):
     return targets, rates, second
 
 
-def _held_or_stop(system, names, driven, table, start, hold, tolerance):
-    """The held columns of a sweep from the reference assembly ``start`` (:func:`_reference`'s);
-    raises SweepStopped (with an empty result) when that assembly does not close or the drivers
-    do not move it independently there."""
+def _held_or_stop(system, names, driven, table, hold, tolerance):
+    """The held columns of a sweep from the reference assembly (:func:`_reference`), as
+    :func:`_with_held` gives them; raises SweepStopped (with an empty result) when that
+    assembly does not close or the drivers do not move it independently there."""
+    start = _reference(system)[1]
     error = _reference_error(system)
     if error > max(tolerance, 1e-8):
         loop = worst_loop(system, start)
