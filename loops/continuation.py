@@ -439,16 +439,19 @@ _SPARE_KEYS = ("_buffer", "_standing")
 class SpareWalks:
     """Walks standing where ``walk`` stands, to walk from there again and again (a sweep from
     the reference assembly): :meth:`take` gives one, by one copy of a buffer when a walk given
-    back (:meth:`give`) is at hand, else as a new packed copy. ``walk`` itself never moves."""
+    back (:meth:`give`) is at hand, else as a new packed copy (:meth:`Walk._packed`). The
+    packed copy of ``walk`` they are put back to is never walked."""
 
-    #: Walks kept for the next takers (more are copied anew; a thread's sweep holds one).
-    KEPT = 2
+    #: Walks kept for the next takers: one serves sweeps one after another; sweeps at the same
+    #: time in other threads copy their own (a walk of a large model is megabytes).
+    KEPT = 1
 
     def __init__(self, walk):
         self._start = walk._packed()
         self._spare = []
 
     def take(self) -> Walk:
+        """A walk standing where ``walk`` stood, the caller's alone until it gives it back."""
         try:
             walk = self._spare.pop()
         except IndexError:
