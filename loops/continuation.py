@@ -368,8 +368,8 @@ class Walk:
         steps. Returns ``(index reached, done)``; raises :class:`WalkStopped` at a stop."""
         k = self._kernels
         system = self.system
-        self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-        record = WalkRecord(*(out[field] for field in WalkRecord._fields))
+        self.counters[STEP_BUDGET] = min(int(self.counters[STEPS_TAKEN]) + STEPS_PER_CALL, MAX_STEPS)
+        record = WalkRecord._make(map(out.__getitem__, WalkRecord._fields))
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
                                          accelerations, first, k.RECORD, self.params, self.counters, self.diagnostics,
                                          record)

@@ -229,11 +229,9 @@ class SweepOutputs(dict):
 
     def result(self, system, names, held, reached, stop_reason=None):
         """The record of the first ``reached`` positions (the arrays themselves when all were)."""
-        def part(key):
-            return self[key] if reached == self.count else self[key][:reached].copy()
-
-        return SweepResult(system, names, part("q"), part("q_dot"), part("q_ddot"), part("T"), part("V"), part("A"),
-                           held=held, stop_reason=stop_reason, rotations=part("rotations"), tangents=part("G"))
+        part = self if reached == self.count else {key: value[:reached].copy() for key, value in self.items()}
+        return SweepResult(system, names, part["q"], part["q_dot"], part["q_ddot"], part["T"], part["V"], part["A"],
+                           held=held, stop_reason=stop_reason, rotations=part["rotations"], tangents=part["G"])
 
 
 @functools.lru_cache(maxsize=64)
