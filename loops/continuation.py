@@ -32,7 +32,7 @@ from .rates import empty_record
 
 __all__ = ["DEFAULT_TOLERANCE", "MAX_TOLERANCE", "MIN_TOLERANCE", "closure_tolerance", "MAX_ITERATIONS",
            "iteration_count", "MAX_MOTION", "MAX_CORRECTION_RATIO", "DEAD_POINT_CONDITIONING", "MAX_HALVINGS",
-           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "walk_parameters"]
+           "MAX_STEPS", "TRUSTED_CONDITIONING", "Walk", "WalkStopped", "SpareWalks", "walk_parameters"]
 
 #: Default closure tolerance: rotation defect (rad) and gap relative to the mechanism's size.
 DEFAULT_TOLERANCE = 1e-10
@@ -221,10 +221,49 @@ class Walk:
 
     def copy(self) -> "Walk":
         """An independent walk standing where this one stands (its arrays copied; the compiled
-        system and the square block, read-only, shared)."""
+        system, the square block and whatever else holds no writable number, shared)."""
+        plan = self.__dict__.get("_copy_plan")
+        if plan is None:
+            plan = self._copy_plan = [(key, _copy_plan(value)) for key, value in self.__dict__.items()
+                                      if key not in _SPARE_KEYS]
+            plan[:] = [(key, how) for key, how in plan if how is not None]
         other = object.__new__(Walk)
-        other.__dict__.update({key: _copied(value) for key, value in self.__dict__.items()})
+        values = {key: value for key, value in self.__dict__.items() if key not in _SPARE_KEYS}
+        for key, how in plan:
+            value = values[key]
+            values[key] = value.copy() if how is True else _copied(value, how)
+        other.__dict__ = values
         return other
+
+    def _packed(self) -> "Walk":
+        """A copy (:meth:`copy`) whose copied arrays are views of one buffer, laid out the same
+        for every packed copy of one walk: :meth:`_stand_as` puts it where another stands by one
+        copy of that buffer (:class:`SpareWalks`)."""
+        other = self.copy()
+        plan = self.__dict__["_copy_plan"]
+        leaves = []
+        for key, how in plan:
+            _leaves(getattr(other, key), how, leaves)
+        offsets = np.cumsum([0] + [-(-leaf.nbytes // 64) * 64 for leaf in leaves])  # 64-byte aligned
+        size = int(offsets[-1])
+        whole = np.empty(size + 64, dtype=np.uint8)
+        skip = -whole.ctypes.data % 64
+        buffer = whole[skip:skip + size]
+        views = [buffer[start:start + leaf.nbytes].view(leaf.dtype).reshape(leaf.shape)
+                 for start, leaf in zip(offsets[:-1].tolist(), leaves)]
+        for view, leaf in zip(views, leaves):
+            view[...] = leaf
+        views = iter(views)
+        for key, how in plan:
+            setattr(other, key, _rebuilt(getattr(other, key), how, views))
+        other._buffer = buffer
+        other._standing = dict(other.__dict__)
+        return other
+
+    def _stand_as(self, other):
+        """Stand where ``other`` stands, both packed copies of one walk (:meth:`_packed`)."""
+        np.copyto(self._buffer, other._buffer)
+        self.__dict__.update(self._standing)
 
     def rechoose_rows(self):
         """Choose the square block's rows anew at the current position (the rows chosen before
@@ -329,8 +368,8 @@ class Walk:
         steps. Returns ``(index reached, done)``; raises :class:`WalkStopped` at a stop."""
         k = self._kernels
         system = self.system
-        self.counters[STEP_BUDGET] = min(self.counters[STEPS_TAKEN] + STEPS_PER_CALL, MAX_STEPS)
-        record = WalkRecord(*(out[field] for field in WalkRecord._fields))
+        self.counters[STEP_BUDGET] = min(int(self.counters[STEPS_TAKEN]) + STEPS_PER_CALL, MAX_STEPS)
+        record = WalkRecord._make(map(out.__getitem__, WalkRecord._fields))
         index, status = k.walk_positions(system.topology, system.geometry, self.block, self.state(), targets, speeds,
                                          accelerations, first, k.RECORD, self.params, self.counters, self.diagnostics,
                                          record)
@@ -355,11 +394,72 @@ class Walk:
                             int(self.diagnostics[LAST_ITERATIONS]))
 
 
-def _copied(value):
-    """A copy of a walk's attribute: arrays and named tuples of them copied, the rest shared."""
+def _copy_plan(value):
+    """How :meth:`Walk.copy` copies an attribute ``value`` of a walk, worked out once per walk:
+    None to share it (no array in it can be written: read-only or empty), True to copy an
+    array, ``(kind, parts)`` for a named tuple of arrays with each field's plan."""
     if isinstance(value, np.ndarray):
-        return value.copy() if value.flags.writeable else value
+        return True if value.flags.writeable and value.size else None
     kind = type(value)
     if issubclass(kind, tuple) and hasattr(kind, "_fields"):
-        return kind(*[_copied(v) for v in value])
-    return value
+        parts = [_copy_plan(v) for v in value]
+        return None if all(part is None for part in parts) else (kind, parts)
+    return None
+
+
+def _copied(value, plan):
+    """A copy of the named tuple ``value`` by its :func:`_copy_plan` ``(kind, parts)``."""
+    kind, parts = plan
+    return kind._make([v if part is None else v.copy() if part is True else _copied(v, part)
+                       for v, part in zip(value, parts)])
+
+
+def _leaves(value, plan, out):
+    """The arrays of ``value`` its :func:`_copy_plan` ``plan`` copies, in order, appended to ``out``."""
+    if plan is True:
+        out.append(value)
+        return
+    for v, part in zip(value, plan[1]):
+        if part is not None:
+            _leaves(v, part, out)
+
+
+def _rebuilt(value, plan, views):
+    """``value`` with the arrays its ``plan`` copies taken from the iterator ``views`` in order."""
+    if plan is True:
+        return next(views)
+    kind, parts = plan
+    return kind._make([v if part is None else _rebuilt(v, part, views) for v, part in zip(value, parts)])
+
+
+#: A packed walk's own attributes (:meth:`Walk._packed`), which a copy does not take.
+_SPARE_KEYS = ("_buffer", "_standing")
+
+
+class SpareWalks:
+    """Walks standing where ``walk`` stands, to walk from there again and again (a sweep from
+    the reference assembly): :meth:`take` gives one, by one copy of a buffer when a walk given
+    back (:meth:`give`) is at hand, else as a new packed copy (:meth:`Walk._packed`). The
+    packed copy of ``walk`` they are put back to is never walked."""
+
+    #: Walks kept for the next takers: one serves sweeps one after another; sweeps at the same
+    #: time in other threads copy their own (a walk of a large model is megabytes).
+    KEPT = 1
+
+    def __init__(self, walk):
+        self._start = walk._packed()
+        self._spare = []
+
+    def take(self) -> Walk:
+        """A walk standing where ``walk`` stood, the caller's alone until it gives it back."""
+        try:
+            walk = self._spare.pop()
+        except IndexError:
+            return self._start._packed()
+        walk._stand_as(self._start)
+        return walk
+
+    def give(self, walk):
+        """Keep ``walk`` (one :meth:`take` gave) for a later taker; its caller is done with it."""
+        if len(self._spare) < self.KEPT:
+            self._spare.append(walk)

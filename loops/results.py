@@ -12,6 +12,7 @@ spherical pair's rotation vector passes a half turn, without jumps).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from dataclasses import dataclass
 
@@ -88,6 +89,14 @@ def write_columns(path, columns, units, note=None, count=0):
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def _names(system, drivers):
+    """A record's variable names (``drivers`` first, then the other public variables of
+    ``system``) and point names, as tuples: the same for every record of one system."""
+    public = system.public_variables()
+    return tuple(drivers) + tuple(v for v in public if v not in drivers), tuple(p.name for p in system.model.points)
+
+
 class Trajectory:
     """Positions of a mechanism with their rates: the record every analysis returns.
 
@@ -122,9 +131,9 @@ class Trajectory:
         self._poses, self._velocities, self._accelerations = poses, velocities, accelerations
         self._rotations, self._tangents = rotations, tangents
         self.stop_reason = stop_reason
-        public = system.public_variables()
-        self.variable_names = self.drivers + [v for v in public if v not in self.drivers]
-        self.point_names = [p.name for p in self.model.points]
+        variable_names, point_names = _names(system, tuple(self.drivers))
+        self.variable_names = list(variable_names)
+        self.point_names = list(point_names)
         self.metrics: dict[str, Column] = {}
         for array in (q, q_dot, q_ddot, poses, velocities, accelerations):
             array.setflags(write=False)

@@ -21,6 +21,7 @@ of reach, or a walk longer than :data:`loops.continuation.MAX_STEPS` steps. Ctrl
 from __future__ import annotations
 
 import functools
+import math
 import sys
 
 import numpy as np
@@ -29,8 +30,8 @@ from mechanism.errors import ModelError, SweepInterrupted, SweepStopped
 
 from .compiled import compile_model
 from .configuration import evaluate
-from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERANCE, MIN_TOLERANCE, Walk,
-                           WalkStopped, closure_tolerance)
+from .continuation import (DEFAULT_TOLERANCE, MAX_MOTION, MAX_STEPS, MAX_TOLERANCE, MIN_TOLERANCE, SpareWalks,
+                           Walk, WalkStopped, closure_tolerance)
 from .held import DependentDrivers, held_freedoms
 from .newton import worst_loop
 from .results import MAX_RECORD_BYTES, SweepResult, record_bytes
@@ -65,6 +66,9 @@ def per_position(values, names, count, what):
     for name, value in values.items():
         if name not in names:
             raise ModelError(f"{what} {name!r}", f"not a driver of this sweep (drivers: {', '.join(names)})")
+        if type(value) is float and math.isfinite(value):  # a plain number: no array to make of it first
+            out[name] = np.full(count, value)
+            continue
         arr = _numbers(value, f"{what} {name!r}")
         if arr.ndim == 0:
             arr = np.full(count, float(arr))
@@ -86,7 +90,9 @@ def driver_table(drivers):
             hash(name)
         except TypeError:
             raise ModelError("drivers", f"a driver name must be a string, got {type(name).__name__}") from None
-        arr = np.atleast_1d(_numbers(values, f"driver {name!r}"))
+        arr = _numbers(values, f"driver {name!r}")
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
         if arr.ndim != 1 or not np.isfinite(arr).all():
             raise ModelError(f"driver {name!r}", "values must be a finite 1-D sequence")
         if not len(arr):
@@ -98,6 +104,8 @@ def driver_table(drivers):
     if len(lengths) > 1:
         raise ModelError("drivers", f"driver value arrays differ in length: {sorted(lengths)}")
     count = lengths.pop() if lengths else 1
+    if len(arrays) == 1:
+        return list(arrays), arr.reshape(count, 1)  # arr: _numbers' own copy
     table = np.empty((count, len(arrays)))
     for k, arr in enumerate(arrays.values()):
         table[:, k] = arr  # a single value stands for every position
@@ -121,16 +129,20 @@ def _describe(system, names, cols, values):
     return system.describe(cols, values, names)
 
 
-def _check_span(system, names, driven, start, table):
+def _check_span(system, names, driven, table):
     """Refuse, before walking, drivers that travel farther than one walk can go: at most
-    MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes)."""
-    scale = system.column_scale[driven]
+    MAX_STEPS continuation steps, each moving a driver at most MAX_MOTION (rad, or sizes),
+    from the reference assembly through the rows of ``table``."""
+    reach = MAX_STEPS * MAX_MOTION
+    _, scale, start, nearest = _driven_columns(system, tuple(names))
+    # The travel is at most 2 count times the largest distance from the start: within the reach, no sum needed.
+    if np.abs(table - start).max() * (2 * len(table)) <= nearest:
+        return
     path = np.empty((len(table) + 1, len(driven)))
-    path[0] = start[driven]
+    path[0] = start
     path[1:] = table
     path /= scale
     travel = np.abs(path[1:] - path[:-1]).sum(axis=0)
-    reach = MAX_STEPS * MAX_MOTION
     worst = int(np.argmax(travel))
     if travel[worst] > reach:
         units = system.model.units
@@ -142,18 +154,41 @@ def _check_span(system, names, driven, start, table):
                          f"{units.show(reach * scale[worst], dimension)}); sweep a shorter range")
 
 
+@functools.lru_cache(maxsize=256)
+def _driven_columns(system, names):
+    """The columns of the driver ``names`` (a tuple; :meth:`~loops.compiled.CompiledSystem.
+    driver_columns`, which refuses what is no driver) with what a sweep's span check reads:
+    ``(columns, their column scale, their values at the reference assembly, the smallest
+    reach of a walk in their units)``, arrays read-only."""
+    driven = system.driver_columns(list(names))
+    scale = system.column_scale[driven]
+    start = _reference(system)[0][driven]
+    for array in (driven, scale, start):
+        array.setflags(write=False)
+    return driven, scale, start, float(MAX_STEPS * MAX_MOTION * scale.min())
+
+
 def _held(system, start, driven, hold):
-    """The held columns at the reference assembly ``start`` (cached per drivers and ``hold``;
-    a ``hold`` that is no sequence of names goes to :func:`loops.held.held_freedoms` to be
-    refused there)."""
+    """The held columns at the reference assembly ``start`` and what a sweep makes of them
+    (:func:`_with_held`), cached per drivers and ``hold``; a ``hold`` that is no sequence of
+    names goes to :func:`loops.held.held_freedoms` to be refused there."""
     key = None
     if hold is not None:
         try:
             key = (hold,) if isinstance(hold, str) else tuple(hold)
             hash(key)
         except TypeError:
-            return held_freedoms(system, start, driven, hold)
+            return _with_held(system, driven, held_freedoms(system, start, driven, hold))
     return _held_at_reference(system, np.asarray(driven, dtype=np.int64).tobytes(), key)
+
+
+def _with_held(system, driven, held):
+    """``(held names, the driven and held columns as int64 bytes, the held values at the reference
+    assembly)`` of the ``held`` columns (a tuple, bytes and a read-only array)."""
+    values = _reference(system)[0][held]
+    values.setflags(write=False)
+    columns = np.concatenate([driven, held]).astype(np.int64).tobytes()
+    return tuple(system.variable_names[c] for c in held), columns, values
 
 
 def _check_memory(system, count, tangents):
@@ -194,11 +229,9 @@ class SweepOutputs(dict):
 
     def result(self, system, names, held, reached, stop_reason=None):
         """The record of the first ``reached`` positions (the arrays themselves when all were)."""
-        def part(key):
-            return self[key] if reached == self.count else self[key][:reached].copy()
-
-        return SweepResult(system, names, part("q"), part("q_dot"), part("q_ddot"), part("T"), part("V"), part("A"),
-                           held=held, stop_reason=stop_reason, rotations=part("rotations"), tangents=part("G"))
+        part = self if reached == self.count else {key: value[:reached].copy() for key, value in self.items()}
+        return SweepResult(system, names, part["q"], part["q_dot"], part["q_ddot"], part["T"], part["V"], part["A"],
+                           held=held, stop_reason=stop_reason, rotations=part["rotations"], tangents=part["G"])
 
 
 @functools.lru_cache(maxsize=64)
@@ -219,17 +252,18 @@ def _reference_error(system):
 def _held_at_reference(system, driven, hold):
     """:func:`loops.held.held_freedoms` at the reference assembly for the ``driven`` columns
     (int64 bytes) and the ``hold`` names (a tuple, or None), read-only."""
-    held = held_freedoms(system, _reference(system)[1], np.frombuffer(driven, dtype=np.int64),
-                         None if hold is None else list(hold))
-    held.setflags(write=False)
-    return held
+    driven = np.frombuffer(driven, dtype=np.int64)
+    return _with_held(system, driven, held_freedoms(system, _reference(system)[1], driven,
+                                                     None if hold is None else list(hold)))
 
 
 @functools.lru_cache(maxsize=256)
-def _walk_at_reference(system, columns, tolerance):
-    """The walk standing on the reference assembly with the driven and held ``columns`` (int64
-    bytes), closed and factorized: each sweep walks a copy of it."""
-    return Walk(system, np.frombuffer(columns, dtype=np.int64).copy(), _reference(system)[0], tolerance=tolerance)
+def _walks_at_reference(system, columns, tolerance):
+    """Walks standing on the reference assembly with the driven and held ``columns`` (int64
+    bytes), closed and factorized (:class:`~loops.continuation.SpareWalks`): each sweep takes
+    one and gives it back when done."""
+    return SpareWalks(Walk(system, np.frombuffer(columns, dtype=np.int64).copy(), _reference(system)[0],
+                           tolerance=tolerance))
 
 
 def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, tolerance=DEFAULT_TOLERANCE,
@@ -275,27 +309,29 @@ def sweep(model, drivers, speeds=None, accelerations=None, *, hold=None, toleran
     tolerance = closure_tolerance(tolerance)
     system = compile_model(model)
     names, table = driver_table(drivers)
-    driven = system.driver_columns(names)
+    driven = _driven_columns(system, tuple(names))[0]
     count = len(table)
     speed = per_position(speeds, names, count, "speed")
     accel = per_position(accelerations, names, count, "acceleration")
 
-    q0, start = _reference(system)
-    _check_span(system, names, driven, q0, table)
+    _check_span(system, names, driven, table)
     _check_memory(system, count, len(driven))
-    held = _held_or_stop(system, names, driven, table, start, hold, tolerance)
-    held_names = [system.variable_names[c] for c in held]
-    columns = np.concatenate([driven, held]).astype(np.int64)
-    _check_memory(system, count, len(columns))
-    moves = _moves(names, table, q0[held], speed, accel)
-    out = SweepOutputs(system, count, len(columns))
+    held_names, columns, held_values = _held_or_stop(system, names, driven, table, hold, tolerance)
+    held_names = list(held_names)
+    _check_memory(system, count, len(driven) + len(held_names))
+    moves = _moves(names, table, held_values, speed, accel)
+    out = SweepOutputs(system, count, len(driven) + len(held_names))
     try:
-        walk = _walk_at_reference(system, columns.tobytes(), tolerance).copy()
+        walks = _walks_at_reference(system, columns, tolerance)
     except WalkStopped as stop:
         reason = (f"the drivers {', '.join(names)} cannot move the reference assembly (it does not close, or "
                   f"the drivers and held variables do not fix its motion there: defect {stop.error:.3g})")
         raise SweepStopped(reason, SweepResult.empty(system, names, reason, held=held_names)) from None
-    _walk_through(system, names, driven, table, walk, moves, out, held_names, progress)
+    walk = walks.take()
+    try:
+        _walk_through(system, names, driven, table, walk, moves, out, held_names, progress)
+    finally:
+        walks.give(walk)
     return out.result(system, names, held_names, count)
 
 
@@ -306,7 +342,8 @@ def _moves(names, table, held_values, speed, accel):
     count, d = table.shape
     targets, rates, second = np.zeros((3, count, d + len(held_values)))
     targets[:, :d] = table
-    targets[:, d:] = held_values
+    if len(held_values):
+        targets[:, d:] = held_values
     for k, name in enumerate(names):
         if name in speed:
             rates[:, k] = speed[name]
@@ -315,10 +352,11 @@ def _moves(names, table, held_values, speed, accel):
     return targets, rates, second
 
 
-def _held_or_stop(system, names, driven, table, start, hold, tolerance):
-    """The held columns of a sweep from the reference assembly ``start`` (:func:`_reference`'s);
-    raises SweepStopped (with an empty result) when that assembly does not close or the drivers
-    do not move it independently there."""
+def _held_or_stop(system, names, driven, table, hold, tolerance):
+    """The held columns of a sweep from the reference assembly (:func:`_reference`), as
+    :func:`_with_held` gives them; raises SweepStopped (with an empty result) when that
+    assembly does not close or the drivers do not move it independently there."""
+    start = _reference(system)[1]
     error = _reference_error(system)
     if error > max(tolerance, 1e-8):
         loop = worst_loop(system, start)
