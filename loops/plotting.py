@@ -498,6 +498,12 @@ def _atomic_gif_writer(animation):
     from mechanism.atomic import write_atomically  # noqa: PLC0415
 
     class AtomicGifWriter(animation.PillowWriter):
+        def grab_frame(self, **savefig_kwargs):
+            super().grab_frame(**savefig_kwargs)
+            # The first frame's constrained layout holds for every frame (fixed limits, a one-line
+            # title): the later frames keep it instead of solving it again each.
+            self.fig.set_layout_engine("none")
+
         def finish(self):
             buffer = io.BytesIO()
             self._frames[0].save(buffer, format="GIF", save_all=True, append_images=self._frames[1:],

@@ -2,6 +2,7 @@
 commands' kernels compiled whatever their job, and the kernels compiled on both cores before
 the first test (see ``tests/compile_kernels.py``)."""
 
+import gc
 import os
 import pathlib
 import subprocess
@@ -69,3 +70,11 @@ def pytest_collection_modifyitems(config, items):
             node = item._id
             last = node.names[-1] + (f"[{node.params}]" if node.params is not None else "") + suffix
             item._id = type(node)(path=node.path, names=(*node.names[:-1], last))
+
+
+def pytest_unconfigure(config):
+    """At the end of each test process (pytest-xdist's workers and the controlling one): its
+    objects go to the collector's permanent generation (:func:`gc.freeze`), so that the
+    interpreter's exit frees them without first walking them all for cycles (as the command
+    line does: :func:`dynamics.cli.main`), about half a second of a worker's exit."""
+    gc.freeze()

@@ -180,13 +180,24 @@ def test_the_axis_sensitivity_is_no_longer_zero_and_is_the_central_difference(ax
     assert np.abs(found["compliance_steer_lateral_patch_left"][:, 0]).max() > 1e-9
 
 
-def edited_table(tmp_path, edits):
-    """The exported hardpoint table of a copy of the axle file, with rows ``{name: new row}``."""
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """The hardpoint table ``kinematrix suspension axle.toml --export-hardpoints`` writes for a
+    copy of the axle file: the command runs once, each test below edits a copy of its table."""
+    folder = tmp_path_factory.mktemp("export")
+    model = folder / "axle.toml"
+    model.write_text(AXLE.read_text())
+    proc = run_kinematrix("suspension", model, "--export-hardpoints", "hardpoints.csv", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    return (folder / "hardpoints.csv").read_text()
+
+
+def edited_table(tmp_path, exported, edits):
+    """A copy of the axle file in ``tmp_path`` beside its exported hardpoint table with rows
+    ``{name: new row}``."""
     model = tmp_path / "axle.toml"
     model.write_text(AXLE.read_text())
-    proc = run_kinematrix("suspension", model, "--export-hardpoints", "hardpoints.csv", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    lines = (tmp_path / "hardpoints.csv").read_text().splitlines()
+    lines = exported.splitlines()
     for name, row in edits.items():
         index = next(i for i, line in enumerate(lines) if line.startswith(f"{name},"))
         lines[index] = row
@@ -201,8 +212,8 @@ def applied(tmp_path, model):
     return tmp_path / "moved.toml"
 
 
-def test_an_edited_pivot_row_carries_its_bushings_through_the_command(tmp_path, axle):
-    model = edited_table(tmp_path, {"lower_inner": "lower_inner,0,300,123,"})
+def test_an_edited_pivot_row_carries_its_bushings_through_the_command(tmp_path, axle, exported):
+    model = edited_table(tmp_path, exported, {"lower_inner": "lower_inner,0,300,123,"})
     text = applied(tmp_path, model).read_text()
     assert "at = [149.52, 300, 111.04]" in text and "at = [-149.52, 300, 134.96]" in text
     assert "at = [0, 300, 123]" in text
@@ -214,22 +225,22 @@ def test_an_edited_pivot_row_carries_its_bushings_through_the_command(tmp_path, 
         assert_array_equal(moved.bushings[name].at, known[name].value)
 
 
-def test_an_edited_pivot_and_bushing_row_keep_the_bushings_own_value(tmp_path):
-    model = edited_table(tmp_path, {"lower_inner": "lower_inner,0,300,123,",
+def test_an_edited_pivot_and_bushing_row_keep_the_bushings_own_value(tmp_path, exported):
+    model = edited_table(tmp_path, exported, {"lower_inner": "lower_inner,0,300,123,",
                                     "lower_front": "lower_front,150,300,109,"})
     text = applied(tmp_path, model).read_text()
     assert "at = [150, 300, 109]" in text and "at = [-149.52, 300, 134.96]" in text
 
 
-def test_an_untouched_export_applied_changes_nothing(tmp_path):
-    model = edited_table(tmp_path, {})
+def test_an_untouched_export_applied_changes_nothing(tmp_path, exported):
+    model = edited_table(tmp_path, exported, {})
     assert applied(tmp_path, model).read_bytes() == AXLE.read_bytes()
 
 
-def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle):
+def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle, exported):
     """A table may list a pair's axis (``PAIR.axis``): turned, the written file holds the bushings
     turned, and reads as the model turned by Mechanism.moved (and as the file turned by hand)."""
-    model = edited_table(tmp_path, {})
+    model = edited_table(tmp_path, exported, {})
     with open(tmp_path / "hardpoints.csv", "a") as table:
         table.write("lower_inner.axis,300,0,-36,\n")
     moved = load_suspension(applied(tmp_path, model))
@@ -239,11 +250,11 @@ def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle):
     assert_allclose(frames(moved)["lower_front_left"], frames(turned(axle))["lower_front_left"], rtol=0, atol=1e-12)
 
 
-def test_rows_within_the_printed_digits_move_no_bushing(tmp_path):
+def test_rows_within_the_printed_digits_move_no_bushing(tmp_path, exported):
     """A pivot row one rounding off the file's (a table through another program) and an axis row
     of the same direction at another length (a study writes unit axes) carry nothing: the
     bushings' lines stay as they are."""
-    model = edited_table(tmp_path, {"lower_inner": "lower_inner,0,300,120.00000000000001,"})
+    model = edited_table(tmp_path, exported, {"lower_inner": "lower_inner,0,300,120.00000000000001,"})
     axis = np.array([300.0, 0.0, -24.0]) / np.hypot(300.0, 24.0)
     with open(tmp_path / "hardpoints.csv", "a") as table:
         table.write(f"lower_inner.axis,{float(axis[0])!r},0,{float(axis[2])!r},\n")
@@ -272,8 +283,8 @@ def test_a_bushing_without_axes_gets_its_turned_axes_written(tmp_path):
         assert_allclose(moved.mechanism.bushings[name].at, expected.bushings[name].at, rtol=0, atol=1e-15)
 
 
-def test_a_reversed_axis_row_is_one_located_line(tmp_path):
-    model = edited_table(tmp_path, {})
+def test_a_reversed_axis_row_is_one_located_line(tmp_path, exported):
+    model = edited_table(tmp_path, exported, {})
     with open(tmp_path / "hardpoints.csv", "a") as table:
         table.write("lower_inner.axis,-300,0,24,\n")
     lines = (tmp_path / "hardpoints.csv").read_text().splitlines()

@@ -754,6 +754,19 @@ def test_the_commands_run_on_one_blas_thread_unless_told(given, expected):
     assert proc.stdout.splitlines()[-1] == expected
 
 
+def test_only_the_processs_own_command_freezes_its_objects_for_the_exit(tmp_path):
+    """Run as the process's own command (``argv`` None), the command line moves its objects out
+    of the cycle collector's reach as it ends, so that the interpreter's exit does not walk them;
+    called from Python with ``argv`` it leaves the caller's collector alone."""
+    code = ("import gc, sys; from dynamics.cli import main\n"
+            "called = main(['check', 'missing.toml']); after_call = gc.get_freeze_count()\n"
+            "sys.argv = ['kinematrix', 'check', 'missing.toml']; own = main()\n"
+            "print(called, after_call, own, gc.get_freeze_count() > 0)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "2 0 2 True\n", proc.stdout
+
+
 def test_python_m_dynamics_is_the_command_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dynamics", "--version"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)

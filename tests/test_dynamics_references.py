@@ -45,6 +45,10 @@ from reference.dynamics_references import (  # noqa: E402
     spring_pendulum_trajectory,
 )
 
+#: The spatial slider-crank's reference is derived with SymPy once per test process (about 2 s of
+#: processor time a variant: tests/reference/spatial_slider_crank.py); its tests share one process.
+SYMPY_DERIVATION = pytest.mark.xdist_group("spatial-slider-crank-derivation")
+
 
 def central_difference(f, x, h):
     """Fourth-order central difference of ``f`` at ``x`` (error ~ h^4 f^(5) + eps f / h)."""
@@ -311,6 +315,7 @@ def test_slider_crank_torque_averages_to_zero_over_a_turn():
 # --- (f) IFToMM spatial rigid slider-crank ----------------------------------------------------
 
 
+@SYMPY_DERIVATION
 @pytest.mark.parametrize("variant", ["STATED", "PUBLISHED"])
 def test_spatial_slider_crank_reference_geometry_holds_its_pairs(variant):
     """Along a turn the closed forms keep |AB|, |BC|, C on x, the rod pin normal to the rod at a fixed angle to x."""
@@ -331,6 +336,7 @@ def test_spatial_slider_crank_reference_geometry_holds_its_pairs(variant):
         assert_allclose(r[0, 1], start[0, 1], rtol=0, atol=1e-14)  # the cross's angle: pin . x
 
 
+@SYMPY_DERIVATION
 @pytest.mark.parametrize("variant", ["STATED", "PUBLISHED"])
 def test_spatial_slider_crank_reference_energy_and_mass(variant):
     """M is 2K/w^2 from differences of the closed-form positions; the free run conserves K + V."""

@@ -27,6 +27,9 @@ from reference import spatial_slider_crank as ssc
 
 pytest.importorskip("sympy")
 
+#: The spatial slider-crank's reference is derived with SymPy once per test process (about 2 s of
+#: processor time a variant: tests/reference/spatial_slider_crank.py); its tests share one process.
+SYMPY_DERIVATION = pytest.mark.xdist_group("spatial-slider-crank-derivation")
 RSSR_SPEED = 20.0          # rad/s, crank speed of the RSSR runs (K and V swings of the same order)
 STENCIL_STEP = 2e-3        # rad, step of the five-point derivative of poses
 
@@ -135,6 +138,7 @@ def test_rssr_lagrange_and_kane_agree_with_the_energy_from_poses():
 # --- IFToMM spatial rigid slider-crank -----------------------------------------------------
 
 
+@SYMPY_DERIVATION
 def test_spatial_slider_crank_free_run_matches_the_sympy_derivation():
     """Released at 6 rad/s, 5 s under gravity: slider and crank follow the independent 1-DOF Lagrange run."""
     t = np.linspace(0.0, ssc.T_END, 501)
@@ -152,6 +156,7 @@ def test_spatial_slider_crank_free_run_matches_the_sympy_derivation():
     assert_allclose(sim.q_dot("crank_angle"), ref.omega, rtol=1e-9, atol=1e-5)
 
 
+@SYMPY_DERIVATION
 def test_spatial_slider_crank_torque_over_a_turn_matches_the_sympy_derivation():
     """Crank torque over a full turn at 6 rad/s (and at 6 rad/s with 3 rad/s^2) equals M a + M' w^2 / 2 + V'."""
     theta = np.linspace(0.0, 2 * np.pi, 361)
@@ -167,6 +172,7 @@ def test_spatial_slider_crank_torque_over_a_turn_matches_the_sympy_derivation():
             assert_allclose(res.force("crank_angle"), ref, rtol=1e-8, atol=1e-8 * amplitude)
 
 
+@SYMPY_DERIVATION
 def test_spatial_slider_crank_lagrange_and_kane_agree_with_the_sympy_derivation():
     """At four crank angles (6 rad/s) Lagrange and Kane give the SymPy M and f = -(M' w^2 / 2 + V')."""
     mechanism = spatial_slider_crank()
@@ -186,6 +192,7 @@ def test_spatial_slider_crank_lagrange_and_kane_agree_with_the_sympy_derivation(
         assert_allclose(kane.forces, lagrange.forces, rtol=1e-9, atol=1e-9 * 0.3)
 
 
+@SYMPY_DERIVATION
 def test_spatial_slider_crank_reproduces_the_published_reference_solution():
     """With the crank's centre at its middle and a right-angle cross, the slider follows the published solution."""
     t = np.round(np.arange(0.0, ssc.T_END + 1e-9, 0.01), 10)

@@ -5,6 +5,8 @@ with stopped variants listed, 1 when the nominal design stops, 2 for user errors
 
 import csv
 import itertools
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +75,25 @@ def test_latin_hypercube_stays_in_bounds_with_one_variant_per_stratum():
         assert_array_equal(np.sort(column), np.arange(count))
     assert_array_equal(latin_hypercube(bounds, count, seed=7), table)  # the seed fixes the design
     assert not np.array_equal(latin_hypercube(bounds, count, seed=8), table)
+
+
+@pytest.mark.parametrize("k, count, seed", [(1, 1, 0), (2, 5, 1), (3, 50, 7), (4, 24, 3), (7, 1000, 2**40)])
+def test_latin_hypercube_is_scipys_design_to_the_bit(k, count, seed):
+    """The design is :class:`scipy.stats.qmc.LatinHypercube`'s (scrambled) for ``default_rng(seed)``."""
+    from scipy.stats import qmc
+
+    bounds = np.column_stack([np.linspace(-3.0, 0.0, k), np.linspace(0.5, 4.0, k)])
+    unit = qmc.LatinHypercube(d=k, seed=np.random.default_rng(seed)).random(count)
+    assert_array_equal(latin_hypercube(bounds, count, seed), bounds[:, 0] + unit * (bounds[:, 1] - bounds[:, 0]))
+
+
+def test_a_latin_hypercube_imports_no_scipy_stats():
+    """A study command's start: :mod:`scipy.stats` alone took longer to import than the command's
+    other work on a small study."""
+    code = ("import sys; from loops.study.designs import latin_hypercube; latin_hypercube([[0.0, 1.0]], 3); "
+            "print('scipy.stats' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "False\n", done.stderr
 
 
 def test_full_factorial_is_every_combination_of_the_levels():

@@ -35,8 +35,10 @@ from loops.study.study import Plan, run_chunk, run_study  # noqa: E402
 from loops.suspension import load_suspension  # noqa: E402
 from mechanism.errors import ModelError  # noqa: E402
 
-#: A dashboard port taken by another cluster on the machine is not these tests' concern.
-pytestmark = pytest.mark.filterwarnings("ignore:Port .* is already in use")
+#: A dashboard port taken by another cluster on the machine is not these tests' concern. The
+#: tests share one test process: its cluster (two worker processes, about 3 s of processor time to
+#: start) and the local study are made once.
+pytestmark = [pytest.mark.filterwarnings("ignore:Port .* is already in use"), pytest.mark.xdist_group("dask-cluster")]
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 COORDS = ["lower_ball", "upper_ball.z"]
 PLAN = Plan(analysis="parallel", travel=np.linspace(-0.08, 0.08, 11))

@@ -21,7 +21,9 @@ import pytest
 
 from browser import MISSING, Browser, changed_fraction, pixel_spread
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(MISSING is not None, reason=f"no browser here; {MISSING}")]
+#: The tests share one test process and its one Chromium (about 1.2 s of processor time to start and close).
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(MISSING is not None, reason=f"no browser here; {MISSING}"),
+              pytest.mark.xdist_group("browser")]
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 #: A screenshot's grey levels spread at least this much (a blank page: 0; a drawn one: 30 or more).

@@ -44,6 +44,7 @@ stays fast.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -109,7 +110,8 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error, 130 Ctrl-C).
     Run as the process's own command (``argv`` None: the ``kinematrix`` entry point, ``python -m
     dynamics``), a small job on a cold kernel cache runs its kernels as plain Python
-    (:mod:`dynamics.cli.kernel_mode`); called with ``argv`` (from Python) it never switches."""
+    (:mod:`dynamics.cli.kernel_mode`) and the process's exit skips the cycle collector
+    (:func:`_freeze_for_exit`); called with ``argv`` (from Python) it does neither."""
     _one_blas_thread()
     try:
         args = build_parser().parse_args(argv)
@@ -132,6 +134,9 @@ def main(argv=None) -> int:
         # a solve failed in a way the command does not cover
         print(f"{PROG}: {' '.join(str(exc).splitlines())}", file=sys.stderr)
         return STOPPED
+    finally:
+        if argv is None:
+            _freeze_for_exit()
 
 
 def _one_blas_thread():
@@ -142,6 +147,15 @@ def _one_blas_thread():
     time against 0.84 s on a quiet one)."""
     for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
+
+
+def _freeze_for_exit():
+    """Move every object to the collector's permanent generation (:func:`gc.freeze`) as the
+    command ends: the interpreter's exit then frees them by their reference counts without
+    first walking the objects of numba, llvmlite and numpy for cycles, which took about 0.1 s
+    of a 0.5 s command. Nothing is lost: the command has closed its files by then, ``atexit``
+    handlers (Dask's, :mod:`tempfile`'s) still run, and the standard streams are flushed."""
+    gc.freeze()
 
 
 def _user_error(exc) -> int:
