@@ -355,7 +355,6 @@ def test_simulate_passes_si_values_and_writes_file_units(model, tmp_path, monkey
     """The command converts --q0/--qd0 from the file's units to SI, and writes what the API's
     ``to_csv`` writes in the file's units (the same bytes)."""
     import dynamics
-    from mechanism import Mechanism
 
     calls = []
     real_simulate = dynamics.simulate
