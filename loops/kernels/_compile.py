@@ -76,7 +76,7 @@ from numba.core.compiler import CompileResult, Compiler
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
 
-from . import compile_progress
+from . import by_reference, compile_progress  # noqa: F401 (by_reference: the named states' types)
 from .cache_stamp import INLINED_DIRECTORIES, STAMP as _STAMP, cache_directory as _cache_directory, \
     package_digest as _digest
 
