@@ -33,14 +33,14 @@ START_FAILED = 4
 
 @inline_kernel
 def _scratch_of(s, v):
-    return pack(Scratch, (s.m4[v], s.m3[v], s.v3[v], s.v6[v], s.variables[v], s.equations[v], s.links[v], s.rotations[v],
-                   s.terms[v]))
+    return pack(Scratch, (s.m4[v], s.m3[v], s.v3[v], s.v6[v], s.variables[v], s.equations[v], s.links[v],
+                          s.rotations[v], s.terms[v]))
 
 
 @inline_kernel
 def _work_of(w, v):
-    return pack(Work, (w.q[v], w.rotations[v], w.A[v], w.T[v], w.W[v], w.xi[v], w.defects[v], w.centres[v], w.swings[v],
-                w.loop_blocks[v], w.gauge_rows[v], _scratch_of(w.scratch, v)))
+    return pack(Work, (w.q[v], w.rotations[v], w.A[v], w.T[v], w.W[v], w.xi[v], w.defects[v], w.centres[v],
+                       w.swings[v], w.loop_blocks[v], w.gauge_rows[v], _scratch_of(w.scratch, v)))
 
 
 @inline_kernel
@@ -56,7 +56,7 @@ def _geometry_of(g, v):
 @inline_kernel
 def _block_of(b, v):
     return pack(SquareBlock, (b.mode, b.size, b.kl, b.ku, b.free, b.driven, b.column_position, b.driven_position,
-                       b.row_position, b.row_scale[v], b.column_scale[v]))
+                              b.row_position, b.row_scale[v], b.column_scale[v]))
 
 
 @inline_kernel
