@@ -18,6 +18,7 @@ the single-model walk) and the others go on.
 from __future__ import annotations
 
 from ._compile import inline_kernel, kernel
+from .by_reference import pack
 from .arrays import copy_matrix, copy_stack, copy_vector
 from .continuation import BUDGET, OK, close_here, rates_at, record_curvature, walk_to
 from .newton import CONVERGED
@@ -32,30 +33,30 @@ START_FAILED = 4
 
 @inline_kernel
 def _scratch_of(s, v):
-    return Scratch(s.m4[v], s.m3[v], s.v3[v], s.v6[v], s.variables[v], s.equations[v], s.links[v], s.rotations[v],
-                   s.terms[v])
+    return pack(Scratch, (s.m4[v], s.m3[v], s.v3[v], s.v6[v], s.variables[v], s.equations[v], s.links[v],
+                          s.rotations[v], s.terms[v]))
 
 
 @inline_kernel
 def _work_of(w, v):
-    return Work(w.q[v], w.rotations[v], w.A[v], w.T[v], w.W[v], w.xi[v], w.defects[v], w.centres[v], w.swings[v],
-                w.loop_blocks[v], w.gauge_rows[v], _scratch_of(w.scratch, v))
+    return pack(Work, (w.q[v], w.rotations[v], w.A[v], w.T[v], w.W[v], w.xi[v], w.defects[v], w.centres[v],
+                       w.swings[v], w.loop_blocks[v], w.gauge_rows[v], _scratch_of(w.scratch, v)))
 
 
 @inline_kernel
 def _factor_of(f, v):
-    return Factor(f.band[v], f.pivots[v], f.driven[v], f.info[v])
+    return pack(Factor, (f.band[v], f.pivots[v], f.driven[v], f.info[v]))
 
 
 @inline_kernel
 def _geometry_of(g, v):
-    return Geometry(g.frame_j[v], g.frame_k[v], g.scale[v], g.gauge_axis[v], g.gauge_reference[v])
+    return pack(Geometry, (g.frame_j[v], g.frame_k[v], g.scale[v], g.gauge_axis[v], g.gauge_reference[v]))
 
 
 @inline_kernel
 def _block_of(b, v):
-    return SquareBlock(b.mode, b.size, b.kl, b.ku, b.free, b.driven, b.column_position, b.driven_position,
-                       b.row_position, b.row_scale[v], b.column_scale[v])
+    return pack(SquareBlock, (b.mode, b.size, b.kl, b.ku, b.free, b.driven, b.column_position, b.driven_position,
+                              b.row_position, b.row_scale[v], b.column_scale[v]))
 
 
 @inline_kernel
