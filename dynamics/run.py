@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from scipy.integrate import BDF, LSODA, RK23, Radau
 
 from loops.configuration import constraint_matrix, evaluate
 from loops.continuation import DEFAULT_TOLERANCE, MIN_TOLERANCE, Walk, WalkStopped
@@ -31,8 +30,9 @@ from .simulation_result import SimulationResult, grown_samples, new_samples
 __all__ = ["SimulationRun", "INTEGRATORS", "SWITCH_RATIO", "DEAD_POINT_RATIO", "MAX_STEPS", "STALL_STEPS",
            "MIN_MEAN_STEP", "ENERGY_DRIFT", "STEPS_PER_CALL", "prescribed_at", "dropped_why", "check_sample_count"]
 
-#: Integrators: compiled (DOP853, RK45) or scipy's steppers (the rest).
-INTEGRATORS = {"DOP853": None, "RK45": None, "RK23": RK23, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+#: Integrators: compiled (DOP853, RK45: None) or scipy's steppers (the rest: the name of the
+#: ``scipy.integrate`` class, imported when a run uses it).
+INTEGRATORS = {"DOP853": None, "RK45": None, "RK23": "RK23", "Radau": "Radau", "BDF": "BDF", "LSODA": "LSODA"}
 #: Largest scaled transmission ratio ``max |dq_dependent / du|`` before the coordinates switch.
 SWITCH_RATIO = 4.0
 #: Scaled transmission ratio of a prescribed coordinate taken as a dead point of its motion.
@@ -358,9 +358,11 @@ class SimulationRun:
 
     def _scipy(self, y, bar):
         """Stepping with a scipy ``OdeSolver`` (stiff methods), the compiled right-hand side."""
+        from scipy import integrate  # noqa: PLC0415 (0.4 s of imports that the compiled methods do without)
+
         from .kernels import integrate as k  # noqa: PLC0415
 
-        solver_class = INTEGRATORS[self.method]
+        solver_class = getattr(integrate, INTEGRATORS[self.method])
 
         class _Failed(Exception):
             """The right-hand side could not be evaluated; ``args[0]`` is the stop status."""

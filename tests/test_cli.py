@@ -731,6 +731,18 @@ def test_help_imports_neither_numpy_nor_the_engine():
     assert proc.stdout == "[]\n"
 
 
+def test_a_simulation_with_a_compiled_integrator_does_not_import_scipy_integrate(tmp_path):
+    """``kinematrix simulate`` (DOP853) reads its coefficients without ``scipy.integrate`` (0.4 s of
+    processor time of imports); only scipy's own steppers import it."""
+    out = str(tmp_path / "s.csv")
+    code = ("import sys; from dynamics.cli import main\n"
+            f"status = main(['simulate', 'examples/four_bar.toml', '--t-end', '0.2', '--out', {out!r}])\n"
+            "print(status, 'scipy.integrate' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "0 False"
+
+
 def test_the_parser_reads_the_version_only_for_version():
     """Building the parser (every command) reads no package metadata: ``--version`` reads it when given."""
     code = "import sys; from dynamics.cli import build_parser; build_parser(); print('importlib.metadata' in sys.modules)"
