@@ -71,11 +71,6 @@ def small_job(args) -> bool:
 
 
 def run(args) -> int:
-    try:
-        from dynamics import simulate
-    except ImportError:
-        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
-                        "installation)") from None
     from mechanism.errors import SimulationInterrupted, SimulationStopped
     from mechanism.model_file import read_model
 
@@ -89,6 +84,11 @@ def run(args) -> int:
     initial = initial_state(args, units, quantities)
     check_image(args.plot, "--plot")
     options = sample_times(args, mechanism)
+    try:
+        from dynamics import simulate  # after the user's mistakes: it loads scipy.linalg (0.1 s)
+    except ImportError:
+        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
+                        "installation)") from None
 
     status, note = 0, None
     try:
