@@ -28,7 +28,8 @@ from .motion import compiled, new_state, solver_params, start_kernel_calls, stat
 from .simulation_result import SimulationResult, grown_samples, new_samples
 
 __all__ = ["SimulationRun", "INTEGRATORS", "SWITCH_RATIO", "DEAD_POINT_RATIO", "MAX_STEPS", "STALL_STEPS",
-           "MIN_MEAN_STEP", "ENERGY_DRIFT", "STEPS_PER_CALL", "prescribed_at", "dropped_why", "check_sample_count"]
+           "MIN_MEAN_STEP", "ENERGY_DRIFT", "STEPS_PER_CALL", "scipy_stepper", "prescribed_at", "dropped_why",
+           "check_sample_count"]
 
 #: Integrators: compiled (DOP853, RK45: None) or scipy's steppers (the rest: the name of the
 #: ``scipy.integrate`` class, imported when a run uses it).
@@ -77,6 +78,15 @@ def check_sample_count(system, count, where="t_eval"):
     if size > MAX_RECORD_BYTES:
         raise ModelError(where, f"{count} times would take {size / 2**30:.3g} GiB of samples, more than the "
                          f"{MAX_RECORD_BYTES / 2**30:g} GiB a simulation may hold")
+
+
+def scipy_stepper(method):
+    """scipy's ``OdeSolver`` class of ``method`` (one of scipy's in :data:`INTEGRATORS`), imported
+    when a run uses it: ``scipy.integrate`` costs a start 0.4 s of processor time that the
+    compiled methods do without."""
+    from scipy import integrate  # noqa: PLC0415
+
+    return getattr(integrate, INTEGRATORS[method])
 
 
 def prescribed_at(prescribed, t):
@@ -358,11 +368,9 @@ class SimulationRun:
 
     def _scipy(self, y, bar):
         """Stepping with a scipy ``OdeSolver`` (stiff methods), the compiled right-hand side."""
-        from scipy import integrate  # noqa: PLC0415 (0.4 s of imports that the compiled methods do without)
-
         from .kernels import integrate as k  # noqa: PLC0415
 
-        solver_class = getattr(integrate, INTEGRATORS[self.method])
+        solver_class = scipy_stepper(self.method)
 
         class _Failed(Exception):
             """The right-hand side could not be evaluated; ``args[0]`` is the stop status."""
