@@ -59,7 +59,9 @@ def sample_times(args, mechanism):
     import numpy as np
 
     from loops.compiled import compile_model
-    from dynamics.simulate import check_sample_count
+    # from its own module: importing the submodule dynamics.simulate first would bind the module, not
+    # the function, to the name dynamics.simulate that run() imports
+    from dynamics.run import check_sample_count
 
     check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
     return {"t_eval": np.linspace(0.0, args.t_end, args.samples)}
