@@ -1,16 +1,16 @@
 """The Runge-Kutta tableaus of the compiled integrators (:mod:`dynamics.kernels.integrate`).
 
-The coefficients are scipy's own (``scipy.integrate.DOP853``, ``scipy.integrate.RK45``), so
-the compiled stepping has the error control and dense output of ``solve_ivp`` with these
-methods; only the loop around them runs compiled.
+The coefficients are scipy's own (``scipy.integrate.DOP853``, ``scipy.integrate.RK45``, written
+out in :mod:`dynamics.runge_kutta_coefficients`), so the compiled stepping has the error control
+and dense output of ``solve_ivp`` with these methods; only the loop around them runs compiled.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import DOP853, RK45
 
 from .kernels.state import DOP853_KIND, RK45_KIND, IntegratorScratch, Tableau
+from .runge_kutta_coefficients import dop853_coefficients, rk45_coefficients
 
 __all__ = ["Tableau", "TABLEAUS", "tableau", "IntegratorScratch", "new_scratch", "initial_step"]
 
@@ -21,16 +21,16 @@ def _contiguous(*arrays):
 
 
 def _dop853():
-    A, B, C, E3, E5, D, A_EXTRA, C_EXTRA = _contiguous(DOP853.A, DOP853.B, DOP853.C, DOP853.E3, DOP853.E5, DOP853.D,
-                                                        DOP853.A_EXTRA, DOP853.C_EXTRA)
-    return Tableau(DOP853_KIND, DOP853.n_stages, DOP853.error_estimator_order, A, B, C, E3, E5, D, A_EXTRA, C_EXTRA,
-                   3 + D.shape[0])
+    stages, error_order, *arrays = dop853_coefficients()
+    A, B, C, E3, E5, D, A_EXTRA, C_EXTRA = _contiguous(*arrays)
+    return Tableau(DOP853_KIND, stages, error_order, A, B, C, E3, E5, D, A_EXTRA, C_EXTRA, 3 + D.shape[0])
 
 
 def _rk45():
-    A, B, C, E, P = _contiguous(RK45.A, RK45.B, RK45.C, RK45.E, RK45.P)
-    return Tableau(RK45_KIND, RK45.n_stages, RK45.error_estimator_order, A, B, C, np.zeros_like(E), E, P,
-                   np.zeros((0, len(E))), np.zeros(0), P.shape[1])
+    stages, error_order, *arrays = rk45_coefficients()
+    A, B, C, E, P = _contiguous(*arrays)
+    return Tableau(RK45_KIND, stages, error_order, A, B, C, np.zeros_like(E), E, P, np.zeros((0, len(E))),
+                   np.zeros(0), P.shape[1])
 
 
 TABLEAUS = {"DOP853": _dop853, "RK45": _rk45}

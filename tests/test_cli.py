@@ -731,6 +731,65 @@ def test_help_imports_neither_numpy_nor_the_engine():
     assert proc.stdout == "[]\n"
 
 
+def test_a_simulation_with_a_compiled_integrator_does_not_import_scipy_integrate(tmp_path):
+    """``kinematrix simulate`` (DOP853) reads its coefficients without ``scipy.integrate`` (0.4 s of
+    processor time of imports); only scipy's own steppers import it."""
+    out = str(tmp_path / "s.csv")
+    code = ("import sys; from dynamics.cli import main\n"
+            f"status = main(['simulate', 'examples/four_bar.toml', '--t-end', '0.2', '--out', {out!r}])\n"
+            "print(status, 'scipy.integrate' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "0 False"
+
+
+ZERO_AXIS = """\
+name = "bad"
+[[links]]
+name = "crank"
+[[pairs]]
+name = "A"
+type = "revolute"
+links = ["ground", "crank"]
+at = [0, 0, 0]
+axis = [0, 0, 0]
+"""
+#: Per command, arguments around a bad model file (a zero axis), after --help and an unknown option.
+BAD_MODEL_ARGUMENTS = {"check": [], "view": [], "sweep": ["--drive", "A=0:10:5"], "simulate": ["--t-end", "1"],
+                       "suspension": ["--analysis", "parallel", "--travel", "-10:10:10"],
+                       "study": ["--vary", "vary.toml", "--analysis", "parallel", "--travel", "-10:10:10"]}
+
+
+@pytest.mark.parametrize("command", [None, "check", "view", "sweep", "simulate", "plot", "suspension", "study"])
+def test_help_version_and_user_errors_import_no_heavy_package(tmp_path, command):
+    """``--help``, ``--version``, an unknown option and a bad model file (each command, run as
+    the process's own command) end before numba, scipy, networkx or matplotlib load: a user's
+    mistake costs the start of the command line, not the engine's (0.14 s against 0.4 s)."""
+    (tmp_path / "bad.toml").write_text(ZERO_AXIS)
+    if command is None:
+        runs = [["--help"], ["--version"], ["--bogus"]]
+    else:
+        runs = [[command, "--help"], [command, "bad.toml", "--bogus"]]
+        if command in BAD_MODEL_ARGUMENTS:
+            runs.append([command, "bad.toml", *BAD_MODEL_ARGUMENTS[command]])
+    code = ("import sys\nfrom dynamics.cli import main\n"
+            f"for argv in {runs!r}:\n"
+            "    sys.argv = ['kinematrix', *argv]\n"
+            "    try:\n"
+            "        status = main()\n"
+            "    except SystemExit as exit:\n"
+            "        status = exit.code\n"
+            "    print('imported:', status, sorted(m for m in ('numba', 'scipy', 'networkx', 'matplotlib') "
+            "if m in sys.modules))")
+    env = dict(os.environ, KINEMATRIX_KERNELS="compiled")  # the choice of kernels: tests/test_first_run.py
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    statuses = [0] * (1 + (command is None)) + [2] * (len(runs) - 1 - (command is None))
+    said = [line for line in proc.stdout.splitlines() if line.startswith("imported: ")]
+    assert said == [f"imported: {status} []" for status in statuses], proc.stderr
+
+
 def test_the_parser_reads_the_version_only_for_version():
     """Building the parser (every command) reads no package metadata: ``--version`` reads it when given."""
     code = "import sys; from dynamics.cli import build_parser; build_parser(); print('importlib.metadata' in sys.modules)"

@@ -59,16 +59,18 @@ def choose_kernels(command, args) -> bool:
     small_job = getattr(command, "small_job", None)
     if mode == "auto" and (small_job is None or not small_job(args)):
         return False
-    import numba  # noqa: PLC0415 (only for a command that runs kernels)
-
-    if numba.config.DISABLE_JIT:
-        return False
     if mode == "auto":
         from loops.kernels.cache_stamp import stamped  # noqa: PLC0415
 
         packages = (KINEMATICS_KERNELS, DYNAMICS_KERNELS)[:1 + bool(getattr(command, "USES_DYNAMICS_KERNELS", False))]
         if stamped(packages):
             return False
+    # numba only to switch: importing it costs 0.2 s, most of a small command's start
+    import numba  # noqa: PLC0415
+
+    if numba.config.DISABLE_JIT:
+        return False
+    if mode == "auto":
         print(NOTICE, file=sys.stderr)
     numba.config.DISABLE_JIT = True
     return True

@@ -59,7 +59,9 @@ def sample_times(args, mechanism):
     import numpy as np
 
     from loops.compiled import compile_model
-    from dynamics.simulate import check_sample_count
+    # from its own module: importing the submodule dynamics.simulate first would bind the module, not
+    # the function, to the name dynamics.simulate that run() imports
+    from dynamics.run import check_sample_count
 
     check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
     return {"t_eval": np.linspace(0.0, args.t_end, args.samples)}
@@ -71,11 +73,6 @@ def small_job(args) -> bool:
 
 
 def run(args) -> int:
-    try:
-        from dynamics import simulate
-    except ImportError:
-        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
-                        "installation)") from None
     from mechanism.errors import SimulationInterrupted, SimulationStopped
     from mechanism.model_file import read_model
 
@@ -89,6 +86,11 @@ def run(args) -> int:
     initial = initial_state(args, units, quantities)
     check_image(args.plot, "--plot")
     options = sample_times(args, mechanism)
+    try:
+        from dynamics import simulate  # after the user's mistakes: it loads scipy.linalg (0.1 s)
+    except ImportError:
+        raise UserError("simulate is not available yet (dynamics.simulate is not part of this "
+                        "installation)") from None
 
     status, note = 0, None
     try:
