@@ -9,7 +9,7 @@ simulation, inverse dynamics and pair reactions.
   motion over a sweep, with the pair reactions (:func:`pair_reactions`).
 """
 
-import importlib
+from loops.lazy_exports import export_lazily
 
 #: Where each public name lives. The submodules are imported on first use (PEP 562), so that
 #: ``import dynamics`` (the command line's package) costs nothing for a sweep.
@@ -21,19 +21,6 @@ _EXPORTS = {
     "pseudo_inertia": ".pseudo_inertia", "inertia_from_pseudo": ".pseudo_inertia",
     "transform_pseudo_inertia": ".pseudo_inertia", "kinetic_energy_trace": ".pseudo_inertia",
 }
-
-
-def __getattr__(name):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dynamics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, None if module[0] != "." else __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
@@ -51,3 +38,5 @@ __all__ = [
     "transform_pseudo_inertia",
     "kinetic_energy_trace",
 ]
+
+export_lazily(__name__)
