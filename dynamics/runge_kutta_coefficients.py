@@ -3,12 +3,13 @@
 Dormand and Prince's 8(5,3) pair with its 7th-order dense output (Hairer, Norsett and Wanner,
 *Solving Ordinary Differential Equations I*, II.10, and Hairer's DOP853 code) and their 5(4)
 pair with Shampine's 4th-order dense output (Dormand and Prince 1980; Shampine 1986). The
-numbers are scipy's (``scipy/integrate/_ivp/dop853_coefficients.py`` and ``rk.py``, BSD
-licence): the same decimal literals and the same operations on them, so the same doubles, and
-the compiled stepping keeps ``solve_ivp``'s error control and dense output. They are written
-out here because importing ``scipy.integrate`` for them costs a simulation's start about 0.4 s
-of processor time; tests/test_integrator_coefficients.py compares every array with scipy's,
-bit for bit.
+values are the published ones of those methods (Hairer's DOP853 code gives them to 30 digits),
+written with the decimal literals and operations that ``solve_ivp`` evaluates them by
+(scipy's ``dop853_coefficients.py`` and ``rk.py``), so that they round to the same doubles and
+the compiled stepping keeps ``solve_ivp``'s error control and dense output to the bit. They
+are written out here because importing ``scipy.integrate`` for them costs a simulation's start
+about 0.4 s of processor time; tests/test_integrator_coefficients.py compares every array with
+scipy's, bit for bit.
 """
 
 from __future__ import annotations
