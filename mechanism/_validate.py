@@ -173,8 +173,9 @@ def known(value, names, where: str, kind: str) -> str:
     return value
 
 
-def _frozen(values):
-    """A read-only float copy (a load table or vector the model keeps)."""
+def read_only(values) -> np.ndarray:
+    """A read-only float copy of ``values``: what a model keeps (its snapshots and the records
+    they share never change)."""
     out = np.array(values, dtype=float)
     out.setflags(write=False)
     return out
@@ -200,7 +201,7 @@ def load_value(value, where, shape):
             raise ModelError(where, "table times must increase strictly")
         bounded(times, f"{where}: times", False)
         bounded(values, f"{where}: values", False)
-        return (_frozen(times), _frozen(values))
+        return (read_only(times), read_only(values))
     if isinstance(value, tuple) and shape == ():
         raise ModelError(where, f"expected a number, f(t) or a (times, values) table, got {shown(value)}")
     arr = float_array(value, where, what)
@@ -210,4 +211,4 @@ def load_value(value, where, shape):
     if not np.all(np.isfinite(arr)):
         raise ModelError(where, f"non-finite load {shown(value)}")
     bounded(arr, where, False)
-    return float(arr) if arr.ndim == 0 else _frozen(arr)
+    return float(arr) if arr.ndim == 0 else read_only(arr)

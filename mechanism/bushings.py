@@ -35,12 +35,6 @@ BUSHING_RATES = {
 }
 
 
-def _read_only(array):
-    array = np.array(array, dtype=float)
-    array.setflags(write=False)
-    return array
-
-
 def _rates(value, where, default_zero, symmetric_psd):
     """Six rates or a (6, 6) matrix (N/m, N m/rad ...), finite; rates not negative, a matrix
     symmetric and positive semi-definite."""
@@ -100,8 +94,9 @@ def bushing_spec(name, first, second, at, axes, stiffness, damping, preload, rep
         if {pair.first, pair.second} != {first, second}:
             raise ModelError(f"{where}: replaces", f"pair {replaces!r} joins {pair.first!r} and {pair.second!r}, "
                              f"the bushing {first!r} and {second!r}")
-    return BushingSpec(name, first, second, _read_only(at), _read_only(rows), _read_only(stiffness),
-                       _read_only(damping), _read_only(preload), replaces)
+    frozen = check_arg.read_only
+    return BushingSpec(name, first, second, frozen(at), frozen(rows), frozen(stiffness), frozen(damping),
+                       frozen(preload), replaces)
 
 
 def restiffened(bushings, name, stiffness) -> BushingSpec:
@@ -110,7 +105,7 @@ def restiffened(bushings, name, stiffness) -> BushingSpec:
     or optimiser's bushing-rate variant (:meth:`mechanism.Mechanism.set_bushing_stiffness`)."""
     check_arg.known(name, bushings, "bushing", "bushing")
     stiffness = _rates(stiffness, f"bushing {name!r}: stiffness", False, True)
-    return replace(bushings[name], stiffness=_read_only(stiffness))
+    return replace(bushings[name], stiffness=check_arg.read_only(stiffness))
 
 
 def smallest_rotation(old, new, where) -> np.ndarray:
@@ -151,7 +146,7 @@ def moved_bushings(bushings, hardpoints, pairs) -> dict:
     for hardpoint, value in hardpoints:
         if hardpoint.table == "bushings":
             where = f"hardpoint {hardpoint.name!r}"
-            out[hardpoint.owner] = replace(out[hardpoint.owner], at=_read_only(check_arg.vector(value, where,
+            out[hardpoint.owner] = replace(out[hardpoint.owner], at=check_arg.read_only(check_arg.vector(value, where,
                                                                                                 is_length=True)))
         elif hardpoint.table == "pairs":
             pivots.setdefault(hardpoint.owner, {})[hardpoint.key] = hardpoint
@@ -160,7 +155,7 @@ def moved_bushings(bushings, hardpoints, pairs) -> dict:
         pair = pairs[pair_name]
         if "axis" not in moved:  # a centre alone: a translation, by the pair's move
             for bushing in (b for b in replacing if b.name not in named):
-                out[bushing.name] = replace(bushing, at=_read_only(pair.at - moved["at"].value + bushing.at))
+                out[bushing.name] = replace(bushing, at=check_arg.read_only(pair.at - moved["at"].value + bushing.at))
             continue
         if not replacing:
             continue
@@ -169,13 +164,14 @@ def moved_bushings(bushings, hardpoints, pairs) -> dict:
         centre = moved["at"].value if "at" in moved else np.asarray(pair.at, dtype=float)
         for bushing in replacing:
             at = out[bushing.name].at if bushing.name in named else pair.at + turn @ (bushing.at - centre)
-            out[bushing.name] = replace(bushing, at=_read_only(at), axes=_read_only(bushing.axes @ turn.T))
+            out[bushing.name] = replace(bushing, at=check_arg.read_only(at),
+                                        axes=check_arg.read_only(bushing.axes @ turn.T))
     return out
 
 
 def _pair_of(bushing: BushingSpec, pair_type) -> PairSpec:
     frame = bushing_frame(bushing.at, bushing.axes)
-    frame_j, frame_k = _read_only(frame), _read_only(frame)
+    frame_j, frame_k = check_arg.read_only(frame), check_arg.read_only(frame)
     return PairSpec(bushing.name, pair_type, bushing.first, bushing.second, frame_j, frame_k, at=bushing.at,
                     axes=tuple(map(tuple, bushing.axes)))
 

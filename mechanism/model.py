@@ -53,13 +53,6 @@ from .units import Units
 __all__ = ["Mechanism"]
 
 
-def _read_only(values):
-    """A read-only copy of an array (snapshots and the records they share never change)."""
-    out = np.array(values, dtype=float)
-    out.setflags(write=False)
-    return out
-
-
 class Mechanism:
     """A spatial linkage under construction.
 
@@ -77,8 +70,8 @@ class Mechanism:
     def __init__(self, name: str = "mechanism", units=None):
         self.name = check_arg.name(name, "mechanism name")
         self._units = Units.of(units)
-        self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND, com=_read_only(np.zeros(3)),
-                                                             inertia=_read_only(np.zeros((3, 3))))}
+        self._links: dict[str, LinkSpec] = {GROUND: LinkSpec(GROUND, com=check_arg.read_only(np.zeros(3)),
+                                                             inertia=check_arg.read_only(np.zeros((3, 3))))}
         self._pairs: dict[str, PairSpec] = {}
         self._points: dict[str, PointSpec] = {}
         self._point_drivers: dict[str, PointDriverSpec] = {}
@@ -184,7 +177,7 @@ class Mechanism:
         axis_used, axes, constants = PAIR_TYPES[kind].read_axes(where, kind, axis, axes)
         pair_type = make_pair_type(kind, **options, **constants)
         frame_j, frame_k = pair_type.frames(at, axis_used, axes)
-        return PairSpec(name, pair_type, first, second, _read_only(frame_j), _read_only(frame_k),
+        return PairSpec(name, pair_type, first, second, check_arg.read_only(frame_j), check_arg.read_only(frame_k),
                         at=at, axis=axis_used, axes=axes)
 
     # ----------------------------------------------------------------- points
@@ -428,7 +421,7 @@ class Mechanism:
     def snapshot(self) -> Model:
         """Frozen copy of the model, as analyses take it and results keep it."""
         if self._snapshot is None:
-            reference = tuple((name, _read_only(values)) for name, values in self._reference.items())
+            reference = tuple((name, check_arg.read_only(values)) for name, values in self._reference.items())
             bushings = tuple(self._bushings.values())
             if self._compliant:
                 check_compliant_loads(bushings, self._pair_springs, self._pair_forces, self._pairs)
@@ -442,7 +435,7 @@ class Mechanism:
                 pair_forces=tuple(self._pair_forces),
                 spring_dampers=tuple(self._spring_dampers.values()),
                 point_forces=tuple(self._point_forces.values()),
-                gravity=_read_only(self._gravity),
+                gravity=check_arg.read_only(self._gravity),
                 reference=reference,
                 units=self._units,
                 bushings=bushings,
@@ -505,7 +498,7 @@ class Mechanism:
             self._reference = previous  # a failed attempt leaves the last assembly in place
             self._changed()
             raise
-        self._reference = {name: _read_only(v) for name, v in values.items()}
+        self._reference = {name: check_arg.read_only(v) for name, v in values.items()}
         self._changed()
         return {name: np.array(v) for name, v in self._reference.items()}
 
