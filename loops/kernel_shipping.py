@@ -18,7 +18,7 @@ What makes a shipped entry right for the worker:
 * the key does not cover the kernels a kernel calls or inlines from other files, nor the
   Python, numba or llvmlite that compiled it; so entries are written only where the worker's
   kernel package has the sender's digest (numba's version and the sources of the package and
-  of those it builds on, :func:`loops.kernels.cache_stamp.package_digest`) and the worker
+  of those it builds on, :func:`loops.kernels.cache_stamp.kernel_package_digest`) and the worker
   runs the same Python, numba and llvmlite versions. Otherwise nothing is written and the worker compiles, as before;
 * the index an entry goes into is stamped with the worker's own source file (its time and
   size), through the worker's cache objects: the entry is valid for the worker's installation.
@@ -61,21 +61,14 @@ PACKAGES = ("loops.kernels.", "dynamics.kernels.")
 #: The shipped bytes this process has installed (their hashes): installed once per process.
 _INSTALLED = set()
 _LOCK = threading.Lock()
-#: The kinematics kernels: every other kernel package builds on them (their digest chains theirs).
-KINEMATICS = pathlib.Path(cache_stamp.__file__).resolve().parent
 
 
 @functools.lru_cache(maxsize=None)
-def _digest(directory):
-    base = "" if directory == KINEMATICS else _digest(KINEMATICS)
-    return cache_stamp.package_digest(directory, base)
-
-
 def kernel_package_digest(module_file):
     """The digest of the kernel package whose source directory holds ``module_file``, as its
-    cache is stamped (:func:`loops.kernels._compile.register_kernel_package` chains it on the
-    kinematics kernels' digest)."""
-    return _digest(pathlib.Path(module_file).resolve().parent)
+    cache is stamped (:func:`loops.kernels.cache_stamp.kernel_package_digest`), read once per
+    process."""
+    return cache_stamp.kernel_package_digest(pathlib.Path(module_file).resolve().parent)
 
 
 def _versions():

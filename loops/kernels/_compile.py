@@ -79,7 +79,7 @@ from numba.core.runtime import nrt
 
 from . import by_reference, compile_progress  # noqa: F401 (by_reference: the named states' types)
 from .cache_stamp import INLINED_DIRECTORIES, STAMP as _STAMP, cache_directory as _cache_directory, \
-    package_digest as _digest
+    kernel_package_digest
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
            "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
@@ -138,8 +138,7 @@ def register_kernel_package(init_file):
     directory = pathlib.Path(init_file).resolve().parent
     if any(directory == known for known, _ in _PACKAGES):
         return
-    base = _PACKAGES[0][1] if _PACKAGES else ""
-    _PACKAGES.append((directory, _digest(directory, base)))
+    _PACKAGES.append((directory, kernel_package_digest(directory)))
     if numba.config.DISABLE_JIT:
         return
     if _refresh(directory, _PACKAGES[-1][1]):

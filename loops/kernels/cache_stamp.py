@@ -15,13 +15,17 @@ import hashlib
 import os
 import pathlib
 
-__all__ = ["STAMP", "INLINED_DIRECTORIES", "cache_directory", "numba_version", "package_digest", "stamped"]
+__all__ = ["STAMP", "INLINED_DIRECTORIES", "KINEMATICS_DIRECTORY", "cache_directory", "numba_version", "package_digest",
+           "kernel_package_digest", "stamped"]
 
 #: The name of the stamp file in each kernel package's cache directory.
 STAMP = "kinematrix-kernels.digest"
 #: Sources the kernels inline that are no kernel package of their own: the pair families'
 #: (:mod:`.pairs` compiles their functions into the kernels that use them).
 INLINED_DIRECTORIES = (pathlib.Path(__file__).resolve().parent.parent.parent / "mechanism" / "pairs",)
+#: The kinematics kernels' source directory: every other kernel package calls or inlines their
+#: kernels, so its digest chains theirs (:func:`kernel_package_digest`).
+KINEMATICS_DIRECTORY = pathlib.Path(__file__).resolve().parent
 
 
 def cache_directory(directory):
@@ -62,19 +66,25 @@ def package_digest(directory, base):
     return h.hexdigest()
 
 
+def kernel_package_digest(directory):
+    """The digest that stamps the cache of the kernel package in source ``directory``: the
+    kinematics kernels' :func:`package_digest`, and any other package's chained on it (its
+    kernels call or inline theirs)."""
+    directory = pathlib.Path(directory).resolve()
+    base = "" if directory == KINEMATICS_DIRECTORY else kernel_package_digest(KINEMATICS_DIRECTORY)
+    return package_digest(directory, base)
+
+
 def stamped(directories):
-    """True when the cache of every kernel package in ``directories`` (source directories, the
-    kinematics kernels first, as :func:`._compile.register_kernel_package` chains their
-    digests) carries the stamp of its current sources: its kernels were compiled (or are
-    being compiled) for them. False for a first run after an install or an upgrade, or with
-    an empty ``NUMBA_CACHE_DIR``."""
-    base = ""
+    """True when the cache of every kernel package in ``directories`` (source directories)
+    carries the stamp of its current sources (:func:`kernel_package_digest`): its kernels were
+    compiled (or are being compiled) for them. False for a first run after an install or an
+    upgrade, or with an empty ``NUMBA_CACHE_DIR``."""
     for directory in directories:
-        directory = pathlib.Path(directory).resolve()
-        base = package_digest(directory, base)
         try:
-            if (cache_directory(directory) / STAMP).read_text() != base:
-                return False
+            stamp = (cache_directory(pathlib.Path(directory).resolve()) / STAMP).read_text()
         except OSError:
+            return False
+        if stamp != kernel_package_digest(directory):
             return False
     return True
