@@ -59,8 +59,6 @@ def sample_times(args, mechanism):
     import numpy as np
 
     from loops.compiled import compile_model
-    # from its own module: importing the submodule dynamics.simulate first would bind the module, not
-    # the function, to the name dynamics.simulate that run() imports
     from dynamics.run import check_sample_count
 
     check_sample_count(compile_model(mechanism.snapshot()), args.samples, "--samples")
