@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kernel_arrays import kernel_array
 from .kernels.state import Scratch, Work
 
 __all__ = ["Configuration", "evaluate", "constraint_matrix", "closure_pattern", "dense_closure_pattern",
@@ -43,14 +44,6 @@ def new_work(system, q=None, rotations=None) -> Work:
 def _read_only(*arrays):
     for a in arrays:
         a.setflags(write=False)
-
-
-def _writable(a):
-    """``a``, or a copy of it when it is read-only (a :class:`Configuration`'s arrays): numba
-    compiles a kernel once per argument type, and a read-only array is a type of its own, so a
-    read-only argument would compile a second version of a kernel the walk also calls with its
-    writable scratch."""
-    return a if a.flags.writeable else a.copy()
 
 
 @dataclass(frozen=True)
@@ -168,7 +161,7 @@ def constraint_matrix(system, config, scaled=False, gauges=True, sparse=False):
 
     topology = system.topology
     blocks = np.empty((len(topology.loop_cols), 6))
-    closure.loop_jacobian(topology, _writable(config.twists), _writable(config.centres), blocks)
+    closure.loop_jacobian(topology, kernel_array(config.twists), kernel_array(config.centres), blocks)
     if sparse:
         return _sparse_constraint_matrix(system, config, blocks, scaled, gauges)
     B = np.zeros((6 * topology.loops, topology.n))
@@ -177,7 +170,7 @@ def constraint_matrix(system, config, scaled=False, gauges=True, sparse=False):
         B[6 * i:6 * i + 6, topology.loop_cols[entries]] += blocks[entries].T
     if gauges and topology.gauges:
         rows = np.empty((topology.gauges, topology.n))
-        closure.gauge_rows(topology, system.geometry, _writable(config.twists), _writable(config.swings), rows,
+        closure.gauge_rows(topology, system.geometry, kernel_array(config.twists), kernel_array(config.swings), rows,
                            np.empty((3, 3)))
         B = np.vstack([B, rows])
     if scaled:
@@ -201,7 +194,7 @@ def _sparse_constraint_matrix(system, config, loop_blocks, scaled, gauges):
     count = loop_rows
     if gauges and topology.gauges:
         dense_rows = np.empty((topology.gauges, topology.n))
-        closure.gauge_rows(topology, system.geometry, _writable(config.twists), _writable(config.swings), dense_rows,
+        closure.gauge_rows(topology, system.geometry, kernel_array(config.twists), kernel_array(config.swings), dense_rows,
                            np.empty((3, 3)))
         gauge_part = pattern[loop_rows:].tocoo()
         rows = np.r_[rows, loop_rows + gauge_part.row]

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernel_arrays import kernel_array
+
 __all__ = ["point_positions", "point_velocities", "point_accelerations", "link_twists"]
 
 
 def _flat(a, width):
-    """``a`` as a contiguous, writable stack of ``width``-shaped entries (a copy of a read-only
-    array: numba types one apart from a writable array and would compile the kernel once for
-    each), and the leading shape."""
+    """``a`` as a stack of ``width``-shaped entries as the kernels take it (:func:`kernel_array`),
+    and the leading shape."""
     a = np.asarray(a, dtype=float)
-    flat = a.reshape((-1,) + width)
-    if not (flat.flags.c_contiguous and flat.flags.writeable):
-        flat = np.array(flat, order="C")  # not np.require: its own overhead is most of a small call's
-    return flat, a.shape[:a.ndim - len(width)]
+    return kernel_array(a, (-1,) + width), a.shape[:a.ndim - len(width)]
 
 
 def _to(a, shape):

@@ -33,6 +33,7 @@ from mechanism.errors import ModelError
 from mechanism.transforms import cross
 
 from .configuration import new_work
+from .kernel_arrays import kernel_array
 
 __all__ = ["PairReactions", "pair_reactions", "gravity_wrenches", "link_rows", "RCOND"]
 
@@ -152,9 +153,7 @@ def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, veloc
     n_links, n_pairs = topology.links, topology.pairs
     count = len(q)
     moving, spread, cycles = link_rows(system)
-    # the arrays contiguous and writable (copies of read-only ones, a result's): numba types a
-    # read-only array apart from a writable one and would compile this kernel once for each
-    q = np.require(q, float, "CW").reshape(count, system.n)
+    q = kernel_array(q, (count, system.n))
     pair_values, point_values = _load_values(loads, t)
     m = len(system.spherical_pairs)
     forces = np.zeros((count, n_pairs, 3))
@@ -163,11 +162,11 @@ def pair_reactions(system, loads, weights, q, q_dot, t, drive, extra=None, veloc
     residual = np.zeros(count)
     newton_euler_reactions(
         topology, system.geometry, loads, weights, new_work(system), q,
-        np.zeros((count, m, 3, 3)) if rotations is None else np.require(rotations, float, "CW"),
-        rotations is not None, np.require(q_dot, float, "CW").reshape(count, system.n),
-        np.zeros((count, n_links, 6)) if velocities is None else np.require(velocities, float, "CW"),
-        velocities is not None, pair_values, point_values, np.require(drive, float, "CW"),
-        np.zeros((count, n_links, 6)) if extra is None else np.require(extra, float, "CW"),
+        np.zeros((count, m, 3, 3)) if rotations is None else kernel_array(rotations),
+        rotations is not None, kernel_array(q_dot, (count, system.n)),
+        np.zeros((count, n_links, 6)) if velocities is None else kernel_array(velocities),
+        velocities is not None, pair_values, point_values, kernel_array(drive),
+        np.zeros((count, n_links, 6)) if extra is None else kernel_array(extra),
         moving, spread, cycles, np.where(system.rotational, 1.0 / system.scale, 1.0), RCOND, forces, moments,
         frames, residual)
     real = [i for i, p in enumerate(system.pairs) if not p.virtual]

@@ -21,6 +21,8 @@ import numpy as np
 from mechanism.atomic import write_text_atomically
 from mechanism.errors import ModelError
 
+from .kernel_arrays import kernel_array
+
 __all__ = ["Trajectory", "SweepResult", "Column", "MAX_RECORD_BYTES", "record_bytes", "write_columns"]
 
 #: Largest record (positions or samples, with their rates, poses and tangents) one sweep or
@@ -207,7 +209,7 @@ class Trajectory:
     def _point(self, name):
         for point in self.model.points:
             if point.name == name:
-                return self.system.link_index[point.link], np.ascontiguousarray(point.at, dtype=float)
+                return self.system.link_index[point.link], kernel_array(point.at)
         raise ModelError(f"point {name!r}", f"not a point of {self.model.name!r} "
                          f"(known: {', '.join(self.point_names) or 'none'})")
 
@@ -216,9 +218,7 @@ class Trajectory:
 
         link, r = self._point(name)
         out = np.empty((len(self), 3))
-        # contiguous and writable (copies of an equilibrium's read-only arrays): numba types a
-        # read-only array apart from a writable one and would compile the kernel once for each
-        T, V, A = (np.require(a[:, link], float, "CW") for a in (self._poses, self._velocities, self._accelerations))
+        T, V, A = (kernel_array(a[:, link]) for a in (self._poses, self._velocities, self._accelerations))
         point_trajectory(T, V, A, r, order, out)
         return out
 
