@@ -207,7 +207,9 @@ class Trajectory:
     def _point(self, name):
         for point in self.model.points:
             if point.name == name:
-                return self.system.link_index[point.link], np.ascontiguousarray(point.at, dtype=float)
+                # a writable copy: a loaded model's point is read-only and a built one's not, and
+                # numba would compile the trajectory kernel once for each
+                return self.system.link_index[point.link], np.array(point.at, dtype=float)
         raise ModelError(f"point {name!r}", f"not a point of {self.model.name!r} "
                          f"(known: {', '.join(self.point_names) or 'none'})")
 
