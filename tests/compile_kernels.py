@@ -40,10 +40,10 @@ def _cli(*argv):
 
 def kinematics():
     """Sweeps (positions, rates, held freedoms, point drivers, spherical pairs), point
-    trajectories and the suspension analyses; then equations of motion in both forms and
-    inverse dynamics with the pairs' reactions, which evaluate the dynamics at positions a
-    sweep reaches; then :func:`statics`."""
-    from dynamics import equations_of_motion, inverse_dynamics
+    trajectories and the suspension analyses; then inverse dynamics in both forms with the
+    pairs' reactions, which evaluate the dynamics at positions a sweep reaches; then
+    :func:`statics`."""
+    from dynamics import inverse_dynamics
     from mechanism import load_model
 
     wishbone = load_model(EXAMPLES / "double_wishbone.toml")
@@ -58,9 +58,21 @@ def kinematics():
              "--out", out / "axle.csv")
         _cli("sweep", EXAMPLES / "rssr.toml", "--drive", "crank_angle=0:90:30", "--out", out / "rssr.csv")
     for method in ("lagrange", "kane"):
-        equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
         inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method).reactions()
     statics()
+
+
+def overconstrained():
+    """The Bennett linkage (examples/bennett.toml): loading it assembles the loop from its guess
+    (the corrector called from Python, :func:`loops.newton.solve_position`), and a sweep over a
+    full turn chooses the square block's rows anew on the way (the tangent called from Python).
+    Each of those calls compiles a twin of a kernel only kernels call (``loops.kernels._compile``),
+    which the first test that loads the example would otherwise compile. Last in the simulation
+    family: the walk itself it loads from the cache the kinematics family wrote."""
+    from mechanism import load_model
+
+    bennett = load_model(EXAMPLES / "bennett.toml")
+    bennett.sweep({"J1": np.radians(90.0) + np.linspace(0.0, 2 * np.pi, 13)})
 
 
 def statics():
@@ -89,15 +101,19 @@ def statics():
 
 
 def simulation():
-    """Simulation: both integrators, scipy's implicit steppers (the compiled right-hand side they
-    call), loads, switching of the partition, energies; then :func:`studies`, which balances the
-    two families (82 and 81 s of processor time on an empty cache, by numba's compile events)."""
-    from dynamics import simulate, warm
+    """The banded solves called from Python (:func:`banded_solves`); simulation: both integrators,
+    scipy's implicit steppers (the compiled right-hand side they call), loads, switching of the
+    partition, energies; then :func:`studies`, equations of motion in both forms (the dynamics
+    at a closed state called from Python) and :func:`overconstrained`, which balance the two
+    families by numba's compile events (53 and 53 s of processor time on an empty cache, on a
+    loaded machine)."""
+    from dynamics import equations_of_motion, simulate, warm
     from mechanism import load_model
 
     # no second process walking a four-bar (dynamics.warm): the kinematics family beside this one
     # compiles the walk's kernels while this one compiles the integrator's
     os.environ[warm.DISABLE] = "1"
+    banded_solves()
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     for method in ("DOP853", "RK45"):
         simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
@@ -106,6 +122,28 @@ def simulation():
     simulate(pendulum, 0.01, method="Radau")
     simulate(load_model(EXAMPLES / "slider_crank.toml"), 0.05)
     studies()
+    for method in ("lagrange", "kane"):
+        equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
+    overconstrained()
+
+
+def banded_solves():
+    """The banded LU and its solves called from Python as tests/test_kernels.py calls them (each a
+    twin of a kernel only kernels call). First in this family: they take no model, so while they
+    compile the kinematics family compiles the evaluation every model's loading needs
+    (``closure.configure``), which this family then loads from the cache instead of compiling
+    it at the same time."""
+    from loops.kernels.linear import (band_determinant_sign, band_lu, band_one_norm_of_inverse, band_pivot,
+                                      band_solve, band_solve_transposed)
+
+    n, kl, ku = 3, 1, 1
+    band = np.zeros((n, 2 * kl + ku + 1))  # entry (i, j) at band[j, kl + ku + i - j]: the identity
+    band[:, kl + ku] = 1.0
+    pivots = np.zeros(n, dtype=np.int64)
+    band_lu(band, n, kl, ku, pivots)
+    band_pivot(band, kl, ku, 0), band_determinant_sign(band, n, kl, ku, pivots)
+    band_solve(band, n, kl, ku, pivots, np.ones(n)), band_solve_transposed(band, n, kl, ku, pivots, np.ones(n))
+    band_one_norm_of_inverse(band, n, kl, ku, pivots, np.zeros(n), np.zeros(n))
 
 
 def studies():
