@@ -36,29 +36,49 @@ the model file's units; the Python API writes the same bytes for the same units.
 Adding a subcommand: write one module beside what it runs with ``NAME`` (the word on the
 command line), ``HELP`` (one line for ``kinematrix --help``), ``add_arguments(parser)`` and
 ``run(args) -> int`` (the exit status; raise :class:`loops.cli.arguments.UserError` for a
-user's mistake), import it below and add it to :data:`COMMANDS`: one new module plus one
-line here. Keep numpy, matplotlib and the engine inside ``run``, so that ``kinematrix --help``
-stays fast.
+user's mistake) and add it to :data:`COMMAND_MODULES`: one new module plus one line here. A
+command imports only its own module (the others are listed by name); ``kinematrix --help``
+and :data:`COMMANDS` import them all. Keep numpy, matplotlib and the engine inside ``run``,
+so that ``kinematrix --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
 
-from dynamics.cli import simulate
 from dynamics.cli.kernel_mode import choose_kernels
-from loops.cli import check, plot, sweep, view
 from loops.cli.arguments import INTERRUPTED, PROG, STOPPED, USER_ERROR, ArgumentParser, UserError
-from loops.study import cli as study
-from loops.suspension import cli as suspension
 
-__all__ = ["main", "build_parser", "version", "COMMANDS"]
+__all__ = ["main", "build_parser", "version", "COMMANDS", "COMMAND_MODULES"]
 
-#: The subcommands, in the order ``kinematrix --help`` lists them.
-COMMANDS = (check, view, sweep, simulate, plot, suspension, study)
+#: The subcommands: the word on the command line (the module's ``NAME``) and the module that
+#: runs it, in the order ``kinematrix --help`` lists them.
+COMMAND_MODULES = {
+    "check": "loops.cli.check",
+    "view": "loops.cli.view",
+    "sweep": "loops.cli.sweep",
+    "simulate": "dynamics.cli.simulate",
+    "plot": "loops.cli.plot",
+    "suspension": "loops.suspension.cli",
+    "study": "loops.study.cli",
+}
+
+
+def __getattr__(name):
+    """``COMMANDS``: the subcommands' modules, in the order of :data:`COMMAND_MODULES`, imported
+    when asked for (a command imports only its own)."""
+    if name == "COMMANDS":
+        return tuple(command_module(word) for word in COMMAND_MODULES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def command_module(word):
+    """The module of the subcommand ``word`` (a key of :data:`COMMAND_MODULES`), imported."""
+    return importlib.import_module(COMMAND_MODULES[word])
 
 
 def version() -> str:
@@ -91,18 +111,24 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser():
-    """The command line's parser: one subparser per module of :data:`COMMANDS`, whose ``run``
-    is the parsed arguments' ``handler``."""
+def build_parser(command=None):
+    """The command line's parser: one subparser per subcommand of :data:`COMMAND_MODULES`, its
+    module's ``run`` the parsed arguments' ``handler``. ``command``: the word of the one
+    subcommand to be parsed, whose module alone is imported and whose options alone are added
+    (the others are only named: they cannot be parsed then); None: every subcommand's."""
     parser = ArgumentParser(prog=PROG, description="Kinematics and dynamics of spatial linkages "
                             "(Pavlov's matrix method). Values are in the model file's units.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     sub.required = True
-    for command in COMMANDS:
-        subparser = sub.add_parser(command.NAME, help=command.HELP)
-        command.add_arguments(subparser)
-        subparser.set_defaults(handler=command.run)
+    for word in COMMAND_MODULES:
+        if command not in (None, word):
+            sub.add_parser(word)
+            continue
+        module = command_module(word)
+        subparser = sub.add_parser(word, help=module.HELP)
+        module.add_arguments(subparser)
+        subparser.set_defaults(handler=module.run)
     return parser
 
 
@@ -114,9 +140,13 @@ def main(argv=None) -> int:
     (:func:`_freeze_for_exit`); called with ``argv`` (from Python) it does neither."""
     _one_blas_thread()
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        # a command named first is parsed by its own module's parser alone; anything else
+        # (--help, --version, a mistake) by every subcommand's, as it lists them
+        command = words[0] if words and words[0] in COMMAND_MODULES else None
+        args = build_parser(command).parse_args(argv)
         if argv is None:
-            choose_kernels(next(c for c in COMMANDS if c.NAME == args.command), args)
+            choose_kernels(command_module(args.command), args)
         return args.handler(args)
     except UserError as exc:
         return _user_error(exc)

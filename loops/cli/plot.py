@@ -26,7 +26,6 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from loops import plotting
-    from loops.views import curves_view
 
     columns = [c.strip() for c in args.y.split(",") if c.strip()]
     if not columns:
@@ -58,8 +57,13 @@ def run(args) -> int:
     x = table[:, header.index(args.x)]
     curves = {name: table[:, header.index(name)] for name in columns}
     x_label, y_label = label(args.x), ", ".join(label(name) for name in columns)
+
+    def page():  # the interactive views are imported only for a page
+        from loops.views import curves_view
+
+        return curves_view(x, curves, x_label=x_label, y_label=y_label, title=os.path.basename(args.csv))
+
     plot_call(plotting.plot_curves, x, curves, path=out, x_label=x_label, y_label=y_label,
-              title=os.path.basename(args.csv),
-              page=lambda: curves_view(x, curves, x_label=x_label, y_label=y_label, title=os.path.basename(args.csv)))
+              title=os.path.basename(args.csv), page=page)
     print(out)
     return 0

@@ -116,13 +116,15 @@ def draw(args, result, plot_points, units):
     if not (args.plot or args.animate):
         return
     from loops import plotting
-    from loops.views import sweep_view
+
+    def page():  # the interactive views are imported only for a page
+        from loops.views import sweep_view
+
+        return sweep_view(result, plot_points)
 
     if args.plot:
-        plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot,
-                  page=lambda: sweep_view(result, plot_points),
+        plot_call(plotting.plot_trajectories, result, plot_points, path=args.plot, page=page,
                   length_scale=units.factor("length"), length_unit=units.length)
     if args.animate:
-        plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points,
-                  page=lambda: sweep_view(result, plot_points),
+        plot_call(plotting.animate_sweep, result, path=args.animate, points=plot_points, page=page,
                   length_scale=units.factor("length"), length_unit=units.length)

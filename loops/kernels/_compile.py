@@ -80,6 +80,7 @@ from numba.core.runtime import nrt
 from . import by_reference, compile_progress  # noqa: F401 (by_reference: the named states' types)
 from .cache_stamp import INLINED_DIRECTORIES, STAMP as _STAMP, cache_directory as _cache_directory, \
     kernel_package_digest
+from .loaded_code import LoadedLibrary
 
 __all__ = ["kernel", "internal_kernel", "inline_kernel", "allocating_kernel", "allocating_inline_kernel",
            "callback_kernel", "register_kernel_package", "INLINED_DIRECTORIES"]
@@ -180,12 +181,45 @@ class _LoadingCache(FunctionCache):
     warm command's time), which running machine code already compiled does not need. A
     load here only starts numba's runtime (the allocating kernels call it); a kernel that
     must be compiled after all is compiled by numba's compiler, which refreshes the context
-    itself first."""
+    itself first. Its code is read back as a :class:`.loaded_code.LoadedLibrary` (the LLVM
+    module for linking parsed only when linked: half of a load's time)."""
 
     def load_overload(self, sig, target_context):
         nrt.rtsys.initialize(target_context)
         with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+            result = self._load_overload(sig, _ReadBackTarget(target_context))
+            return None if result is None else result._replace(target_context=target_context)
+
+
+class _ReadBackTarget:
+    """The target context as a cached kernel is rebuilt in (:class:`_LoadingCache`): its code
+    generator reads the kernel's code back as a :class:`.loaded_code.LoadedLibrary`,
+    everything else is numba's."""
+
+    def __init__(self, context):
+        self._context = context
+
+    def __getattr__(self, name):
+        return getattr(self._context, name)
+
+    def codegen(self):
+        return _ReadBackCodegen(self._context.codegen())
+
+
+class _ReadBackCodegen:
+    """numba's code generator, except that it reads a cached library of machine code back as a
+    :class:`.loaded_code.LoadedLibrary` where it can."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+    def unserialize_library(self, serialized):
+        name, kind, data = serialized
+        library = LoadedLibrary.read_back(self._codegen, name, *data) if kind == "object" else None
+        return library or self._codegen.unserialize_library(serialized)
 
 
 def _discard(path):
