@@ -120,14 +120,18 @@ def test_front_axle_against_macpherson(browser, shots, tmp_path):
     legend = page.page.evaluate("Array.from(document.querySelectorAll('.legendtext')).map((e) => e.textContent)")
     assert {"front-axle", "macpherson"} <= set(legend)
     # the legend hides a design: its curves in every panel with it
+    shown = "() => (document.querySelector('.kx-panels').layout.shapes || []).map((s) => s.visible)"
+    before = page.page.evaluate(shown)
     page.page.locator(".legendtext", has_text="macpherson").click(force=True)  # the toggle lies over the text
     hidden = """() => ['.kx-scene', '.kx-panels'].map((g) => Array.from(document.querySelector(g)._fullData)
         .filter((t) => t.legendgroup === 'macpherson').map((t) => t.visible))"""
     scene, panels = page.page.evaluate(hidden)
     assert len(scene) > 5 and len(panels) >= 10  # the linkage's traces; its curves
-    # plotly waits out a double click before it acts on a single one
+    # plotly waits out a double click before it acts on a single one; the player then hides the
+    # design's traces in the other graph, then redraws the markers
     page.page.wait_for_function(f"({hidden})().flat().every((v) => v === 'legendonly')", timeout=5000)
-    page.page.wait_for_timeout(300)
+    page.page.wait_for_function(f"(before) => JSON.stringify(({shown})()) !== JSON.stringify(before)", arg=before,
+                                timeout=5000)
     visible = [m[2] for m in page.markers()]
     assert visible.count(False) == len(panels)  # the MacPherson's markers hidden with its curves
     assert page.errors == []
@@ -187,12 +191,14 @@ def test_curves_of_a_table(browser, shots, tmp_path):
 
 def test_bundle_draws_the_trace_types_named(browser, tmp_path):
     """The inlined plotly.js (a partial bundle) registers exactly the trace types the page module
-    lets a graph hold."""
-    from loops.views import mechanism_view
+    lets a graph hold (every page inlines the same bundle: a page of curves, without a 3-D scene,
+    opens fastest)."""
+    from loops.views import curves_view
     from loops.views.page import BUNDLE_TRACE_TYPES
-    from mechanism import load_model
 
-    path = mechanism_view(load_model(str(EXAMPLES / "four_bar.toml"))).write_html(tmp_path / "model.html")
+    x = np.linspace(0.0, 360.0, 7)
+    path = curves_view(x, {"C": np.sin(np.radians(x))}, x_label="A [deg]", y_label="C").write_html(
+        tmp_path / "curves.html")
     page = browser.open(path)
     registered = page.page.evaluate("Object.keys(Plotly.PlotSchema.get().traces)")
     assert set(registered) == BUNDLE_TRACE_TYPES
