@@ -16,15 +16,21 @@ position after moving the slider, a trace's vertices, and the hover label over a
 from __future__ import annotations
 
 import io
+import math
 import os
 import shutil
 import tempfile
 
 import numpy as np
 
-#: Chromium's switches for a quiet, sandbox-free, offline headless run.
+#: Chromium's switches for a quiet, sandbox-free, offline headless run. WebGL is drawn by the
+#: software renderer (SwiftShader); without multisampling, its costliest step (plotly already
+#: draws a scene at twice the screen's resolution: the screenshots hardly differ), a scene page
+#: opens with a fifth less of the GPU process's time; without V8's optimising compiler, a page
+#: that lives a few seconds spends a tenth less of the renderer's (no assertion looks at either).
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--webgl-msaa-sample-count=0", "--js-flags=--no-opt"]
 VIEWPORT = {"width": 1600, "height": 1000}
 
 
@@ -73,6 +79,11 @@ _FIND = """(name) => {
 }"""
 
 
+_HOVER_TEXT = "() => Array.from(document.querySelectorAll('.hovertext')).map((e) => e.textContent).join(' ')"
+#: How long a hover label is waited for before the mouse is nudged, ms (a few frames of a busy machine).
+_HOVER_WAIT_MS = 400
+
+
 class Opened:
     """One page open in the browser."""
 
@@ -87,23 +98,32 @@ class Opened:
         return self.page.screenshot(path=None if path is None else str(path), clip=clip)
 
     def scene_box(self):
-        """The 3-D scene's box on the screen, ``{x, y, width, height}``."""
-        return self.page.evaluate("""() => { const gd = document.querySelector('.kx-scene');
+        """The 3-D scene's box on the screen in whole pixels, ``{x, y, width, height}`` (a
+        screenshot's ``clip``, and the crop :func:`changed_fraction` takes)."""
+        box = self.page.evaluate("""() => { const gd = document.querySelector('.kx-scene');
             const r = gd._fullLayout.scene._scene.container.getBoundingClientRect();
             return {x: r.left, y: r.top, width: r.width, height: r.height}; }""")
+        x, y = int(box["x"]), int(box["y"])
+        return {"x": x, "y": y, "width": int(box["x"] + box["width"]) - x, "height": int(box["y"] + box["height"]) - y}
 
     def markers(self):
         """The panels' markers that follow the slider: ``[(x, y, visible)]``."""
         return self.page.evaluate("""() => (document.querySelector('.kx-panels').layout.shapes || [])
             .map((s) => [s.xanchor, s.yanchor, s.visible])""")
 
-    def move_slider(self, position):
+    def move_slider(self, position, timeout_ms=30000):
         """Set the slider to ``position`` as a user does (an input event); returns once the
-        player has drawn it."""
-        self.page.evaluate("""(k) => { const s = document.querySelector('.kx-slider'); s.value = String(k);
-            s.dispatchEvent(new Event('input', {bubbles: true})); }""", position)
-        self.page.wait_for_function(f"document.querySelector('.kx-view').dataset.position === '{position}'")
-        self.page.wait_for_timeout(150)  # the scene's WebGL frame after the restyle
+        player has drawn it and the scene has shown the frame after (two animation frames:
+        the scene redraws on the first after a restyle)."""
+        self.page.evaluate("""([k, timeout]) => new Promise((done, fail) => {
+            const view = document.querySelector('.kx-view'), s = document.querySelector('.kx-slider');
+            s.value = String(k);
+            s.dispatchEvent(new Event('input', {bubbles: true}));
+            const frame = (then) => requestAnimationFrame(then);
+            const wait = () => view.dataset.position === String(k) ? frame(() => frame(done)) : frame(wait);
+            wait();
+            setTimeout(() => fail(new Error(`the player did not show position ${k} in ${timeout} ms`)), timeout);
+        })""", [position, timeout_ms])
 
     def trace_xyz(self, index):
         """The drawn vertices of scene trace ``index``: (V, 3), NaN at gaps."""
@@ -112,17 +132,27 @@ class Opened:
         return np.array([[np.nan if v is None else v for v in axis] for axis in xyz], dtype=float).T
 
     def hover_text(self, name, tries=12) -> str:
-        """Move the mouse onto hardpoint ``name`` in the 3-D scene; the hover label's text."""
+        """Move the mouse onto hardpoint ``name`` in the 3-D scene; the hover label's text.
+
+        The mouse goes to the middle of the pixel the hardpoint is projected into, and the
+        scene picks what lies there on its next frame (every mouse move costs the scene a
+        picking frame). Where no label names the hardpoint within a few frames (a line drawn
+        over it at that pixel), the mouse is nudged by a pixel and the label waited for again,
+        ``tries`` times at most."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         found = self.page.evaluate(_FIND, name)
         assert found is not None, f"no hardpoint {name!r} in the scene"
-        x, y = self.page.evaluate(_PROJECT, found)
-        self.page.mouse.move(x - 40, y - 40)
-        self.page.mouse.move(x, y, steps=4)
+        x, y = (math.floor(v) + 0.5 for v in self.page.evaluate(_PROJECT, found))
+        self.page.mouse.move(x, y)
         text = ""
         for attempt in range(tries):
-            self.page.wait_for_timeout(100)
-            text = self.page.evaluate(
-                "Array.from(document.querySelectorAll('.hovertext')).map((e) => e.textContent).join(' ')")
+            try:
+                self.page.wait_for_function(f"(name) => ({_HOVER_TEXT})().includes(name)", arg=name,
+                                            timeout=_HOVER_WAIT_MS)
+            except PlaywrightTimeout:
+                pass
+            text = self.page.evaluate(_HOVER_TEXT)
             if name in text:
                 break
             self.page.mouse.move(x + (attempt % 3) - 1, y + (attempt % 2))
@@ -139,25 +169,33 @@ class Browser:
         self._playwright = sync_playwright().start()
         self._context = self._playwright.chromium.launch_persistent_context(
             self._profile, executable_path=chromium_path(), args=ARGS, headless=True, viewport=VIEWPORT)
+        self._errors = []  # the console errors of the page open now
+        # the tab a persistent context opens with
+        self._page = self._context.pages[0] if self._context.pages else self._context.new_page()
+        self._page.on("console",
+                      lambda message: self._errors.append(message.text) if message.type == "error" else None)
+        self._page.on("pageerror", lambda error: self._errors.append(str(error)))
+        self._page.route("**/*", self._offline)
 
     def open(self, path, timeout_ms=60000) -> Opened:
-        """Open the HTML file ``path`` with the network off; returns once the player has drawn it."""
-        page = self._context.new_page()
-        errors = []
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        """Open the HTML file ``path`` with the network off; returns once the player has drawn it.
 
-        def offline(route):
-            if route.request.url.startswith("file:"):
-                route.continue_()
-            else:
-                errors.append(f"network request {route.request.url}")
-                route.abort()
+        Every page opens in the same tab, which leaves the page before: a page left open keeps
+        its scene's drawing loop running (about 0.08 s of processor time a second, each), and
+        the tab's renderer keeps the compiled plotly.js for the next page (half a second less
+        per page, as a user's tab does when a second view is opened in it)."""
+        self._errors = errors = []
+        self._page.mouse.move(0, 0)  # where a new tab's mouse starts: no hover label from the page before
+        self._page.goto(f"file://{os.path.abspath(path)}")
+        self._page.wait_for_selector(".kx-view[data-rendered]", state="attached", timeout=timeout_ms)
+        return Opened(self._page, errors)
 
-        page.route("**/*", offline)
-        page.goto(f"file://{os.path.abspath(path)}")
-        page.wait_for_selector(".kx-view[data-rendered]", state="attached", timeout=timeout_ms)
-        return Opened(page, errors)
+    def _offline(self, route):
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            self._errors.append(f"network request {route.request.url}")
+            route.abort()
 
     def close(self):
         self._context.close()
@@ -174,14 +212,14 @@ def pixel_spread(png: bytes) -> float:
 
 def changed_fraction(png_a: bytes, png_b: bytes, box=None) -> float:
     """Share of pixels that differ between two screenshots of the same page, within ``box``
-    (``{x, y, width, height}``, default all)."""
+    (``{x, y, width, height}`` in whole pixels, default all); a screenshot of ``box``'s size is
+    one clipped to it already."""
     from PIL import Image
 
     def grey(png):
         image = Image.open(io.BytesIO(png)).convert("L")
-        if box is not None:
-            image = image.crop((int(box["x"]), int(box["y"]), int(box["x"] + box["width"]),
-                                int(box["y"] + box["height"])))
+        if box is not None and image.size != (box["width"], box["height"]):
+            image = image.crop((box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]))
         return np.asarray(image, dtype=int)
 
     return float(np.mean(np.abs(grey(png_a) - grey(png_b)) > 8))
