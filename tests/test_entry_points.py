@@ -7,11 +7,15 @@ The other tests reach the code through its functions (``examples/x.py``'s ``main
 * ``kinematrix`` is the installed entry point of the environment running the tests
   (:mod:`installed`), in a temporary folder, headless;
 * ``python examples/x.py``, with ``MPLBACKEND=Agg``, from a temporary copy of the examples
-  folder (its current folder), where it writes its picture by default.
+  folder (its current folder), where it writes its picture by default (and its animation, for
+  a script that has ``--gif``, asked for). This is each script's one drawing: tests/test_examples.py
+  checks the numbers of its ``analyse()`` in the test's process. A script the README runs as a
+  command (its block runs in tests/test_readme_as_written.py) is not run again here.
 
 For each shipped model file: ``check``, ``sweep`` (a short range of its first driver, with a
 speed), ``plot`` of that sweep's CSV and ``simulate`` (a hundredth of a second); for each
-corner or axle file also ``suspension`` and ``study`` (a few variants); each exit status is
+corner or axle file also ``suspension`` and ``study`` (a few variants), unless the README's
+block runs that subcommand on that file (:data:`BY_README`); each exit status is
 checked, and each file written (a CSV with its units line, header and rows; a PNG that is a
 picture). Ranges are short (a few positions) to keep the suite's time: the point is that
 each command on each file runs end to end through the entry point; the numbers are checked
@@ -20,6 +24,7 @@ by the other tests.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +67,10 @@ CORNERS = {
     "front_axle_bushings.toml": (["--analysis", "parallel", "--travel", "-40:40:40"], "lower_ball_left"),
     "macpherson.toml": (["--analysis", "roll", "--roll", "-2:2:2", "--axle"], "lower_ball"),
 }
+#: Subcommands on files that a ``sh`` block of README.md runs end to end through the entry point
+#: (run as written and checked by tests/test_readme_as_written.py): not again here. The front
+#: axle's suspension stays: its analysis here (opposite wheel travel) is run by no other.
+BY_README = {("suspension", "front_axle_bushings.toml"), ("study", "double_wishbone.toml")}
 VARY = """design = "latin-hypercube"
 variants = 4
 seed = 1
@@ -87,9 +96,9 @@ def table(path: Path, rows=1):
     return lines[1].split(",")
 
 
-def picture(path: Path):
+def picture(path: Path, size=10_000):
     data = path.read_bytes()
-    assert data.startswith(PNG) and len(data) > 10_000, path.name
+    assert data.startswith(PNG) and len(data) > size, path.name
 
 
 def ok(done, *what):
@@ -97,11 +106,19 @@ def ok(done, *what):
     assert "Traceback" not in done.stderr, done.stderr
 
 
+def readme_commands():
+    """``(subcommand, model file)`` of each ``kinematrix`` line of the README's ``sh`` blocks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```sh\n(.*?)^```$", readme, re.S | re.M)
+    return {found for body in blocks for found in re.findall(r"\bkinematrix (\w+) examples/([\w.]+\.toml)", body)}
+
+
 def test_every_shipped_model_and_script_is_listed():
     """A new example gets its line above (a driver to sweep), or this fails."""
     assert sorted(MODELS) == model_files()
     assert set(CORNERS) == {name for name in model_files() if "[corner]" in (EXAMPLES / name).read_text()}
     assert scripts()
+    assert BY_README <= readme_commands() and {file for _, file in BY_README} <= set(CORNERS)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -135,10 +152,13 @@ def test_every_model_file_runs_every_subcommand(name, tmp_path):
 
     if name in CORNERS:
         analysis, hardpoint = CORNERS[name]
-        done = kinematrix("suspension", model, *analysis, "--out", "metrics.csv", cwd=tmp_path)
-        ok(done, "suspension", name)
-        assert table(tmp_path / "metrics.csv", rows=3)[0] in ("wheel_travel", "roll_angle", "rack_travel",
-                                                             "steering_wheel_angle")
+        if ("suspension", name) not in BY_README:
+            done = kinematrix("suspension", model, *analysis, "--out", "metrics.csv", cwd=tmp_path)
+            ok(done, "suspension", name)
+            assert table(tmp_path / "metrics.csv", rows=3)[0] in ("wheel_travel", "roll_angle", "rack_travel",
+                                                                 "steering_wheel_angle")
+        if ("study", name) in BY_README:
+            return
         (tmp_path / "vary.toml").write_text(VARY.format(hardpoint=hardpoint))
         study = [a for a in analysis if a != "--axle"]
         done = kinematrix("study", model, "--vary", "vary.toml", *study, "--out", "study.csv", cwd=tmp_path)
@@ -157,15 +177,38 @@ def examples_copy(tmp_path_factory):
 
 #: What a script prints that says it ran through (checked against references in test_examples.py).
 PRINTS = {"hooke_joint.py": "velocity ratio from 0.866025"}
+#: The scripts with an animation option: their command asks for it.
+ANIMATED = {"four_bar.py", "landing_gear.py"}
 
 
-@pytest.mark.parametrize("script", scripts())
+def readme_scripts():
+    """The example scripts a ``sh`` block of README.md runs as commands (``python3 examples/x.py``)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```sh\n(.*?)^```$", readme, re.S | re.M)
+    return {name for body in blocks for name in re.findall(r"^python3 examples/(\w+\.py)\b", body, re.M)}
+
+
+def test_every_script_runs_as_a_command_here_or_in_the_readme():
+    """Each script runs once as a command: below, or as the README's block says (run as written by
+    tests/test_readme_as_written.py, which checks its exit status and its picture); the animated
+    ones have the option."""
+    assert readme_scripts() and readme_scripts() < set(scripts())
+    assert {name for name in scripts() if "--gif" in (EXAMPLES / name).read_text()} == ANIMATED
+
+
+@pytest.mark.parametrize("script", sorted(set(scripts()) - readme_scripts()))
 def test_every_example_script_runs_as_a_command(script, examples_copy):
-    """``python examples/x.py`` (no options) in a copy of the checkout, headless, as the README's
-    reader runs it: exit 0, its picture written to the current folder."""
+    """``python examples/x.py`` (no options but ``--gif``) in a copy of the checkout, headless, as
+    the README's reader runs it: exit 0, its picture (and animation) written to the current
+    folder, the path it says it wrote."""
     checkout = examples_copy.parent
-    done = subprocess.run([sys.executable, f"examples/{script}"], cwd=checkout, env=user_environment(),
+    options = ["--gif"] if script in ANIMATED else []
+    done = subprocess.run([sys.executable, f"examples/{script}", *options], cwd=checkout, env=user_environment(),
                           capture_output=True, text=True, timeout=600)
     ok(done, "python", script)
-    picture(checkout / f"{Path(script).stem}.png")
+    png = checkout / f"{Path(script).stem}.png"
+    picture(png, size=20_000)
+    assert f"wrote {png}" in done.stdout.splitlines(), done.stdout[-2000:]
+    if script in ANIMATED:
+        assert png.with_suffix(".gif").read_bytes()[:4] == b"GIF8"
     assert PRINTS.get(script, "") in done.stdout

@@ -238,7 +238,8 @@ def sessions():
 
 #: One Python session, as a user has it: each block pasted in turn into the same interpreter
 #: (``exec`` in one namespace, as ``python3`` runs what is pasted), each one's output and
-#: error kept apart, one JSON line per block; a block that fails ends the session.
+#: error kept apart, one JSON line per block; a block that fails ends the session. After the
+#: last block, the values of :data:`PROBES` whose names the session defined, one JSON line.
 SESSION = r"""
 import contextlib, io, json, sys, traceback
 namespace = {"__name__": "__main__"}
@@ -253,7 +254,19 @@ for line, source in json.loads(sys.argv[1]):
     print(json.dumps({"line": line, "ok": ok, "stdout": out.getvalue(), "stderr": err.getvalue()}), flush=True)
     if not ok:
         break
+else:
+    probes = {}
+    for name, expression in json.loads(sys.argv[2]).items():
+        try:
+            probes[name] = eval(expression, namespace)
+        except NameError:
+            pass
+    print(json.dumps({"probes": probes}))
 """
+#: What the snippets computed, read from their session once they have run: the expressions, in
+#: the snippets' own names, of values :func:`test_python_snippets_report_their_numbers` checks.
+PROBES = {"travel": 'table["wheel_travel"].tolist()[::8]', "design_camber": 'float(table["camber_left"][16])',
+          "finite": "bool(np.isfinite(table.to_numpy()[:, :3]).all())", "drift": "float(drift)"}
 _SESSIONS = {}
 
 
@@ -264,12 +277,13 @@ def run_session(blocks, tmp_path_factory):
     if key not in _SESSIONS:
         root = copy_repository(tmp_path_factory.mktemp("readme") / "kinematrix")
         before = existing(root, named_files("\n".join(body for _, _, body in blocks)))
-        done = subprocess.run([sys.executable, "-c", SESSION, json.dumps([[line, body] for _, line, body in blocks])],
+        done = subprocess.run([sys.executable, "-c", SESSION, json.dumps([[line, body] for _, line, body in blocks]),
+                               json.dumps(PROBES)],
                               cwd=root, env=user_environment(), capture_output=True, text=True, timeout=900)
         results = {}
         for text in done.stdout.splitlines():
             result = json.loads(text)
-            results[result["line"]] = result
+            results[result.get("line", "probes")] = result
         _SESSIONS[key] = (root, before, results, done.stderr)
     return _SESSIONS[key]
 
@@ -287,6 +301,36 @@ def test_python_snippet_runs_as_written(block, tmp_path_factory):
     assert "Traceback" not in result["stderr"], result["stderr"]
     assert result["stdout"].strip() or block[2].startswith(CONTINUES), "the snippet printed nothing"
     check_written(root, named_files(block[2]), before)
+
+
+@pytest.mark.readme
+@pytest.mark.xdist_group("readme-python")
+def test_python_snippets_report_their_numbers(tmp_path_factory):
+    """The README's Python snippets print what the workbench computes (their sessions above, the
+    one run of each): the DataFrame in mm and deg (camber zero at the design pose, the travel
+    exactly as asked), roll camber, Ackermann and steering ratio of the front axle (held against
+    hand geometry in test_suspension_references.py), the wheel centre's path, and the four-bar
+    drop that conserves energy and lands on the benchmark's reference crank angle."""
+    out, probes = "", {}
+    for session in sessions():
+        _, _, results, stderr = run_session(session, tmp_path_factory)
+        assert "probes" in results, f"README.md line {session[0][1]}: the session did not run through\n{stderr[-2000:]}"
+        out += "".join(results[line]["stdout"] for _, line, _ in session)
+        probes.update(results["probes"]["probes"])
+    assert probes["travel"] == [-80.0, -40.0, 0.0, 40.0, 80.0]
+    assert abs(probes["design_camber"]) < 1e-9  # deg: the wheel is upright at the design pose
+    assert "roll camber 0.734 deg/deg, Ackermann 15.9 %, steering ratio 17.32" in out
+    assert "wheel centre moves" in out
+    assert "bump steer is most sensitive to rack_end_left.z" in out  # the tie rod's height sets bump steer
+    assert "worst bump steer 0.059 -> 0.044 deg per 10 mm" in out
+    assert abs(probes["drift"]) < 1e-8  # conservative four-bar at rtol 1e-10
+    assert "crank at 2 s: -3.21653" in out  # benchmarks/dynamics.py's reference: -3.216536572 rad
+    assert probes["finite"]
+    # the compliance of the front axle on bushings (tests/test_suspension_compliance.py holds it
+    # against central differences of equilibria) and the toe its bushings add in 1 g cornering, the
+    # load at the contact patch of every equilibrium (tests/test_kc_patch.py)
+    assert "compliance steer [-0.0318 -0.0309 -0.0306] deg/kN, lateral stiffness [12852. 13304. 13482.] N/mm" in out
+    assert "toe in the turn [0.112 0.11  0.116] deg beside the rigid axle" in out
 
 
 @pytest.mark.xdist_group("readme-python")
