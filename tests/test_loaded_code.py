@@ -71,6 +71,19 @@ def test_what_is_not_an_elf_object_is_left_to_numba(exp_so3):
     assert LoadedLibrary.read_back(other_engine, "elsewhere", object_code, bitcode) is None
 
 
+@pytest.mark.parametrize("method", ["enable_object_caching", "_set_compiled_object", "_finalize_final_module",
+                                    "_ensure_finalized"])
+def test_a_numba_without_a_library_method_used_reads_its_libraries_itself(exp_so3, method, monkeypatch):
+    from numba.core import codegen as numba_codegen
+
+    from loops.kernels.loaded_code import LoadedLibrary
+
+    object_code, bitcode = cached_code(exp_so3)
+    owner = next(c for c in numba_codegen.JITCodeLibrary.__mro__ if method in vars(c))
+    monkeypatch.delattr(owner, method)
+    assert LoadedLibrary.read_back(exp_so3.targetctx.codegen(), "older numba", object_code, bitcode) is None
+
+
 LINKING = """
 import numba
 import numpy as np

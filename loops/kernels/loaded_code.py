@@ -13,7 +13,8 @@ That was about half of each load: the walk of a sweep 0.05 s of processor time d
 ``kinematrix simulate`` (ten kernels loaded) 0.8 s down to 0.6 s, measured warm.
 
 An object that is not a 64-bit little-endian ELF file, or a numba whose execution engine keeps
-its names elsewhere, is read back by numba's own code, as before.
+its names elsewhere or whose code library lacks a method used here, is read back by numba's
+own code, as before.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ SYMBOL_TABLE = 2
 #: The symbol types that name code or data (no type, object, function, common, thread-local),
 #: not a section or a source file.
 NAMED_TYPES = frozenset({0, 1, 2, 5, 6})
+#: numba's private methods of a code library that a read-back calls, as numba's own reading of a
+#: cached library does (``CPUCodeLibrary._unserialize``): a numba without one of them reads its
+#: libraries itself.
+NUMBA_LIBRARY_METHODS = ("enable_object_caching", "_set_compiled_object", "_finalize_final_module",
+                         "_ensure_finalized")
 
 
 def defined_symbols(object_code):
@@ -71,7 +77,8 @@ class LoadedLibrary(JITCodeLibrary):
         cannot be read here (numba's own reading then does it)."""
         names = defined_symbols(object_code)
         known = getattr(getattr(codegen, "_engine", None), "_defined_symbols", None)
-        if names is None or not isinstance(known, set):
+        if names is None or not isinstance(known, set) \
+                or not all(hasattr(cls, method) for method in NUMBA_LIBRARY_METHODS):
             return None
         library = cls(codegen, name)
         library.enable_object_caching()
