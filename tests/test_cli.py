@@ -185,11 +185,12 @@ def test_long_range_has_every_step_and_stop_exactly():
 
 
 # ------------------------------------------------------------------------- check
-def test_check_prints_the_mobility_report(model, tmp_path):
-    proc = run("check", model, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    report = proc.stdout
+def test_check_prints_the_mobility_report(model, capsys):
+    """In this process (the installed command's check: tests/test_entry_points.py)."""
+    status = main(["check", str(model)])
+    report, errors = capsys.readouterr()
+    assert status == 0, errors
+    assert errors == ""
     assert "crank-rocker" in report
     assert "Degrees of freedom: 1" in report
 
@@ -251,20 +252,22 @@ def test_sweep_writes_what_to_csv_writes(tmp_path, request, units, drive, speed,
         proc, folder = request.getfixturevalue("full_turn")
         path, written = folder / "four_bar.toml", folder / "res.csv"
         assert crank_rocker_toml(units=units) == path.read_text()
-    else:
+        assert proc.returncode == 0, proc.stderr
+    else:  # in this process (the installed command: the full turn's run)
         path, written = tmp_path / "model.toml", tmp_path / "cli.csv"
         path.write_text(crank_rocker_toml(units=units))
-        proc = run("sweep", path, "--drive", drive, "--speed", speed, "--out", "cli.csv", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+        assert main(["sweep", str(path), "--drive", drive, "--speed", speed, "--out", str(written)]) == 0
     result = load_model(path).sweep({"A": values}, speeds={"A": rate})
     result.to_csv(tmp_path / "api.csv")
     assert written.read_bytes() == (tmp_path / "api.csv").read_bytes()
 
 
-def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
-    proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+def test_sweep_without_out_writes_csv_to_stdout(model, capsys):
+    """In this process (the installed command's standard output: tests/test_cli_user.py)."""
+    status = main(["sweep", str(model), "--drive", "A=0:20:10"])
+    out, errors = capsys.readouterr()
+    assert status == 0, errors
+    lines = out.splitlines()
     assert lines[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg; P.x=mm; "
                                "P.y=mm; P.z=mm; A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
@@ -561,13 +564,15 @@ def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_pat
                         r"written to sim.csv\n", proc.stderr), proc.stderr
 
 
-def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path):
-    """It used to write a CSV holding only a header, as if that were a result."""
+def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path, capsys):
+    """It used to write a CSV holding only a header, as if that were a result. In this process
+    (a stopped sweep from the installed command: test_stopped_sweep_keeps_partial_csv_and_exits_1)."""
     (tmp_path / "old.csv").write_text("previous\n")
-    proc = run("sweep", model, "--drive", "D=170:180:1", "--out", "old.csv", cwd=tmp_path)
-    assert proc.returncode == 1
+    status = main(["sweep", str(model), "--drive", "D=170:180:1", "--out", str(tmp_path / "old.csv")])
+    errors = capsys.readouterr().err
+    assert status == 1
     assert re.fullmatch(r"kinematrix: sweep stopped after 0 of 11 positions: dead point at D = -?[\d.]+ deg: .* so "
-                        r"D = 170 deg cannot be reached on this branch; nothing written\n", proc.stderr), proc.stderr
+                        r"D = 170 deg cannot be reached on this branch; nothing written\n", errors), errors
     assert (tmp_path / "old.csv").read_text() == "previous\n"
 
 
@@ -604,8 +609,9 @@ def test_version():
     assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
 
 
-def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
-    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced."""
+def test_out_to_a_named_pipe_writes_into_it(model, tmp_path, capsys):
+    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced.
+    In this process, a thread of it reading the pipe."""
     import threading
 
     fifo = tmp_path / "pipe.csv"
@@ -613,9 +619,9 @@ def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
     received = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
-    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
+    status = main(["sweep", str(model), "--drive", "A=0:20:10", "--out", str(fifo)])
     reader.join(timeout=60)
-    assert proc.returncode == 0, proc.stderr
+    assert status == 0, capsys.readouterr().err
     assert received and received[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg")
     assert fifo.is_fifo()
 
