@@ -7,7 +7,10 @@ lower pivot axis turned within its vertical plane, x-z: its bushings' offsets fr
 centre turned about y by the angle between the old and new axis, computed here with sines and
 cosines, not with the code's rotation); a general turn against scipy's rotation about the
 normal of the two axes; central differences of the compliance analysis re-run; the model file
-rewritten through the installed ``kinematrix`` command.
+rewritten by the command line (``kinematrix suspension --export-hardpoints`` and
+``--apply-hardpoints``: through the installed command for the export, an edited pivot and a
+reversed axis; the other edited tables through its function, ``dynamics.cli.main``, in this
+process).
 """
 
 import math
@@ -19,6 +22,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.spatial.transform import Rotation
 
 from command_line import run_kinematrix
+from dynamics.cli import main
 from loops.study.sensitivity import sensitivities
 from loops.suspension import Suspension, compliance, load_suspension
 from mechanism.bushings import smallest_rotation
@@ -183,7 +187,8 @@ def test_the_axis_sensitivity_is_no_longer_zero_and_is_the_central_difference(ax
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """The hardpoint table ``kinematrix suspension axle.toml --export-hardpoints`` writes for a
-    copy of the axle file: the command runs once, each test below edits a copy of its table."""
+    copy of the axle file: the command runs once, each test below edits a copy of its table (they
+    share an ``xdist_group``, so that one worker runs it)."""
     folder = tmp_path_factory.mktemp("export")
     model = folder / "axle.toml"
     model.write_text(AXLE.read_text())
@@ -205,16 +210,24 @@ def edited_table(tmp_path, exported, edits):
     return model
 
 
-def applied(tmp_path, model):
-    proc = run_kinematrix("suspension", model, "--apply-hardpoints", "hardpoints.csv", "--save", "moved.toml",
-                          cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+def applied(tmp_path, model, installed=False):
+    """``kinematrix suspension MODEL --apply-hardpoints hardpoints.csv --save moved.toml`` in
+    ``tmp_path``: the installed command when ``installed``, else the command line's function in
+    this process (the same code, without a process's start)."""
+    if installed:
+        proc = run_kinematrix("suspension", model, "--apply-hardpoints", "hardpoints.csv", "--save", "moved.toml",
+                              cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert main(["suspension", str(model), "--apply-hardpoints", str(tmp_path / "hardpoints.csv"), "--save",
+                     str(tmp_path / "moved.toml")]) == 0
     return tmp_path / "moved.toml"
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_an_edited_pivot_row_carries_its_bushings_through_the_command(tmp_path, axle, exported):
     model = edited_table(tmp_path, exported, {"lower_inner": "lower_inner,0,300,123,"})
-    text = applied(tmp_path, model).read_text()
+    text = applied(tmp_path, model, installed=True).read_text()
     assert "at = [149.52, 300, 111.04]" in text and "at = [-149.52, 300, 134.96]" in text
     assert "at = [0, 300, 123]" in text
     moved = load_suspension(tmp_path / "moved.toml").mechanism
@@ -225,6 +238,7 @@ def test_an_edited_pivot_row_carries_its_bushings_through_the_command(tmp_path, 
         assert_array_equal(moved.bushings[name].at, known[name].value)
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_an_edited_pivot_and_bushing_row_keep_the_bushings_own_value(tmp_path, exported):
     model = edited_table(tmp_path, exported, {"lower_inner": "lower_inner,0,300,123,",
                                     "lower_front": "lower_front,150,300,109,"})
@@ -232,11 +246,13 @@ def test_an_edited_pivot_and_bushing_row_keep_the_bushings_own_value(tmp_path, e
     assert "at = [150, 300, 109]" in text and "at = [-149.52, 300, 134.96]" in text
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_an_untouched_export_applied_changes_nothing(tmp_path, exported):
     model = edited_table(tmp_path, exported, {})
     assert applied(tmp_path, model).read_bytes() == AXLE.read_bytes()
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle, exported):
     """A table may list a pair's axis (``PAIR.axis``): turned, the written file holds the bushings
     turned, and reads as the model turned by Mechanism.moved (and as the file turned by hand)."""
@@ -250,6 +266,7 @@ def test_a_turned_axis_row_writes_the_turned_bushings(tmp_path, axle, exported):
     assert_allclose(frames(moved)["lower_front_left"], frames(turned(axle))["lower_front_left"], rtol=0, atol=1e-12)
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_rows_within_the_printed_digits_move_no_bushing(tmp_path, exported):
     """A pivot row one rounding off the file's (a table through another program) and an axis row
     of the same direction at another length (a study writes unit axes) carry nothing: the
@@ -283,6 +300,7 @@ def test_a_bushing_without_axes_gets_its_turned_axes_written(tmp_path):
         assert_allclose(moved.mechanism.bushings[name].at, expected.bushings[name].at, rtol=0, atol=1e-15)
 
 
+@pytest.mark.xdist_group("bushing-axis-export")
 def test_a_reversed_axis_row_is_one_located_line(tmp_path, exported):
     model = edited_table(tmp_path, exported, {})
     with open(tmp_path / "hardpoints.csv", "a") as table:

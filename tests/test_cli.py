@@ -118,6 +118,52 @@ def model(tmp_path):
     return path
 
 
+def swept_once(tmp_path_factory, name, *options, links=False):
+    """``kinematrix sweep four_bar.toml OPTIONS`` run once in a folder of its own (with the
+    output links of :func:`test_out_on_a_symbolic_link_writes_its_target` when ``links``), for
+    the tests that check the same run: ``(CompletedProcess, folder)``. Those tests share an
+    ``xdist_group``, so that one worker runs it."""
+    folder = tmp_path_factory.mktemp(name)
+    (folder / "four_bar.toml").write_text(crank_rocker_toml())
+    if links:
+        target = folder / "results" / "res.csv"
+        target.parent.mkdir()
+        target.write_text("previous\n")
+        (folder / "link.csv").symlink_to(target)
+        (folder / "plot.png").symlink_to(folder / "results" / "plot.png")
+    return run("sweep", folder / "four_bar.toml", *options, cwd=folder), folder
+
+
+#: The full turn of the crank at 30 deg/s (mm, deg): its CSV is checked against the closed form,
+#: against ``SweepResult.to_csv`` and plotted.
+FULL_TURN = ("--drive", "A=0:360:5", "--speed", "A=30.0", "--out", "res.csv")
+
+
+@pytest.fixture(scope="module")
+def full_turn(tmp_path_factory):
+    return swept_once(tmp_path_factory, "full_turn", *FULL_TURN)
+
+
+@pytest.fixture(scope="module")
+def stopped_sweep(tmp_path_factory):
+    """The rocker driven past its dead point (see test_stopped_sweep_keeps_partial_csv_and_exits_1)."""
+    return swept_once(tmp_path_factory, "stopped", "--drive", "D=0:180:1", "--out", "part.csv")
+
+
+@pytest.fixture(scope="module")
+def plotted_through_links(tmp_path_factory):
+    """A full turn drawn with its coupler point, its CSV and image written through symbolic links."""
+    return swept_once(tmp_path_factory, "linked", "--drive", "A=0:360:2", "--out", "link.csv", "--plot", "plot.png",
+                      "--points", "P", links=True)
+
+
+def copy_of_full_turn(full_turn, tmp_path):
+    """``res.csv`` of the full turn, copied into ``tmp_path`` (each test plots its own copy)."""
+    proc, folder = full_turn
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "res.csv").write_bytes((folder / "res.csv").read_bytes())
+
+
 # ------------------------------------------------------------------------- ranges
 @pytest.mark.parametrize("text, expected", [
     ("0:360:90", [0, 90, 180, 270, 360]),
@@ -139,22 +185,24 @@ def test_long_range_has_every_step_and_stop_exactly():
 
 
 # ------------------------------------------------------------------------- check
-def test_check_prints_the_mobility_report(model, tmp_path):
-    proc = run("check", model, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    report = proc.stdout
+def test_check_prints_the_mobility_report(model, capsys):
+    """In this process (the installed command's check: tests/test_entry_points.py)."""
+    status = main(["check", str(model)])
+    report, errors = capsys.readouterr()
+    assert status == 0, errors
+    assert errors == ""
     assert "crank-rocker" in report
     assert "Degrees of freedom: 1" in report
 
 
 # ------------------------------------------------------------------------- sweep
-def test_sweep_in_mm_and_deg_matches_freudenstein(model, tmp_path):
-    speed = 30.0  # deg/s
-    proc = run("sweep", model, "--drive", "A=0:360:5", "--speed", f"A={speed}", "--out", "res.csv", cwd=tmp_path)
+@pytest.mark.xdist_group("cli-full-turn")
+def test_sweep_in_mm_and_deg_matches_freudenstein(full_turn):
+    speed = 30.0  # deg/s, FULL_TURN's
+    proc, folder = full_turn
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal
-    table, header = read_table(tmp_path / "res.csv")
+    table, header = read_table(folder / "res.csv")
     assert header[:7] == ["A", "B", "C", "D", "P.x", "P.y", "P.z"]
     assert header[7:11] == ["A_dot", "B_dot", "C_dot", "D_dot"]
     assert "P.z_ddot" == header[-1]
@@ -192,38 +240,47 @@ def test_sweep_in_mm_and_deg_matches_freudenstein(model, tmp_path):
 
 @pytest.mark.parametrize("units, drive, speed, values, rate", [
     ('length = "m"\nangle = "rad"', "A=0:1:0.25", "A=2", [0.0, 0.25, 0.5, 0.75, 1.0], 2.0),
-    ('length = "mm"\nangle = "deg"', "A=0:60:15", "A=90", np.radians([0, 15, 30, 45, 60]), np.radians(90)),
+    # the full turn's run (FULL_TURN), which the mm-and-deg test checks too
+    ('length = "mm"\nangle = "deg"', "A=0:360:5", "A=30.0", np.radians(np.arange(0.0, 361.0, 5.0)), np.radians(30)),
 ])
-def test_sweep_writes_what_to_csv_writes(tmp_path, units, drive, speed, values, rate):
+@pytest.mark.xdist_group("cli-full-turn")
+def test_sweep_writes_what_to_csv_writes(tmp_path, request, units, drive, speed, values, rate):
     """The command line and ``SweepResult.to_csv`` (default: the file's units) write the same bytes."""
     from mechanism import load_model
 
-    path = tmp_path / "model.toml"
-    path.write_text(crank_rocker_toml(units=units))
-    proc = run("sweep", path, "--drive", drive, "--speed", speed, "--out", "cli.csv", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    if FULL_TURN[:4] == ("--drive", drive, "--speed", speed):
+        proc, folder = request.getfixturevalue("full_turn")
+        path, written = folder / "four_bar.toml", folder / "res.csv"
+        assert crank_rocker_toml(units=units) == path.read_text()
+        assert proc.returncode == 0, proc.stderr
+    else:  # in this process (the installed command: the full turn's run)
+        path, written = tmp_path / "model.toml", tmp_path / "cli.csv"
+        path.write_text(crank_rocker_toml(units=units))
+        assert main(["sweep", str(path), "--drive", drive, "--speed", speed, "--out", str(written)]) == 0
     result = load_model(path).sweep({"A": values}, speeds={"A": rate})
     result.to_csv(tmp_path / "api.csv")
-    assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "api.csv").read_bytes()
+    assert written.read_bytes() == (tmp_path / "api.csv").read_bytes()
 
 
-def test_sweep_without_out_writes_csv_to_stdout(model, tmp_path):
-    proc = run("sweep", model, "--drive", "A=0:20:10", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+def test_sweep_without_out_writes_csv_to_stdout(model, capsys):
+    """In this process (the installed command's standard output: tests/test_cli_user.py)."""
+    status = main(["sweep", str(model), "--drive", "A=0:20:10"])
+    out, errors = capsys.readouterr()
+    assert status == 0, errors
+    lines = out.splitlines()
     assert lines[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg; P.x=mm; "
                                "P.y=mm; P.z=mm; A_dot=deg/s")
     assert lines[1].startswith("A,B,C,D,P.x,P.y,P.z,A_dot")
     assert len(lines) == 5 and lines[4].startswith("20.0,")
 
 
-def test_sweep_plot_is_a_real_png(model, tmp_path):
+@pytest.mark.xdist_group("cli-linked")
+def test_sweep_plot_is_a_real_png(plotted_through_links):
     from matplotlib import image
 
-    proc = run("sweep", model, "--drive", "A=0:360:2", "--out", "res.csv", "--plot", "traj.png",
-               "--points", "P", cwd=tmp_path)
+    proc, folder = plotted_through_links
     assert proc.returncode == 0, proc.stderr
-    png = tmp_path / "traj.png"
+    png = folder / "results" / "plot.png"  # through the link plot.png
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert png.stat().st_size > 10_000
     pixels = image.imread(png)
@@ -231,16 +288,17 @@ def test_sweep_plot_is_a_real_png(model, tmp_path):
     assert len(colours) > 10
 
 
-def test_stopped_sweep_keeps_partial_csv_and_exits_1(model, tmp_path):
+@pytest.mark.xdist_group("cli-stopped-sweep")
+def test_stopped_sweep_keeps_partial_csv_and_exits_1(stopped_sweep):
     # The rocker of a crank-rocker swings through less than 180 deg: driving it from the
     # design pose to 180 deg meets a dead point (crank and coupler in line) on the way.
-    proc = run("sweep", model, "--drive", "D=0:180:1", "--out", "part.csv", cwd=tmp_path)
+    proc, folder = stopped_sweep
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     message = proc.stderr.strip()
     assert message.startswith("kinematrix: sweep stopped after ")
     assert "of 181 positions" in message and "last position reached: D = " in message
-    table, header = read_table(tmp_path / "part.csv")
+    table, header = read_table(folder / "part.csv")
     reached = len(table["D"])
     assert 1 < reached < 181
     assert f"stopped after {reached} of 181" in message
@@ -249,8 +307,9 @@ def test_stopped_sweep_keeps_partial_csv_and_exits_1(model, tmp_path):
 
 
 # ------------------------------------------------------------------------ plot
-def test_plot_subcommand_draws_csv_columns(model, tmp_path):
-    assert run("sweep", model, "--drive", "A=0:360:10", "--out", "res.csv", cwd=tmp_path).returncode == 0
+@pytest.mark.xdist_group("cli-full-turn")
+def test_plot_subcommand_draws_csv_columns(full_turn, tmp_path):
+    copy_of_full_turn(full_turn, tmp_path)
     proc = run("plot", "res.csv", "--x", "A", "--y", "C,D", "--out", "curves.png", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "curves.png").stat().st_size > 10_000
@@ -311,8 +370,9 @@ def test_user_errors_exit_2_with_one_line(model, tmp_path, args, expected):
         assert "absent.toml: cannot read the model file" in proc.stderr
 
 
-def test_plot_of_an_unknown_column_exits_2(model, tmp_path):
-    assert run("sweep", model, "--drive", "A=0:20:10", "--out", "res.csv", cwd=tmp_path).returncode == 0
+@pytest.mark.xdist_group("cli-full-turn")
+def test_plot_of_an_unknown_column_exits_2(full_turn, tmp_path):
+    copy_of_full_turn(full_turn, tmp_path)
     proc = run("plot", "res.csv", "--x", "A", "--y", "E", cwd=tmp_path)
     assert_user_error(proc)
     assert "res.csv: no column 'E' (columns: A, B, C, D, P.x" in proc.stderr
@@ -394,17 +454,15 @@ def test_simulate_rejects_unknown_coordinates(model, tmp_path, monkeypatch, caps
 
 
 # ------------------------------------------------------------------ files written
-def test_out_on_a_symbolic_link_writes_its_target(model, tmp_path):
-    target = tmp_path / "results" / "res.csv"
-    target.parent.mkdir()
-    target.write_text("previous\n")
-    (tmp_path / "link.csv").symlink_to(target)
-    (tmp_path / "plot.png").symlink_to(tmp_path / "results" / "plot.png")
-    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", "link.csv", "--plot", "plot.png", cwd=tmp_path)
+@pytest.mark.xdist_group("cli-linked")
+def test_out_on_a_symbolic_link_writes_its_target(plotted_through_links):
+    """link.csv -> results/res.csv (holding "previous") and plot.png -> results/plot.png (none yet)."""
+    proc, folder = plotted_through_links
+    target = folder / "results" / "res.csv"
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "plot.png").is_symlink()
+    assert (folder / "link.csv").is_symlink() and (folder / "plot.png").is_symlink()
     assert target.read_text().startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg; C=deg; D=deg")
-    assert (tmp_path / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert (folder / "results" / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in target.parent.iterdir()) == ["plot.png", "res.csv"]
 
 
@@ -506,19 +564,22 @@ def test_ctrl_c_on_a_simulation_writes_the_samples_reached_and_exits_130(tmp_pat
                         r"written to sim.csv\n", proc.stderr), proc.stderr
 
 
-def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path):
-    """It used to write a CSV holding only a header, as if that were a result."""
+def test_a_sweep_that_reaches_no_position_writes_nothing(model, tmp_path, capsys):
+    """It used to write a CSV holding only a header, as if that were a result. In this process
+    (a stopped sweep from the installed command: test_stopped_sweep_keeps_partial_csv_and_exits_1)."""
     (tmp_path / "old.csv").write_text("previous\n")
-    proc = run("sweep", model, "--drive", "D=170:180:1", "--out", "old.csv", cwd=tmp_path)
-    assert proc.returncode == 1
+    status = main(["sweep", str(model), "--drive", "D=170:180:1", "--out", str(tmp_path / "old.csv")])
+    errors = capsys.readouterr().err
+    assert status == 1
     assert re.fullmatch(r"kinematrix: sweep stopped after 0 of 11 positions: dead point at D = -?[\d.]+ deg: .* so "
-                        r"D = 170 deg cannot be reached on this branch; nothing written\n", proc.stderr), proc.stderr
+                        r"D = 170 deg cannot be reached on this branch; nothing written\n", errors), errors
     assert (tmp_path / "old.csv").read_text() == "previous\n"
 
 
-def test_a_stopped_sweep_reports_in_the_file_units(model, tmp_path):
+@pytest.mark.xdist_group("cli-stopped-sweep")
+def test_a_stopped_sweep_reports_in_the_file_units(stopped_sweep):
     """The file is in mm and deg: the dead point is reported in deg (it used to say rad)."""
-    proc = run("sweep", model, "--drive", "D=0:180:1", "--out", "part.csv", cwd=tmp_path)
+    proc, _ = stopped_sweep
     assert proc.returncode == 1
     assert " rad" not in proc.stderr and re.search(r"dead point at D = [\d.]+ deg", proc.stderr), proc.stderr
 
@@ -548,8 +609,9 @@ def test_version():
     assert proc.returncode == 0 and re.fullmatch(r"kinematrix \d+\.\d+\.\d+\n", proc.stdout), proc.stdout
 
 
-def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
-    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced."""
+def test_out_to_a_named_pipe_writes_into_it(model, tmp_path, capsys):
+    """``--out /dev/null`` (or any file that is not a regular one) is written into, never replaced.
+    In this process, a thread of it reading the pipe."""
     import threading
 
     fifo = tmp_path / "pipe.csv"
@@ -557,9 +619,9 @@ def test_out_to_a_named_pipe_writes_into_it(model, tmp_path):
     received = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
-    proc = run("sweep", model, "--drive", "A=0:20:10", "--out", fifo, cwd=tmp_path)
+    status = main(["sweep", str(model), "--drive", "A=0:20:10", "--out", str(fifo)])
     reader.join(timeout=60)
-    assert proc.returncode == 0, proc.stderr
+    assert status == 0, capsys.readouterr().err
     assert received and received[0].startswith("# units: length=mm angle=deg time=s; columns: A=deg; B=deg")
     assert fifo.is_fifo()
 

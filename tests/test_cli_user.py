@@ -207,29 +207,25 @@ def test_ranges_beyond_floating_point_are_one_line(work, command, text, fragment
     one_line_error(run_kinematrix(*args, cwd=work), fragment)
 
 
-def test_a_garbage_scheduler_is_one_line_at_once(work):
-    proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
-                          "0", "--out", "s.csv", "--scheduler", "garbage", cwd=work, timeout=30)
-    one_line_error(proc, "scheduler: 'garbage' is not a Dask scheduler address")
-    assert not (work / "s.csv").exists()
+# A garbage --scheduler, one line at once: tests/test_study_cluster.py runs that command for both.
 
 
 @pytest.mark.parametrize("extra, fragment", [
     (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "0"], "--scheduler-timeout: expected seconds"),
     (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "soon"], "--scheduler-timeout: 'soon' is not a"),
     (["--scheduler-timeout", "3"], "--scheduler-timeout: the wait for a --scheduler"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"],
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "0.5"],
      "scheduler: cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'"),
 ])
 def test_the_scheduler_timeout_option_is_checked_and_used(work, extra, fragment):
     """``--scheduler-timeout SECONDS``: checked before any work; the wait it sets is the one
-    the message reports (nothing answers on port 1)."""
+    the message reports (nothing answers on port 1, so the wait is the timeout: half a second)."""
     proc = run_kinematrix("study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel",
                           "0", "--out", "s.csv", *extra, cwd=work, timeout=60)
-    if extra[-1] == "1":  # a line saying where it connects and how long it waits, then the error
+    if extra[-1] == "0.5":  # a line saying where it connects and how long it waits, then the error
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         waiting, error = proc.stderr.splitlines()
-        assert "waiting at most 1 s" in waiting and fragment in error and "after 1 s" in error, proc.stderr
+        assert "waiting at most 0.5 s" in waiting and fragment in error and "after 0.5 s" in error, proc.stderr
     else:
         one_line_error(proc, fragment)
     assert not (work / "s.csv").exists()
@@ -299,7 +295,8 @@ def test_designs_in_different_units_are_not_compared_on_one_range(work):
 
 @pytest.fixture(scope="module")
 def stopped_axle(tmp_path_factory):
-    """An axle file in mm swept past its dead point: (CompletedProcess, folder)."""
+    """An axle file in mm swept past its dead point: (CompletedProcess, folder); its tests share an
+    ``xdist_group``, so that one worker runs it."""
     folder = tmp_path_factory.mktemp("axle")
     shutil.copy(EXAMPLES / "front_axle.toml", folder)
     proc = run_kinematrix("suspension", "front_axle.toml", "--analysis", "parallel", "--travel", "0:600:100",
@@ -307,6 +304,7 @@ def stopped_axle(tmp_path_factory):
     return proc, folder
 
 
+@pytest.mark.xdist_group("cli-user-stopped-axle")
 def test_a_stop_is_reported_in_the_file_units(stopped_axle):
     proc, _ = stopped_axle
     assert proc.returncode == 1, proc.stderr
@@ -315,6 +313,7 @@ def test_a_stop_is_reported_in_the_file_units(stopped_axle):
     assert " m," not in stop and " m:" not in stop
 
 
+@pytest.mark.xdist_group("cli-user-stopped-axle")
 def test_the_csv_names_every_column_unit_and_pandas_reads_it(stopped_axle):
     pandas = pytest.importorskip("pandas")
     _, folder = stopped_axle
@@ -331,6 +330,7 @@ def test_the_csv_names_every_column_unit_and_pandas_reads_it(stopped_axle):
     assert list(table.columns) == header.split(",") and len(table) == 4
 
 
+@pytest.mark.xdist_group("cli-user-stopped-axle")
 def test_plot_labels_its_axes_with_the_units_of_the_csv(stopped_axle):
     """The SVG keeps its text (``svg.fonttype: none`` in a matplotlibrc beside it)."""
     _, folder = stopped_axle

@@ -2,6 +2,7 @@
 where numba keeps them, ``NUMBA_CACHE_DIR`` included."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,11 +30,43 @@ print('ok')
 """
 
 
-def test_kernels_of_another_version_are_deleted_under_numba_cache_dir(tmp_path):
-    """With ``NUMBA_CACHE_DIR`` set, numba keeps the cache in a directory named for each source
-    directory and a hash of its path; a changed digest deletes the kernels there."""
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+LOADING = """
+import sys
+import numpy as np
+from dynamics.kernels.motion import solve_dense
+from loops.kernels.rotations import cross
+out = np.zeros(3)
+cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), out)
+x = np.zeros(2)
+solve_dense(np.array([[4.0, 1.0], [2.0, 3.0]]), np.array([1.0, 2.0]), x)
+print(out.tolist(), x.tolist(), 'numba.np.arraymath' in sys.modules)
+"""
+
+
+def jit_off():
+    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+@pytest.fixture(scope="module")
+def compiled_into_empty_cache(tmp_path_factory):
+    """LOADING run once with an empty ``NUMBA_CACHE_DIR`` of its own, which it fills (it compiles
+    ``cross`` and ``solve_dense``): ``(CompletedProcess, cache folder)``. Its tests share an
+    ``xdist_group``, so that one worker compiles."""
+    if jit_off():
         pytest.skip("no cache without the JIT")
+    cache = tmp_path_factory.mktemp("numba_cache")
+    return subprocess.run([sys.executable, "-c", LOADING], cwd=ROOT, env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)),
+                          capture_output=True, text=True, timeout=600), cache
+
+
+@pytest.mark.xdist_group("kernel-cache")
+def test_kernels_of_another_version_are_deleted_under_numba_cache_dir(tmp_path, compiled_into_empty_cache):
+    """With ``NUMBA_CACHE_DIR`` set, numba keeps the cache in a directory named for each source
+    directory and a hash of its path; a changed digest deletes the kernels there. The cache: a
+    copy of the one LOADING filled (the same kernels; PROGRAM loads them)."""
+    filled, cache = compiled_into_empty_cache
+    assert filled.returncode == 0, filled.stderr[-2000:]
+    shutil.copytree(cache, tmp_path, dirs_exist_ok=True)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     run = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)
@@ -105,29 +138,16 @@ def test_a_damaged_cache_file_is_compiled_anew_not_a_traceback_every_run(tmp_pat
         assert path.exists() and path.stat().st_size > len(content) // 2, path
 
 
-LOADING = """
-import sys
-import numpy as np
-from dynamics.kernels.motion import solve_dense
-from loops.kernels.rotations import cross
-out = np.zeros(3)
-cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), out)
-x = np.zeros(2)
-solve_dense(np.array([[4.0, 1.0], [2.0, 3.0]]), np.array([1.0, 2.0]), x)
-print(out.tolist(), x.tolist(), 'numba.np.arraymath' in sys.modules)
-"""
-
-
-def test_cached_kernels_load_without_numbas_compiler(tmp_path):
+@pytest.mark.xdist_group("kernel-cache")
+def test_cached_kernels_load_without_numbas_compiler(compiled_into_empty_cache):
     """A process whose kernels are all cached loads their machine code without importing the
     implementations numba compiles from (``numba.np.arraymath`` and the rest of its target's
     registries: a third of a warm command's time); the kernels give the same numbers as when
     they were compiled."""
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
-        pytest.skip("no cache without the JIT")
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    runs = [subprocess.run([sys.executable, "-c", LOADING], cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=600) for _ in range(2)]
+    compiled, cache = compiled_into_empty_cache
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    runs = [compiled, subprocess.run([sys.executable, "-c", LOADING], cwd=ROOT, env=env, capture_output=True,
+                                     text=True, timeout=600)]
     assert all(run.returncode == 0 for run in runs), [run.stderr[-2000:] for run in runs]
     compiled, loaded = (run.stdout.strip().rsplit(" ", 1) for run in runs)
     assert compiled == ["[0.0, 0.0, 1.0] [0.1, 0.6]", "True"]  # compiling loads the compiler

@@ -38,18 +38,20 @@ COORDS = ["lower_ball", "upper_ball.z"]
 PLAN = Plan(analysis="parallel", travel=np.linspace(-0.08, 0.08, 9))
 WALK = "loops.kernels.variants.walk_variants"
 
-#: Run in a fresh process: install the shipped bytes of file argv[1] (a numba private name
-#: replaced by one that raises, argv[2], if given) and print what was written.
+#: Run in a fresh process: a numba private name replaced by one that raises (argv[1], unless
+#: "-"), then install the shipped bytes of each file argv[2:] twice, printing what was written:
+#: one line per file.
 INSTALL = """
 import json, sys
 from numba.core.caching import IndexDataCacheFile
 from loops.kernel_shipping import install_kernels
 def broken(*args, **kwargs):
     raise AttributeError("numba changed")
-if len(sys.argv) > 2:
-    setattr(IndexDataCacheFile, sys.argv[2], broken)
-shipped = open(sys.argv[1], "rb").read()
-print(json.dumps([install_kernels(shipped), install_kernels(shipped)]))
+if sys.argv[1] != "-":
+    setattr(IndexDataCacheFile, sys.argv[1], broken)
+for path in sys.argv[2:]:
+    shipped = open(path, "rb").read()
+    print(json.dumps([install_kernels(shipped), install_kernels(shipped)]))
 """
 
 
@@ -70,16 +72,26 @@ def shipped(corner):
 def install(tmp_path, shipped, *broken, cache="cache", env=None):
     """Install ``shipped`` (twice) in a fresh process whose NUMBA_CACHE_DIR is ``tmp_path /
     cache``: ``(written by the first call, by the second)``."""
-    bundle = tmp_path / "shipped.bin"
-    bundle.write_bytes(shipped)
+    (written,) = install_each(tmp_path, [shipped], *broken, cache=cache, env=env)
+    return written
+
+
+def install_each(tmp_path, bundles, *broken, cache="cache", env=None):
+    """Install each of ``bundles`` (twice, one after the other) in one fresh process whose
+    NUMBA_CACHE_DIR is ``tmp_path / cache``: per bundle, ``(written by the first call, by the
+    second)``."""
+    paths = []
+    for number, shipped in enumerate(bundles):
+        paths.append(tmp_path / f"shipped-{number}.bin")
+        paths[-1].write_bytes(shipped)
     environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / cache), PYTHONPATH=str(ROOT))
     environment.pop("NUMBA_DISABLE_JIT", None)
     environment.update(env or {})
-    done = subprocess.run([sys.executable, "-c", INSTALL, str(bundle), *broken], env=environment, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", INSTALL, *(broken or ["-"]), *map(str, paths)], env=environment,
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "compiling" not in done.stderr, done.stderr
-    return tuple(json.loads(done.stdout))
+    return [tuple(json.loads(line)) for line in done.stdout.splitlines()]
 
 
 def indexes(directory):
@@ -171,14 +183,31 @@ def test_other_kernel_sources_compile(shipped, tmp_path):
     assert "variants.walk_variants-" not in " ".join(indexes(tmp_path))
 
 
-@pytest.mark.parametrize("versions", [((3, 1), None, None), (None, "0.1.0", None), (None, None, "0.1.0")],
-                         ids=["python", "numba", "llvmlite"])
-def test_another_python_numba_or_llvmlite_compiles(shipped, tmp_path, versions):
-    def other(layout, sender, kernels):
-        return layout, tuple(mine if mine is not None else theirs for mine, theirs in zip(versions, sender)), kernels
+OTHER_VERSIONS = {"python": ((3, 1), None, None), "numba": (None, "0.1.0", None), "llvmlite": (None, None, "0.1.0")}
 
-    assert install(tmp_path, retamper(shipped, other)) == ([], [])
-    assert indexes(tmp_path) == []
+
+@pytest.fixture(scope="module")
+def installed_from_other_versions(shipped, tmp_path_factory):
+    """The bytes of a sender of another Python, numba or llvmlite (OTHER_VERSIONS), installed one
+    after the other in one fresh process with an empty cache: ``({name: written}, cache folder)``
+    (the tests of each share an xdist_group, so that one worker runs it)."""
+    def other(versions):
+        def change(layout, sender, kernels):
+            return layout, tuple(mine if mine is not None else theirs for mine, theirs in zip(versions, sender)), \
+                kernels
+        return change
+
+    folder = tmp_path_factory.mktemp("other_versions")
+    written = install_each(folder, [retamper(shipped, other(versions)) for versions in OTHER_VERSIONS.values()])
+    return dict(zip(OTHER_VERSIONS, written)), folder
+
+
+@pytest.mark.parametrize("name", list(OTHER_VERSIONS))
+@pytest.mark.xdist_group("kernel-shipping-versions")
+def test_another_python_numba_or_llvmlite_compiles(installed_from_other_versions, name):
+    written, folder = installed_from_other_versions
+    assert written[name] == ([], [])
+    assert indexes(folder) == []
 
 
 def test_an_entry_the_cache_holds_under_another_key_keeps_its_file(shipped, tmp_path):
@@ -220,8 +249,7 @@ def test_with_the_jit_off_nothing_is_written(shipped, tmp_path):
 
 
 def test_bytes_that_are_not_shipped_kernels_write_nothing(tmp_path):
-    assert install(tmp_path, b"not pickled") == ([], [])
-    assert install(tmp_path, pickle.dumps(("another-layout", None, []))) == ([], [])
+    assert install_each(tmp_path, [b"not pickled", pickle.dumps(("another-layout", None, []))]) == [([], [])] * 2
 
 
 def test_a_sender_whose_cache_cannot_be_read_ships_nothing(shipped, monkeypatch):

@@ -27,6 +27,7 @@ import pytest
 
 import dask.distributed as distributed  # the test extra installs it: these tests never skip
 
+from dynamics.cli import main  # noqa: E402
 from installed import kinematrix  # noqa: E402
 from loops.study.cluster import (DEFAULT_TIMEOUT, TIMEOUT_VARIABLE, ClusterError, SchedulerError,  # noqa: E402
                                  run_on_cluster, scheduler_timeout)
@@ -148,12 +149,13 @@ def _clients(client):
     return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.clients))
 
 
-def test_the_command_line_study_by_address_writes_the_local_table(tmp_path, cluster):
+def test_the_command_line_study_by_address_writes_the_local_table(tmp_path, cluster, monkeypatch):
     """``kinematrix study ... --scheduler ADDRESS`` (the installed command, a process of its own)
-    writes the same bytes as the same study run locally, says where it connects, and exits 0."""
+    writes the same bytes as the same study run locally (by the command line's function, in this
+    process), says where it connects, and exits 0."""
     (tmp_path / "vary.toml").write_text(VARY)
-    here = kinematrix(*STUDY, "--out", "local.csv", cwd=tmp_path)
-    assert here.returncode == 0, here.stderr
+    monkeypatch.chdir(tmp_path)  # vary.toml, as the command finds it
+    assert main([str(argument) for argument in STUDY] + ["--out", "local.csv"]) == 0
     there = kinematrix(*STUDY, "--out", "cluster.csv", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
     assert there.returncode == 0, there.stderr
     assert f"connecting to the Dask scheduler at {cluster.scheduler_address}" in there.stderr
@@ -188,13 +190,14 @@ def test_a_chunk_failing_on_a_worker_names_its_variants(corner, client):
 
 
 def test_an_unreachable_scheduler_is_named_after_its_timeout(corner, capfd):
-    """Given up after the timeout asked for (Dask's message says after how long), said first."""
+    """Given up after the timeout asked for (Dask's message says after how long), said first.
+    Nothing listens, so the wait is the timeout: half a second."""
     address = unused_address()
     with pytest.raises(SchedulerError, match=f"^scheduler: cannot reach the Dask scheduler at '{address}'") as error:
-        run_study(corner, COORDS, np.zeros((1, 4)), PLAN, scheduler=address, scheduler_timeout=1)
+        run_study(corner, COORDS, np.zeros((1, 4)), PLAN, scheduler=address, scheduler_timeout=0.5)
     assert isinstance(error.value, ModelError) and "\n" not in str(error.value)
-    assert str(error.value).endswith(f"Timed out trying to connect to {address} after 1 s"), str(error.value)
-    assert f"connecting to the Dask scheduler at {address} (waiting at most 1 s" in capfd.readouterr().err
+    assert str(error.value).endswith(f"Timed out trying to connect to {address} after 0.5 s"), str(error.value)
+    assert f"connecting to the Dask scheduler at {address} (waiting at most 0.5 s" in capfd.readouterr().err
 
 
 @pytest.mark.parametrize("address, problem", [
@@ -228,18 +231,19 @@ def test_the_timeout_is_ten_seconds_unless_told(monkeypatch):
 def test_a_scheduler_that_does_not_answer_is_one_line_from_the_command_line(tmp_path):
     """``--scheduler tcp://127.0.0.1:1`` (nothing listens): first a line saying where it connects
     and how long it waits, then the error in one line after the timeout
-    (``KINEMATRIX_SCHEDULER_TIMEOUT=2`` here; 10 s by default), exit 2, no traceback, and
-    nothing left for the interpreter's exit to stall on (no half-made client)."""
+    (``KINEMATRIX_SCHEDULER_TIMEOUT=0.5`` here: the wait is the timeout, as nothing answers; 10 s by
+    default), exit 2, no traceback, and nothing left for the interpreter's exit to stall on (no
+    half-made client)."""
     (tmp_path / "vary.toml").write_text(VARY)
     done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", "tcp://127.0.0.1:1", cwd=tmp_path,
-                      env={TIMEOUT_VARIABLE: "2"})
+                      env={TIMEOUT_VARIABLE: "0.5"})
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, done.stderr
     assert lines[0].startswith("kinematrix: connecting to the Dask scheduler at tcp://127.0.0.1:1 (waiting at "
-                               "most 2 s"), lines
+                               "most 0.5 s"), lines
     assert lines[-1].startswith("kinematrix: error: scheduler: cannot reach the Dask scheduler at "
                                 "'tcp://127.0.0.1:1'"), lines
-    assert lines[-1].endswith("after 2 s"), lines
+    assert lines[-1].endswith("after 0.5 s"), lines
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert not (tmp_path / "study.csv").exists()
 
@@ -251,13 +255,15 @@ def test_a_scheduler_that_does_not_answer_is_one_line_from_the_command_line(tmp_
                           "expects a `ssl_context` argument"),
 ])
 def test_an_address_dask_cannot_use_is_one_line_from_the_command_line_and_no_stall(tmp_path, address, message):
-    """``--scheduler garbage`` (refused before any connection is tried) or a TLS address with no
-    TLS configuration: one line, exit 2, and no half-made client whose ``Client.__del__`` stalled
-    the exit (60 s, the issue measured) and printed a traceback."""
+    """``--scheduler garbage`` (refused before any connection is tried: its one line, at once) or a
+    TLS address with no TLS configuration: one line, exit 2, and no half-made client whose
+    ``Client.__del__`` stalled the exit (60 s, the issue measured) and printed a traceback."""
     (tmp_path / "vary.toml").write_text(VARY)
-    done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", address, cwd=tmp_path)
+    done = kinematrix(*STUDY, "--out", "study.csv", "--scheduler", address, cwd=tmp_path, timeout=30)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(f"kinematrix: error: {message}"), done.stderr
+    if address == "garbage":
+        assert done.stderr.splitlines() == [f"kinematrix: error: {message}"], done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert ("connecting" in done.stderr) == address.startswith("tls:")
     assert not (tmp_path / "study.csv").exists()
