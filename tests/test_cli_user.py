@@ -7,7 +7,6 @@ nothing is held or zeroed without a word."""
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path

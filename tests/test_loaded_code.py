@@ -3,7 +3,6 @@ machine code defines come from the object's symbol table, the same as numba read
 module, and the module is parsed only when a kernel compiled later links it."""
 
 import os
-import pickle
 import subprocess
 import sys
 import types
