@@ -194,3 +194,18 @@ def test_explicit_view_and_colour_offset(sweep):
     plotting.plot_curves(x, {"a": x}, ax=first)
     plotting.plot_curves(x, {"b": x}, ax=second, first_color=1)
     assert first.lines[0].get_color() != second.lines[0].get_color()
+
+
+def test_figure_path_reads_out_as_a_folder_or_a_file_name(tmp_path, monkeypatch):
+    """The example scripts' ``--out``: a folder (made when missing; a name without a suffix is
+    one) gets the script's own file name, a file name is used as given (its folder made), and
+    no ``--out`` is the current folder."""
+    from loops.plotting import figure_path
+
+    assert figure_path(tmp_path, "four_bar.png") == tmp_path / "four_bar.png"
+    assert figure_path(tmp_path / "pictures", "four_bar.png") == tmp_path / "pictures" / "four_bar.png"
+    assert (tmp_path / "pictures").is_dir()
+    assert figure_path(tmp_path / "new" / "mine.png", "four_bar.png") == tmp_path / "new" / "mine.png"
+    assert (tmp_path / "new").is_dir() and not (tmp_path / "new" / "mine.png").exists()
+    monkeypatch.chdir(tmp_path)
+    assert figure_path(None, "four_bar.png") == tmp_path / "four_bar.png"
