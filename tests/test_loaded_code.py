@@ -17,10 +17,11 @@ if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
 
 
 def cached_code(kernel):
-    """``(object code, linking bitcode)`` of the one cached entry of ``kernel`` (a dispatcher
-    called once before), read from its cache file."""
+    """``(object code, linking bitcode)`` of the cached entry of ``kernel`` (a dispatcher called
+    once before in this process) for the signature it was called with, read from its cache file
+    (which may hold others: a cache other test runs filled)."""
     cache_file = kernel._cache._cache_file
-    (name,) = set(cache_file._load_index().values())
+    (name,) = {file for key, file in cache_file._load_index().items() if key[0] == kernel.signatures[0]}
     library_name, kind, data = cache_file._load_data(name)[0]
     assert kind == "object", kind
     return data
