@@ -187,34 +187,40 @@ class _LoadingCache(FunctionCache):
     def load_overload(self, sig, target_context):
         nrt.rtsys.initialize(target_context)
         with self._guard_against_spurious_io_errors():
-            result = self._load_overload(sig, _ReadBackTarget(target_context))
+            result = self._load_overload(sig, _RebuildTarget(target_context, _ReadBackCodegen))
             return None if result is None else result._replace(target_context=target_context)
 
 
-class _ReadBackTarget:
-    """The target context as a cached kernel is rebuilt in (:class:`_LoadingCache`): its code
-    generator reads the kernel's code back as a :class:`.loaded_code.LoadedLibrary`,
-    everything else is numba's."""
+class _RebuildTarget:
+    """numba's target context as a cached kernel is rebuilt in: its code generator seen through
+    ``codegen_view`` (a :class:`_CodegenView` that reads the kernel's code back its own way),
+    everything else numba's. Serves :class:`_LoadingCache` (machine code, names from the
+    object) and :class:`_LinkOnlyCache` (bitcode, for linking only)."""
 
-    def __init__(self, context):
+    def __init__(self, context, codegen_view):
         self._context = context
+        self._codegen_view = codegen_view
 
     def __getattr__(self, name):
         return getattr(self._context, name)
 
     def codegen(self):
-        return _ReadBackCodegen(self._context.codegen())
+        return self._codegen_view(self._context.codegen())
 
 
-class _ReadBackCodegen:
-    """numba's code generator, except that it reads a cached library of machine code back as a
-    :class:`.loaded_code.LoadedLibrary` where it can."""
+class _CodegenView:
+    """numba's code generator, with what a subclass overrides."""
 
     def __init__(self, codegen):
         self._codegen = codegen
 
     def __getattr__(self, name):
         return getattr(self._codegen, name)
+
+
+class _ReadBackCodegen(_CodegenView):
+    """numba's code generator, except that it reads a cached library of machine code back as a
+    :class:`.loaded_code.LoadedLibrary` where it can."""
 
     def unserialize_library(self, serialized):
         name, kind, data = serialized
@@ -295,16 +301,10 @@ class _LinkOnlyLibrary(JITCodeLibrary):
         return (self.name, "bitcode", self._final_module.as_bitcode())
 
 
-class _UnlinkedEnvironment:
+class _UnlinkedEnvironment(_CodegenView):
     """numba's code generator as a :class:`_LinkOnlyLibrary` shows it: the library has no machine
     code, so there is no environment address to set (its kernels never use theirs: they raise
     nothing and call no Python)."""
-
-    def __init__(self, codegen):
-        self._codegen = codegen
-
-    def __getattr__(self, name):
-        return getattr(self._codegen, name)
 
     def set_env(self, env_name, env):
         pass
@@ -334,23 +334,9 @@ class _LinkOnlyCodegen(_UnlinkedEnvironment):
         return library
 
 
-class _LinkOnlyTarget:
-    """The target context as a cached internal kernel is rebuilt in: its code generator is a
-    :class:`_LinkOnlyCodegen`, everything else numba's."""
-
-    def __init__(self, context):
-        self._context = context
-
-    def __getattr__(self, name):
-        return getattr(self._context, name)
-
-    def codegen(self):
-        return _LinkOnlyCodegen(self._context.codegen())
-
-
 class _LinkOnlyCacheImpl(CompileResultCacheImpl):
     def rebuild(self, target_context, payload):
-        return CompileResult._rebuild(_LinkOnlyTarget(target_context), *payload)
+        return CompileResult._rebuild(_RebuildTarget(target_context, _LinkOnlyCodegen), *payload)
 
 
 class _LinkOnlyCache(FunctionCache):
