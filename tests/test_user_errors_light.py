@@ -21,6 +21,7 @@ USER_ERRORS = [
     (["sweep", "four_bar.toml", "--drive", "Z=0:10:1"], "--drive Z: not a pair variable"),
     (["sweep", "four_bar.toml", "--drive", "A=0:10:-1"], "STEP -1 does not lead from 0 to 10"),
     (["sweep", "four_bar.toml", "--drive", "A=0:10:1", "--speed", "B=1"], "--speed B: not a driver"),
+    (["sweep", "four_bar.toml", "--drive", "A=0:10:1", "--drive", "D=0:5:1"], "driver value arrays differ in length"),
     (["sweep", "four_bar.toml", "--drive", "A=0:10:1", "--plot", "p.png", "--points", "P,Q"], "unknown point 'Q'"),
     (["simulate", "four_bar.toml", "--t-end", "-1"], "--t-end: must be positive"),
     (["simulate", "four_bar.toml", "--t-end", "0.01", "--qd0", "A=1"], "--qd0 A: give its initial value too"),

@@ -78,6 +78,7 @@ def plotted_points(args, model):
 
 
 def run(args) -> int:
+    from loops.sweep import driver_table
     from mechanism.errors import SweepInterrupted, SweepStopped
     from mechanism.model_file import read_model
 
@@ -89,6 +90,7 @@ def run(args) -> int:
     quantities = variable_quantities(model)
     drivers, rates = drivers_and_rates(args, units, quantities)
     plot_points = plotted_points(args, model)
+    driver_table(drivers)  # the sweep's own check of the drivers' lengths, before the engine loads
     mechanism = loaded.assembled()
 
     count = max(len(v) for v in drivers.values())
