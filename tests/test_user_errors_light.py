@@ -30,6 +30,8 @@ USER_ERRORS = [
     (["suspension", "double_wishbone.toml", "--analysis", "parallel", "--travel", "-inf:inf:1"],
      "'-inf' is not a finite number"),
     (["suspension", "front_axle.toml", "--analysis", "pitch", "--pitch", "1"], "--rear: required by --analysis pitch"),
+    (["suspension", "double_wishbone.toml", "--apply-hardpoints", "nan.csv", "--save", "moved.toml"],
+     "nan.csv: line 3: non-finite coordinate"),
     (["study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel", "0:1:1e-320"],
      "gives too many positions"),
     (["study", "double_wishbone.toml", "--vary", "double_wishbone_vary.toml", "--travel", "0", "--out", "s.csv",
@@ -57,6 +59,7 @@ print(json.dumps(out))
 def test_user_errors_load_no_engine_and_no_heavy_library(tmp_path):
     for name in ("four_bar.toml", "double_wishbone.toml", "double_wishbone_vary.toml", "front_axle.toml"):
         shutil.copy(ROOT / "examples" / name, tmp_path / name)
+    (tmp_path / "nan.csv").write_text("# units: length=mm\nname,x,y,z\nlower_ball,nan,0,0\n")
     argvs = [argv for argv, _ in USER_ERRORS]
     done = subprocess.run([sys.executable, "-c", PROGRAM.format(heavy=HEAVY), json.dumps(argvs)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
