@@ -80,8 +80,8 @@ def study_plan(args, suspension):
 
 def output_options(args):
     """``(chunk size, metrics of the band sheet or None)``, the output options checked before
-    anything is read (the sheet's image format and the scheduler's address after the model
-    file: they load matplotlib and Dask)."""
+    the run (the sheet's image format and the scheduler's address apart: they load matplotlib
+    and Dask)."""
     from loops.study.study import DEFAULT_CHUNK
 
     chunk = DEFAULT_CHUNK if args.chunk_size is None else args.chunk_size
@@ -137,9 +137,9 @@ def run(args) -> int:
 
     # What needs neither a library nor the engine first, then what needs matplotlib's formats
     # or Dask's parser, then the engine: the vary file names the built design's hardpoints.
-    chunk, wanted = output_options(args)
     design = read_suspension(args.model)
     plan = study_plan(args, design)
+    chunk, wanted = output_options(args)
     check_image(args.plot, "--plot")
     if args.scheduler is not None:
         _check_scheduler(args.scheduler)
