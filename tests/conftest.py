@@ -28,19 +28,38 @@ def _jit_disabled() -> bool:
     return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
+def _workers(config) -> bool:
+    """Whether this run's tests run in pytest-xdist's worker processes."""
+    return bool(config.getoption("numprocesses", None)) and config.getoption("dist", "no") != "no"
+
+
+def _write_rewritten(config):
+    """In the controlling process of a run with workers: pytest's rewritten test modules written
+    once for all of them (``tests/rewritten_modules.py``)."""
+    if _workers(config):
+        from rewritten_modules import rewritten_modules, write_rewritten
+
+        write_rewritten(config, rewritten_modules(config, config.args))
+
+
 def pytest_configure(config):
     """Once per run, in the controlling process (not in pytest-xdist's workers): compile (or load)
     the two kernel families in two processes at once. With a warm cache this takes the time of
     loading it (a second or two); on a fresh machine it halves the compile time of the run. A
     family that fails to compile here is compiled again by the first test that needs it, whose
-    failure then says why. Meanwhile the packages are byte-compiled (:func:`_byte_compile`)."""
-    if hasattr(config, "workerinput") or _jit_disabled() or config.option.collectonly:
+    failure then says why. Meanwhile the packages are byte-compiled (:func:`_byte_compile`) and
+    the test modules rewritten for the workers (:func:`_write_rewritten`)."""
+    if hasattr(config, "workerinput"):
+        return
+    if _jit_disabled() or config.option.collectonly:
+        _write_rewritten(config)
         return
     from compile_kernels import FAMILIES
 
     processes = [subprocess.Popen([sys.executable, str(_COMPILE), family], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True) for family in FAMILIES]
     _byte_compile()
+    _write_rewritten(config)
     for family, process in zip(FAMILIES, processes):
         try:
             _, errors = process.communicate(timeout=_COMPILE_BUDGET)
