@@ -86,6 +86,16 @@ def _byte_compile():
         compileall.compile_dir(_ROOT / package, quiet=1)
 
 
+@pytest.fixture(scope="session")
+def distributed():
+    """``dask.distributed`` (the test extra installs it: the tests that take it never skip),
+    imported by the first test that starts a cluster: a worker process that runs none of them
+    (they share the xdist group ``dask-cluster``) does not import it (0.25 s of processor time)."""
+    import dask.distributed  # noqa: PLC0415
+
+    return dask.distributed
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """In a pytest-xdist worker under ``--dist loadgroup``: give each test marked
