@@ -7,6 +7,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -54,13 +55,21 @@ def pytest_configure(config):
     if _jit_disabled() or config.option.collectonly:
         _write_rewritten(config)
         return
-    from compile_kernels import FAMILIES
+    from compile_kernels import EVALUATION_COMPILED, FAMILIES
 
+    scratch = tempfile.TemporaryDirectory()
+    environment = dict(os.environ, **{EVALUATION_COMPILED: os.path.join(scratch.name, "evaluation-compiled")})
     processes = [subprocess.Popen([sys.executable, str(_COMPILE), family], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True) for family in FAMILIES]
+                                  stderr=subprocess.PIPE, text=True, env=environment) for family in FAMILIES]
     _byte_compile()
     _write_rewritten(config)
-    for family, process in zip(FAMILIES, processes):
+    with scratch:
+        _wait_for(FAMILIES, processes)
+
+
+def _wait_for(families, processes):
+    """Wait for the compile processes; say on stderr which failed or ran out of time."""
+    for family, process in zip(families, processes):
         try:
             _, errors = process.communicate(timeout=_COMPILE_BUDGET)
         except subprocess.TimeoutExpired:
