@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from loops.kernel_arrays import kernel_array
+
 from .pseudo_inertia import pseudo_inertia
 
 __all__ = ["link_pseudo_inertias", "kinetic_energy", "gravity_potential"]
@@ -42,13 +44,14 @@ def link_pseudo_inertias(links) -> np.ndarray:
 
 
 def _stacked(poses, velocities, J):
+    """The arguments as the kernels take them (:func:`loops.kernel_arrays.kernel_array`: a
+    result's read-only poses would compile a second version of the kernel), stacked."""
     poses = np.asarray(poses, dtype=float)
     shape = poses.shape[:-3]
-    flat_poses = np.ascontiguousarray(poses.reshape((-1,) + poses.shape[-3:]))
-    flat_velocities = None if velocities is None else np.ascontiguousarray(
-        np.asarray(velocities, dtype=float).reshape((-1,) + poses.shape[-3:-2] + (6,)))
+    flat_poses = kernel_array(poses, (-1,) + poses.shape[-3:])
+    flat_velocities = None if velocities is None else kernel_array(velocities, (-1,) + poses.shape[-3:-2] + (6,))
     links = np.arange(len(J), dtype=np.int64)
-    return shape, flat_poses, flat_velocities, np.ascontiguousarray(J, dtype=float), links
+    return shape, flat_poses, flat_velocities, kernel_array(J), links
 
 
 def kinetic_energy(poses, velocities, J):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from loops.configuration import evaluate
+from loops.kernel_arrays import kernel_array
 from loops.linear import square_block_at
 from loops.reactions import PairReactions
 from loops.reactions import pair_reactions as loops_pair_reactions
@@ -59,15 +60,13 @@ def pair_reactions(dyn, q, q_dot, link_accelerations, t, drive, velocities=None)
         velocities = np.zeros((count, n_links, 6))
         for k in range(count):
             config = evaluate(system, q[k])
-            link_velocities(topology, np.ascontiguousarray(config.twists), np.ascontiguousarray(q_dot[k]),
-                            velocities[k])
+            link_velocities(topology, kernel_array(config.twists), kernel_array(q_dot[k]), velocities[k])
     inertia = np.zeros((count, n_links, 6))
     for k in range(count):
-        poses = np.ascontiguousarray(evaluate(system, q[k]).link_poses)
+        poses = kernel_array(evaluate(system, q[k]).link_poses)
         for i in range(n_links):
-            inertia_wrench(poses[i], np.ascontiguousarray(velocities[k, i]),
-                           np.ascontiguousarray(link_accelerations[k, i]), dyn.masses[i], dyn.coms[i], dyn.inertias[i],
-                           inertia[k, i])
+            inertia_wrench(poses[i], kernel_array(velocities[k, i]), kernel_array(link_accelerations[k, i]),
+                           dyn.masses[i], dyn.coms[i], dyn.inertias[i], inertia[k, i])
     return loops_pair_reactions(system, dyn.loads, dyn.weights, q, q_dot, t, drive, extra=-inertia,
                                 velocities=velocities)
 

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernel_arrays import kernel_array
+
 __all__ = ["transform_twists", "lie_bracket", "shift_twists", "dexp_inverse"]
 
 
 def _rows(arrays, tails):
     """The arrays broadcast over their leading axes (each with its trailing shape ``tail``),
-    as C-contiguous stacks of rows; and the leading shape."""
+    as stacks of rows as the kernels take them (:func:`.kernel_array`: a read-only array, a
+    result's, or a broadcast view would each compile a second version of the kernel); and the
+    leading shape."""
     arrays = [np.asarray(a, dtype=float) for a in arrays]
     lead = np.broadcast_shapes(*(a.shape[:a.ndim - len(tail)] for a, tail in zip(arrays, tails)))
-    rows = [np.ascontiguousarray(np.broadcast_to(a, lead + tail).reshape((-1,) + tail))
+    rows = [kernel_array(a if a.shape == lead + tail else np.broadcast_to(a, lead + tail), (-1,) + tail)
             for a, tail in zip(arrays, tails)]
     return rows, lead
 

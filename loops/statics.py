@@ -31,6 +31,7 @@ from .compiled import compile_model
 from .configuration import evaluate, new_work
 from .continuation import DEFAULT_TOLERANCE, MAX_MOTION, WalkStopped, closure_tolerance
 from .held import hold_names, reused_freedoms
+from .kernel_arrays import kernel_array
 from .kernels.state import (CORRECTOR_RESULT_SIZE, FORCE_TOLERANCE, LOAD_SCALE, RESIDUAL, SETTLE_ITERATIONS,
                             SETTLE_STEP, STATICS_INFO, STATICS_PARAMETERS, EquilibriumRecord, StaticsScratch)
 from .loads import compile_loads, compile_weights
@@ -235,7 +236,7 @@ class EquilibriumResult(Trajectory):
         V = np.zeros_like(self._velocities)
         for i in range(len(self)):
             config = evaluate(system, self._q[i], self._rotations[i])
-            link_velocities(system.topology, np.ascontiguousarray(config.twists), q_dot[i], V[i])
+            link_velocities(system.topology, kernel_array(config.twists), q_dot[i], V[i])
         return Trajectory(system, self.drivers, self._q, q_dot, np.zeros_like(q_dot), self._poses, V,
                           np.zeros_like(V), held=self.held, stop_reason=self.stop_reason, rotations=self._rotations,
                           tangents=self._tangents)

@@ -23,12 +23,21 @@ import os
 import pathlib
 import sys
 import tempfile
+import time
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FAMILIES = ("kinematics", "simulation")
+#: Environment variable naming a file (tests/conftest.py sets it) that the kinematics family
+#: creates once a model's loading has compiled the evaluation (``closure.configure``, the world
+#: twists, the loop Jacobian), and that the simulation family waits for before it loads its first
+#: model: it then loads them from the cache, where it compiled them as well (2.3 s of processor
+#: time on an empty cache). Unset (a family run alone) nothing waits.
+EVALUATION_COMPILED = "KINEMATRIX_TEST_EVALUATION_COMPILED"
+#: Seconds the simulation family waits for that file at most; then it compiles them itself.
+EVALUATION_WAIT = 60.0
 
 
 def _cli(*argv):
@@ -47,6 +56,9 @@ def kinematics():
     from mechanism import load_model
 
     wishbone = load_model(EXAMPLES / "double_wishbone.toml")
+    marker = os.environ.get(EVALUATION_COMPILED)
+    if marker:
+        pathlib.Path(marker).touch()
     wishbone.sweep({"travel": np.linspace(-0.02, 0.02, 5)}, speeds={"travel": 0.5}, accelerations={"travel": 1.0})
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     result = four_bar.sweep({"A": np.linspace(0.0, 1.0, 5)}, speeds={"A": 1.0})
@@ -60,6 +72,7 @@ def kinematics():
     for method in ("lagrange", "kane"):
         inverse_dynamics(four_bar, {"A": np.linspace(0.0, 0.2, 3)}, speeds={"A": 1.0}, method=method).reactions()
     statics()
+    rates_and_predictor_twins(wishbone)
 
 
 def overconstrained():
@@ -100,6 +113,94 @@ def statics():
     load_case(rigid, "cornering", [-0.04, 0.0, 0.04]), load_case(rigid, "cornering", [0.0])
 
 
+def _all_pairs_state():
+    """tests/core_models.py's mechanism with every pair type, compiled, at its reference
+    assembly: (system, configuration, work)."""
+    from core_models import spatial_all_pairs
+    from loops.compiled import compile_model
+    from loops.configuration import evaluate, new_work
+
+    system = compile_model(spatial_all_pairs().snapshot())
+    q = system.reference_q()
+    config = evaluate(system, q)
+    return system, config, new_work(system, q, config.rotations)
+
+
+def rates_and_predictor_twins(wishbone):
+    """The kernels the tests call from Python and no command does, as the tests call them: the
+    rates of the tree products (tests/kinematics_helpers.py, tests/test_kernels.py) and the
+    sweeps' predictor (tests/test_sweep.py, on ``wishbone``'s sweep with curvatures). Part of the
+    kinematics family."""
+    from kinematics_helpers import link_velocities, twist_rate_terms
+    from loops.kernels.acceleration import bias_rhs, link_accelerations
+    from loops.kernels.closure import configure, world_twists
+    from loops.kernels.continuation import _predict
+
+    system, config, work = _all_pairs_state()
+    topology, q_dot = system.topology, np.ones(system.n)
+    V = link_velocities(system, config, q_dot)
+    terms = twist_rate_terms(system, config, q_dot, V)
+    link_accelerations(topology, np.array(config.twists), q_dot, terms, np.zeros((topology.links, 6)))
+    configure(topology, system.geometry, work)
+    world_twists(topology, system.geometry, work)
+    bias_rhs(topology, system.geometry, work, V, terms, np.zeros(system.rows))
+    result = wishbone.sweep({"travel": np.linspace(-0.02, 0.02, 5)}, speeds={"travel": 1.0})
+    wishbone_system = result.system
+    tangents, d = result._tangents, result._tangents.shape[2]
+    block = type("Block", (), {"column_scale": wishbone_system.column_scale})  # all _predict reads of it
+    last_step, span = np.zeros((2, d)), np.zeros(d)
+    last_step[:, 0] = span[0] = 0.01  # equal steps along the driver
+    for curved in (np.zeros(3), np.ones(3)):  # the third-order predictor and the fifth-order one
+        _predict.py_func(wishbone_system.topology, block, tangents[2], np.ascontiguousarray(tangents[[1, 0]]),
+                         last_step, np.ascontiguousarray(result._q_ddot[[2, 1]]), curved, span, 1.0,
+                         np.zeros(wishbone_system.n))
+
+
+def solver_twins():
+    """The kernels the tests call from Python and no command does, as the tests call them: the
+    square block's factorization and a corrector step (tests/test_closure.py,
+    tests/test_system.py). Part of the simulation family."""
+    from loops.configuration import constraint_matrix
+    from loops.kernels.linear import factorize_block
+    from loops.kernels.newton import apply_step
+    from loops.linear import new_factor, square_block
+
+    system, config, work = _all_pairs_state()
+    topology, driven = system.topology, system.driver_columns(["A", "P"])
+    block = square_block(system, constraint_matrix(system, config, scaled=True), driven)
+    if block is not None:
+        factorize_block(topology, system.geometry, block, work, new_factor(block))
+    apply_step(topology, work, np.zeros(system.n), 1.0)
+
+
+def pair_and_energy_twins():
+    """Kernels that take no model, as the tests call them: the rotations' maps over stacked
+    arrays (tests/stacked_kernels.py), the predictor's step ratio (tests/test_sweep.py), a Hooke
+    pair's twist rates over stacked values (the sensitivities of a design with one,
+    tests/test_study_sensitivity.py) and the kinetic energy of given poses (tests/test_energy.py).
+    Early in the simulation family (:data:`EVALUATION_COMPILED`)."""
+    from stacked_kernels import FamilyPair
+    from dynamics.energy import kinetic_energy
+    from loops.kernels.continuation import bend
+    from loops.kernels.pairs import twist_rates
+    from mechanism import pairs
+
+    FamilyPair(pairs.Spherical()).advance(np.full(3, 0.1), np.full(3, 0.01))  # exp, rotate_left, log
+    bend(np.array([4e-3, 0.0]), np.array([2e-3, 0.0]))
+    hooke = pairs.Hooke()
+    twist_rates(hooke, np.zeros((2, hooke.size)), np.ones((2, hooke.size)))
+    kinetic_energy(np.tile(np.eye(4), (3, 1, 1)), np.zeros((3, 6)), np.tile(np.eye(4), (3, 1, 1)))
+
+
+def _await_evaluation():
+    """Wait (at most :data:`EVALUATION_WAIT` s) for the kinematics family to have compiled a
+    model's evaluation, where tests/conftest.py runs the two together."""
+    marker = os.environ.get(EVALUATION_COMPILED)
+    deadline = time.monotonic() + EVALUATION_WAIT
+    while marker and not os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def simulation():
     """The banded solves called from Python (:func:`banded_solves`); simulation: both integrators,
     scipy's implicit steppers (the compiled right-hand side they call), loads, switching of the
@@ -114,6 +215,8 @@ def simulation():
     # compiles the walk's kernels while this one compiles the integrator's
     os.environ[warm.DISABLE] = "1"
     banded_solves()
+    pair_and_energy_twins()
+    _await_evaluation()
     four_bar = load_model(EXAMPLES / "four_bar.toml")
     for method in ("DOP853", "RK45"):
         simulate(four_bar, 0.05, t_eval=np.linspace(0.0, 0.05, 3), method=method).energy()
@@ -124,6 +227,7 @@ def simulation():
     studies()
     for method in ("lagrange", "kane"):
         equations_of_motion(four_bar, q={"A": 0.3}, qd={"A": 1.0}, method=method)
+    solver_twins()
     overconstrained()
 
 

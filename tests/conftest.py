@@ -7,6 +7,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -28,20 +29,47 @@ def _jit_disabled() -> bool:
     return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
+def _workers(config) -> bool:
+    """Whether this run's tests run in pytest-xdist's worker processes."""
+    return bool(config.getoption("numprocesses", None)) and config.getoption("dist", "no") != "no"
+
+
+def _write_rewritten(config):
+    """In the controlling process of a run with workers: pytest's rewritten test modules written
+    once for all of them (``tests/rewritten_modules.py``)."""
+    if _workers(config):
+        from rewritten_modules import rewritten_modules, write_rewritten
+
+        write_rewritten(config, rewritten_modules(config, config.args))
+
+
 def pytest_configure(config):
     """Once per run, in the controlling process (not in pytest-xdist's workers): compile (or load)
     the two kernel families in two processes at once. With a warm cache this takes the time of
     loading it (a second or two); on a fresh machine it halves the compile time of the run. A
     family that fails to compile here is compiled again by the first test that needs it, whose
-    failure then says why. Meanwhile the packages are byte-compiled (:func:`_byte_compile`)."""
-    if hasattr(config, "workerinput") or _jit_disabled() or config.option.collectonly:
+    failure then says why. Meanwhile the packages are byte-compiled (:func:`_byte_compile`) and
+    the test modules rewritten for the workers (:func:`_write_rewritten`)."""
+    if hasattr(config, "workerinput"):
         return
-    from compile_kernels import FAMILIES
+    if _jit_disabled() or config.option.collectonly:
+        _write_rewritten(config)
+        return
+    from compile_kernels import EVALUATION_COMPILED, FAMILIES
 
+    scratch = tempfile.TemporaryDirectory()
+    environment = dict(os.environ, **{EVALUATION_COMPILED: os.path.join(scratch.name, "evaluation-compiled")})
     processes = [subprocess.Popen([sys.executable, str(_COMPILE), family], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True) for family in FAMILIES]
+                                  stderr=subprocess.PIPE, text=True, env=environment) for family in FAMILIES]
     _byte_compile()
-    for family, process in zip(FAMILIES, processes):
+    _write_rewritten(config)
+    with scratch:
+        _wait_for(FAMILIES, processes)
+
+
+def _wait_for(families, processes):
+    """Wait for the compile processes; say on stderr which failed or ran out of time."""
+    for family, process in zip(families, processes):
         try:
             _, errors = process.communicate(timeout=_COMPILE_BUDGET)
         except subprocess.TimeoutExpired:
@@ -65,6 +93,16 @@ def _byte_compile():
 
     for package in _PACKAGES:
         compileall.compile_dir(_ROOT / package, quiet=1)
+
+
+@pytest.fixture(scope="session")
+def distributed():
+    """``dask.distributed`` (the test extra installs it: the tests that take it never skip),
+    imported by the first test that starts a cluster: a worker process that runs none of them
+    (they share the xdist group ``dask-cluster``) does not import it (0.25 s of processor time)."""
+    import dask.distributed  # noqa: PLC0415
+
+    return dask.distributed
 
 
 @pytest.hookimpl(trylast=True)

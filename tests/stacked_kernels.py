@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from loops.kernel_arrays import kernel_array
 from loops.spatial import dexp_inverse, lie_bracket, shift_twists, transform_twists  # noqa: F401 (tests import them here)
 from oracles.transforms import twist_matrix
 
@@ -29,8 +30,7 @@ def _each(function, inputs, out_shape):
     its own trailing shape), into a new array of trailing shape ``out_shape``."""
     arrays = [np.asarray(a, dtype=float) for a, _ in inputs]
     lead = np.broadcast_shapes(*(a.shape[:a.ndim - len(tail)] for a, (_, tail) in zip(arrays, inputs)))
-    flat = [np.ascontiguousarray(np.broadcast_to(a, lead + tail)).reshape((-1,) + tail)
-            for a, (_, tail) in zip(arrays, inputs)]
+    flat = [kernel_array(np.broadcast_to(a, lead + tail), (-1,) + tail) for a, (_, tail) in zip(arrays, inputs)]
     out = np.empty((int(np.prod(lead, dtype=int)),) + out_shape)
     for i in range(out.shape[0]):
         function(*(f[i] for f in flat), out[i])
@@ -69,7 +69,7 @@ class FamilyPair:
 
     def _rows(self, q):
         q = np.asarray(q, dtype=float)
-        return q.shape[:-1], np.ascontiguousarray(q.reshape(-1, self.size))
+        return q.shape[:-1], kernel_array(q, (-1, self.size))
 
     def matrix(self, q):
         lead, rows = self._rows(q)
@@ -112,7 +112,7 @@ class FamilyPair:
         R = exp_so3(rows)
         E, scratch = np.empty((3, 3)), np.empty((3, 3))
         for i, step in enumerate(steps):
-            rotations.rotate_left(np.ascontiguousarray(step), R[i], E, scratch)
+            rotations.rotate_left(step, R[i], E, scratch)
         return log_so3(R).reshape(lead + (3,))
 
     def value_rates(self, q, omega):

@@ -91,6 +91,7 @@ def test_the_force_acts_at_the_wheel_modules_contact_patch_at_every_equilibrium(
     """(b) The load kernel's point of application, read back from the wrench it makes of unit
     forces along x and y (``n = p x f``), is the wheel module's contact patch within 1e-9 m at
     every equilibrium of the curve."""
+    from loops.kernel_arrays import kernel_array
     from loops.kernels.loads import applied_loads
 
     variant, wheels, eq = _settled(axle, LATERAL, np.r_[TRAVEL, 0.02])
@@ -110,7 +111,7 @@ def test_the_force_acts_at_the_wheel_modules_contact_patch_at_every_equilibrium(
                 values = np.zeros((len(loads.point_links), 3))
                 values[j] = unit
                 wrenches = np.zeros((L, 6))
-                applied_loads(loads, q[i], np.zeros(n), poses,
+                applied_loads(loads, kernel_array(q[i]), np.zeros(n), poses,
                               np.zeros((L, 6)), np.zeros((len(loads.force_cols), 1)), values, np.zeros(n), wrenches,
                               np.zeros(2), np.zeros((8, 3)))
                 moments.append(wrenches[system.link_index[wheels.link[side]], :3])

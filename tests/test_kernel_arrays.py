@@ -6,12 +6,16 @@ second version of a kernel)."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
 from loops import equilibrium
 from loops.kernel_arrays import kernel_array
 from mechanism import Mechanism
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_an_array_already_as_the_kernels_take_it_is_not_copied():
@@ -75,3 +79,83 @@ def test_a_results_points_and_reactions_reach_the_kernels_writable_and_contiguou
     np.testing.assert_array_equal(at_rest.reactions().force("bush"), forces)
     assert len(point_calls) == 1 and all(point_calls[0]), point_calls
     assert len(reaction_calls) == 1 and all(reaction_calls[0]), reaction_calls
+
+
+def _read_only(*arrays):
+    out = []
+    for a in arrays:
+        a = np.array(a, dtype=float)
+        a.setflags(write=False)
+        out.append(a)
+    return out
+
+
+def test_stacked_maps_of_read_only_or_broadcast_arrays_reach_the_kernels_writable_and_contiguous(monkeypatch):
+    """The Python layer's twist maps (:mod:`loops.spatial`) and a pair type's twist rates over
+    stacked values, given a result's read-only arrays or arguments that broadcast: the kernels
+    get writable, contiguous rows (one compiled version each), and the same values."""
+    from loops import spatial
+    from loops.kernels import pairs as pair_kernels, stacked
+    from mechanism.pairs.hooke import Hooke
+
+    rng = np.random.default_rng(3)
+    T = np.tile(np.eye(4), (5, 1, 1))
+    T[:, :3, 3] = rng.normal(size=(5, 3))
+    a, b, w = rng.normal(size=(5, 6)), rng.normal(size=(5, 6)), 0.3 * rng.normal(size=(5, 3))
+    q, q_dot = rng.normal(size=(5, 2)), rng.normal(size=(5, 2))
+    expected = [spatial.transform_twists(T, a), spatial.lie_bracket(a, b[0]), spatial.shift_twists(a, w[0]),
+                spatial.dexp_inverse(w, a[:, :3]), pair_kernels.twist_rates(Hooke(), q, q_dot[0])]
+    calls = [_spy(monkeypatch, stacked, name)
+             for name in ("transform_twist_rows", "lie_bracket_rows", "shift_twist_rows", "dexp_inverse_rows")]
+    calls.append(_spy(monkeypatch, pair_kernels, "_twist_rates_each"))
+    T, a, b, w, q, q_dot = _read_only(T, a, b, w, q, q_dot)
+    got = [spatial.transform_twists(T, a), spatial.lie_bracket(a, b[0]), spatial.shift_twists(a, w[0]),
+           spatial.dexp_inverse(w, a[:, :3]), pair_kernels.twist_rates(Hooke(), q, q_dot[0])]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    for seen in calls:
+        assert len(seen) == 1 and all(seen[0]), seen
+
+
+def test_the_kinetic_energy_of_read_only_poses_and_the_rates_along_an_equilibrium_path(monkeypatch):
+    """:func:`dynamics.energy.kinetic_energy` of read-only poses and velocities (a result's), and
+    the rates along an equilibrium path (:meth:`loops.statics.Equilibrium.along`, from its
+    configurations' read-only twists): their kernels get writable, contiguous arrays (same values)."""
+    from dynamics.energy import kinetic_energy, link_pseudo_inertias
+    from dynamics.kernels import energy
+    from loops.kernels import velocity
+    from mechanism import load_model
+
+    links = list(_arm().links.values())
+    rng = np.random.default_rng(4)
+    poses, twists = np.tile(np.eye(4), (2, len(links), 1, 1)), rng.normal(size=(2, len(links), 6))
+    J = link_pseudo_inertias(links)
+    expected = kinetic_energy(poses, twists, J)
+    energy_calls = _spy(monkeypatch, energy, "kinetic_energy")
+    np.testing.assert_array_equal(kinetic_energy(*_read_only(poses, twists, J)), expected)
+    assert len(energy_calls) == 2 and all(all(call) for call in energy_calls), energy_calls
+    path = equilibrium(load_model(EXAMPLES / "four_bar.toml"), drivers={"A": [0.1, 0.2]})
+    velocity_calls = _spy(monkeypatch, velocity, "link_velocities")
+    assert np.all(np.isfinite(path.along("A").link_velocity("coupler")))
+    assert len(velocity_calls) == 2 and all(all(call) for call in velocity_calls), velocity_calls
+
+
+def test_inverse_dynamics_reactions_and_the_gauge_rows_of_sensitivities_reach_the_kernels_as_they_take_them(
+        monkeypatch):
+    """The inertia wrenches of an inverse dynamics' reactions (from its read-only velocities and
+    accelerations) and the idle spin's gauge rows of a corner's sensitivities (the double
+    wishbone's tie rod, read-only gauge axes): their kernels get writable, contiguous arrays."""
+    from dynamics import inverse_dynamics
+    from dynamics.kernels import kane
+    from loops.kernels import rotations
+    from loops.study.sensitivity import sensitivities
+    from loops.suspension import load_suspension
+    from mechanism import load_model
+
+    wrench_calls = _spy(monkeypatch, kane, "inertia_wrench")
+    inverse_dynamics(load_model(EXAMPLES / "four_bar.toml"), {"A": [0.1, 0.2]}, speeds={"A": 1.0},
+                     method="kane").reactions()
+    assert wrench_calls and all(all(call) for call in wrench_calls), wrench_calls
+    gauge_calls = _spy(monkeypatch, rotations, "dexp_inverse_transposed_rate")
+    sensitivities(load_suspension(EXAMPLES / "double_wishbone.toml"), ["lower_ball.z"], [0.0])
+    assert gauge_calls and all(all(call) for call in gauge_calls), gauge_calls

@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dask.distributed as distributed  # the test extra installs it
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.serialize import dumps
 
@@ -104,7 +103,8 @@ def retamper(shipped, change):
     return dumps(change(layout, versions, [list(k) for k in kernels]))
 
 
-def test_a_new_worker_loads_the_shipped_kernels_and_its_study_is_the_local_one(corner, shipped, tmp_path):
+@pytest.mark.xdist_group("dask-cluster")  # in the worker that runs tests/test_study_cluster.py's clusters
+def test_a_new_worker_loads_the_shipped_kernels_and_its_study_is_the_local_one(corner, shipped, tmp_path, distributed):
     """One worker process, one thread, an empty NUMBA_CACHE_DIR of its own: the study through the
     scheduler equals the local study to the bit, and the worker compiled nothing (every kernel it
     called came from its cache, which held none before the study)."""

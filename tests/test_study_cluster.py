@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dask.distributed as distributed  # the test extra installs it: these tests never skip
 
 from dynamics.cli import main  # noqa: E402
 from installed import kinematrix  # noqa: E402
@@ -86,7 +85,7 @@ def local(corner, offsets):
 
 
 @pytest.fixture(scope="module")
-def cluster(local):
+def cluster(local, distributed):
     """A scheduler and two single-thread worker processes, with no client at all: a study reaches
     it by its address, as a user's does."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -95,13 +94,15 @@ def cluster(local):
 
 
 @pytest.fixture(scope="module")
-def client(cluster):
+def client(cluster, distributed):
     """A client of the test's own, for the tests that hand one over, never the process's default."""
     with distributed.Client(cluster, set_as_default=False) as client:
         yield client
 
 
 def no_default_client():
+    import dask.distributed as distributed  # noqa: PLC0415 (imported by the cluster the caller holds)
+
     with pytest.raises(ValueError, match="No clients found"):
         distributed.default_client()
     return True
@@ -269,7 +270,7 @@ def test_an_address_dask_cannot_use_is_one_line_from_the_command_line_and_no_sta
     assert not (tmp_path / "study.csv").exists()
 
 
-def test_a_scheduler_with_no_worker_is_named(corner):
+def test_a_scheduler_with_no_worker_is_named(corner, distributed):
     """A study sent to a scheduler that has no worker would wait for ever: refused after the timeout."""
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
                                   dashboard_address=None, silence_logs=logging.ERROR) as empty:

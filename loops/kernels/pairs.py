@@ -92,7 +92,9 @@ def twist_rates(pair_type, q, q_dot):
     q, q_dot = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(q_dot, dtype=float))
     size = pair_type.size
     out = np.empty(q.shape + (6,))
+    # copies, writable and contiguous: a read-only or broadcast argument would compile a second
+    # version of the kernel
     _twist_rates_each(family_code(pair_type), pair_type.parameters(), size,
-                      np.ascontiguousarray(q.reshape(-1, size)), np.ascontiguousarray(q_dot.reshape(-1, size)),
+                      np.array(q.reshape(-1, size), order="C"), np.array(q_dot.reshape(-1, size), order="C"),
                       out.reshape(-1, size, 6))
     return out

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...kernel_arrays import kernel_array
 from ...spatial import dexp_inverse, lie_bracket, transform_twists
 from ...suspension import jets
 
@@ -150,11 +151,11 @@ class Directions:
         rate, scratch = np.empty(3), np.empty((5, 3))
         for i in range(N):
             for g in range(G):
-                u = np.ascontiguousarray(c.gauge_axes[g])
-                dexp_inverse_transposed_rate(w[i, g], w_a[i, g], u, rate, scratch)
+                w_ig, u = kernel_array(w[i, g]), kernel_array(c.gauge_axes[g])
+                dexp_inverse_transposed_rate(w_ig, kernel_array(w_a[i, g]), u, rate, scratch)
                 along_p = rate.copy()
                 for k in range(K):
-                    dexp_inverse_transposed_rate(w[i, g], np.ascontiguousarray(w_p[i, k, g]), u, rate, scratch)
+                    dexp_inverse_transposed_rate(w_ig, kernel_array(w_p[i, k, g]), u, rate, scratch)
                     out[i, k, g] += along_p @ omega_p[i, k, g] + rate @ omega_a[i, g]
         return out
 
