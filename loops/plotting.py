@@ -65,11 +65,13 @@ def figure_path(out, filename):
     return out
 
 
-def new_figure(figsize):
-    """A matplotlib Figure (object API, constrained layout), never pyplot's global state."""
+def new_figure(figsize, layout="constrained"):
+    """A matplotlib Figure (object API, constrained layout unless ``layout`` says otherwise:
+    ``None`` for a figure laid out by :func:`loops.figure_layout.lay_out_grid`), never pyplot's
+    global state."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=figsize, layout=layout)
 
 
 def save_figure(fig, path, dpi=120):
