@@ -379,9 +379,10 @@ def _load_sheet(result, path, units, title):
     and side views at the design position (the applied load red at the wheel), a bar per
     hardpoint (its force at the design position, and the largest over the positions light),
     and the driver, rack, spring and member forces against wheel travel."""
+    from ..figure_layout import lay_out_grid  # noqa: PLC0415
     from ..plotting import new_figure, save_figure  # noqa: PLC0415
 
-    fig = new_figure((19, 11.2))
+    fig = new_figure((19, 11.2), layout=None)  # the grid is fixed: laid out once, lay_out_grid below
     grid = fig.add_gridspec(2, 3, width_ratios=(1.2, 1.0, 1.0))
     front, side, bars = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[:, 1])
     curves, members = fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[1, 2])
@@ -433,6 +434,7 @@ def _load_sheet(result, path, units, title):
     fig.suptitle(title or f"load case {case.name} of {_name(result)}: held by the {result.held_by}; force "
                  f"{case.longitudinal:g}, {case.lateral:g}, {case.vertical:g} {case.unit} (forward, outboard, up) "
                  f"at the {case.at.replace('-', ' ')}")
+    lay_out_grid(fig, grid)
     if path is not None:
         save_figure(fig, path, dpi=90)
     return fig
