@@ -92,10 +92,12 @@ def _decorations(ax, renderer, dpi, rc):
     an axes that is off."""
     if not ax.axison:
         return dict(left=0.0, right=0.0, below=0.0, above=0.0)
-    ticks = {axis: (rc[f"{axis}tick.major.size"] + rc[f"{axis}tick.major.pad"]) / 72.0 for axis in "xy"}
     y_widths = [_text_size(label, renderer, dpi)[0] for _, label in _shown_labels(ax.yaxis)]
     x_shown = _shown_labels(ax.xaxis)
     x_sizes = [_text_size(label, renderer, dpi) for _, label in x_shown]
+    # tick marks stick out by their size; their labels sit a pad beyond them
+    ticks = {axis: (rc[f"{axis}tick.major.size"] + (rc[f"{axis}tick.major.pad"] if shown else 0.0)) / 72.0
+             for axis, shown in (("x", x_sizes), ("y", y_widths))}
     y_label = _text_size(ax.yaxis.label, renderer, dpi)[0]
     x_label = _text_size(ax.xaxis.label, renderer, dpi)[1]
     title = _text_size(ax.title, renderer, dpi)[1]
