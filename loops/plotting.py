@@ -1,8 +1,8 @@
 """Plots of sweeps: point trajectories, curves of one column against another, a 3D snapshot
 of the mechanism, and an animated GIF of a sweep.
 
-This is the only module of kinematrix that imports matplotlib, and it does so inside the
-functions, so ``import loops`` never pays for it. Figures are built with the object API
+This module imports matplotlib inside the functions (as :mod:`loops.figure_layout`, which
+lays out the sheets' fixed grids, does), so ``import loops`` never pays for it. Figures are built with the object API
 (:class:`matplotlib.figure.Figure`), never with pyplot's global state, so every function
 works headless (no display, no backend choice needed) and leaves the caller's pyplot
 figures alone. Each function either draws into an ``ax`` the caller gives (for example from
@@ -500,10 +500,10 @@ def _frames(fig, ax, draw, frames):
     """The GIF's frames (pillow images, RGB where opaque) of the positions ``frames``, each drawn by
     ``draw(position)`` on ``ax`` of ``fig`` (constrained layout, Agg canvas).
 
-    The first frame is drawn whole, laying the figure out. Limits, view and layout then stay
-    fixed, so every later frame is the first one's still part (panes, grid, ticks, axis labels)
-    with the moving artists (lines, texts, the title, the legend that covers them) drawn over
-    it in the order a whole draw uses: the same pixels, without drawing again what stays.
+    Limits, view and layout stay fixed, so the still part (panes, grid, ticks, axis labels) is
+    drawn once, laid out with the first frame's artists, and every frame is that with the
+    moving artists (lines, texts, the title, the legend that covers them) drawn over it in the
+    order a whole draw uses: the pixels of a whole draw, without drawing again what stays.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
@@ -515,17 +515,16 @@ def _frames(fig, ax, draw, frames):
         return frame if frame.getextrema()[3][0] < 255 else frame.convert("RGB")
 
     draw(frames[0])
-    canvas.draw()
-    images = [image()]
-    fig.set_layout_engine("none")
     moving = {id(artist) for artist in [*ax.lines, *ax.texts, ax.title, ax.get_legend()]}
     moving = sorted((a for a in ax.get_children() if id(a) in moving), key=lambda a: a.get_zorder())
     for artist in moving:
         artist.set_animated(True)  # left out of the canvas's draw of the still part
-    canvas.draw()
+    canvas.draw()  # the still part, laid out with the first frame's moving artists
+    fig.set_layout_engine("none")
     still = canvas.copy_from_bbox(fig.bbox)
     renderer = canvas.get_renderer()
-    for position in frames[1:]:
+    images = []
+    for position in frames:
         draw(position)
         canvas.restore_region(still)
         for artist in moving:
