@@ -18,8 +18,9 @@ LAYOUT_PAD = 4.0
 
 def lay_out_grid(fig, grid, passes=2):
     """Place the axes of ``grid`` (a GridSpec of ``fig`` holding them all) from the sizes of
-    their labels, measured once per pass: constrained layout's result for a fixed grid, at a
-    fraction of its work. Returns ``fig``, its layout engine none.
+    their labels, measured once per pass (``passes``): to the eye what constrained layout makes
+    of a fixed grid, without its work at every draw. Returns ``fig``, its layout engine none
+    (a figure drawn larger or given more labels afterwards is not laid out again).
 
     Each column of the grid gets on its left the room its axes' y labels, y tick labels and
     ticks need, on its right the overhang of their last x tick label; each row above it the
