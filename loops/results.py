@@ -69,7 +69,7 @@ def _cells(column, units):
     values = np.asarray(column.values)
     if np.issubdtype(values.dtype, np.integer):
         return [str(v) for v in values.tolist()]
-    return [repr(x) for x in units.from_si(values.astype(float), column.dimension).tolist()]
+    return units.texts(values.astype(float), column.dimension)
 
 
 def write_columns(path, columns, units, note=None, count=0):
@@ -83,8 +83,11 @@ def write_columns(path, columns, units, note=None, count=0):
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([c.name for c in columns])
     cells = [_cells(c, units) for c in columns]
-    for row in zip(*cells) if cells else [()] * count:
-        writer.writerow(row)
+    if cells:
+        # a number's text holds no comma, quote or line break: the csv module would quote none
+        buffer.writelines(",".join(row) + "\n" for row in zip(*cells))
+    else:
+        writer.writerows([()] * count)
     if path is None:
         return buffer.getvalue()
     write_text_atomically(path, buffer.getvalue())

@@ -77,7 +77,7 @@ or the builder's normalization of an axis, may otherwise move the last bit).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .atomic import target_path, write_text_atomically
 from .model import Mechanism
@@ -90,11 +90,23 @@ __all__ = ["load_model", "save_model", "read_model", "read_toml", "LoadedModel",
 
 @dataclass(frozen=True)
 class LoadedModel:
-    """What :func:`read_model` returns: the mechanism and the file's units."""
+    """What :func:`read_model` returns: the mechanism and the file's units.
+
+    Read with ``assemble=False``, the mechanism is built and every table checked, but its
+    ``[assemble.guess]`` is not solved yet and its loops not checked closed: :meth:`assembled`
+    does both (a command checks its options against the model first, before the engine loads)."""
 
     mechanism: Mechanism
     units: Units
     path: str
+    reader: ModelReader | None = field(default=None, repr=False, compare=False)
+
+    def assembled(self) -> Mechanism:
+        """The mechanism, assembled and its loops checked closed (a :class:`ModelError` located
+        in the file otherwise), as :func:`read_model` returns it by default; once only."""
+        if self.reader is not None:
+            self.reader.assemble(self.mechanism)
+        return self.mechanism
 
 
 def load_model(path) -> Mechanism:
@@ -108,13 +120,18 @@ def load_model(path) -> Mechanism:
     return read_model(path).mechanism
 
 
-def read_model(path, require_pairs=True) -> LoadedModel:
+def read_model(path, require_pairs=True, assemble=True) -> LoadedModel:
     """Like :func:`load_model`, also returning the file's :class:`Units` (for the CLI).
 
     ``require_pairs=False`` accepts a file without ``[[pairs]]`` (an axle made of two
-    corner files, :mod:`loops.suspension.files`); a model file must have pairs otherwise."""
+    corner files, :mod:`loops.suspension.files`); a model file must have pairs otherwise.
+    ``assemble=False`` leaves the assembly and the closure check (the engine's work) to
+    :meth:`LoadedModel.assembled`."""
     reader = ModelReader(path, require_pairs)
-    return LoadedModel(reader.read(), reader.units, os.fspath(path))
+    loaded = LoadedModel(reader.read(), reader.units, os.fspath(path), reader)
+    if assemble:
+        loaded.assembled()
+    return loaded
 
 
 def read_toml(path, what="model file"):

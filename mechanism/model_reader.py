@@ -3,9 +3,10 @@ located in the file (see :mod:`mechanism.model_file` for the format, its units a
 
 :class:`ModelReader` reads a file within the limits of :mod:`mechanism.limits`, checks each
 table's keys, converts the file's numbers to SI, calls ``Mechanism.add_*`` and re-locates the
-builder's errors (``pair 'B': axis`` becomes ``four_bar.toml: pairs[1] ('B'): axis``), then
-has the mechanism check that its loops close at the reference assembly
-(:meth:`Mechanism.closure_defect`).
+builder's errors (``pair 'B': axis`` becomes ``four_bar.toml: pairs[1] ('B'): axis``); then
+(:meth:`ModelReader.assemble`, a step of its own because it runs the engine) solves
+``[assemble.guess]`` and has the mechanism check that its loops close at the reference
+assembly (:meth:`Mechanism.closure_defect`).
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ _BUILDER_KEYS = {"first link": "links", "second link": "links"}
 class ModelReader:
     """Reads one model file (or a file that goes with one, named by ``what`` in messages);
     ``require_pairs=False`` accepts a model of no pairs. :meth:`read` returns the mechanism,
-    ``units`` then holds the file's units; :meth:`fail` raises a ModelError located in the file."""
+    ``units`` then holds the file's units, ``guess`` the pair values of ``[assemble.guess]`` (SI;
+    None without ``[assemble]``), and :meth:`assemble` solves them and checks the loops close;
+    :meth:`fail` raises a ModelError located in the file."""
 
     def __init__(self, path, require_pairs=True, what="model file"):
         self.require_pairs, self.what = require_pairs, what
@@ -84,6 +87,7 @@ class ModelReader:
         self.file = os.path.basename(self.path) or self.path
         self.units = Units()
         self.entries = {}  # builder location prefix -> (table, index, name), for relocating
+        self.guess, self.assembled = None, False
 
     # ---------------------------------------------------------------- errors
     def fail(self, place, key, problem):
@@ -158,11 +162,25 @@ class ModelReader:
             mechanism.use_bushings(data["use_bushings"])
         if self.require_pairs and not mechanism.pairs:
             self.fail(None, "pairs", "the model has no pairs: a mechanism needs at least one [[pairs]] table")
-        if "assemble" in data:
-            self.read_assembly(mechanism, data["assemble"])
-        if mechanism.pairs:  # a file of no pairs (require_pairs=False) has nothing to close
-            self.check_closed(mechanism, "assemble" in data)
+        self.guess = self.read_assembly(mechanism, data["assemble"]) if "assemble" in data else None
         return mechanism
+
+    def assemble(self, mechanism):
+        """Solve the file's ``[assemble.guess]`` (when it has one) and check that the loops close
+        (:meth:`check_closed`): the part of reading that runs the engine, after :meth:`read`;
+        once (called again, it does nothing)."""
+        if self.assembled:
+            return
+        if self.guess is not None:
+            try:
+                mechanism.assemble(self.guess)
+            except ModelError as exc:
+                self.relocate(exc)
+            except KinematrixError as exc:
+                self.fail("assemble", None, f"the loops cannot close from this guess: {exc}")
+        if mechanism.pairs:  # a file of no pairs (require_pairs=False) has nothing to close
+            self.check_closed(mechanism, self.guess is not None)
+        self.assembled = True
 
     def check_closed(self, mechanism, guessed):
         """The model compiles (links connected, sizes within mechanism/limits.py) and its loops
@@ -567,9 +585,4 @@ class ModelReader:
                 for v, rotational in zip(values, pair.pair_type.rotational)])
             if pair.size == 1:
                 guess[name] = float(guess[name][0])
-        try:
-            mechanism.assemble(guess)
-        except ModelError as exc:
-            self.relocate(exc)
-        except KinematrixError as exc:
-            self.fail("assemble", None, f"the loops cannot close from this guess: {exc}")
+        return guess

@@ -235,41 +235,54 @@ class Units:
         if self.factor(dimension) == 1.0:
             out = arr.copy()
         else:
-            out = self._preimages(arr.ravel(), dimension).reshape(arr.shape)
+            out = self._preimages(arr.ravel(), dimension)[0].reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
+
+    def texts(self, values, dimension) -> list:
+        """``repr`` of each of :meth:`from_si` ``(values, dimension)`` (1-D), the text a CSV
+        cell holds: found by the same search, which has written each candidate's text to
+        compare their lengths, rather than written again."""
+        arr = np.asarray(values, dtype=float).ravel()
+        if self.factor(dimension) == 1.0:
+            return list(map(repr, arr.tolist()))
+        return self._preimages(arr, dimension)[1]
 
     def _preimages(self, si, dimension, spread=4, depth=0):
         """Per element of ``si`` (1-D): the shortest float near ``si * factor`` that
-        :meth:`to_si` maps to it exactly; elements without one go through the value that the
-        nearest estimate reaches."""
+        :meth:`to_si` maps to it exactly, and its ``repr`` (a list); elements without one go
+        through the value that the nearest estimate reaches. The estimate itself is the one
+        for nearly every element: its text is written for all at once, the other candidates'
+        only where they map back."""
         with np.errstate(over="ignore", invalid="ignore"):
             estimate = si * self.factor(dimension)
-        out = si.copy()  # zeros and non-finite values stay as they are
-        best = np.full(si.shape, np.inf)
         todo = np.isfinite(si) & (si != 0.0) & np.isfinite(estimate)
-        candidates = [estimate]
+        out = np.where(todo, estimate, si)  # zeros and non-finite values stay as they are
+        text = list(map(repr, out.tolist()))
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            hit = todo & (self.to_si(estimate, dimension) == si)
+        best = np.where(hit, np.fromiter(map(len, text), float, len(text)), np.inf)
         up = down = estimate
         for _ in range(spread):  # in order of distance, so ties in length keep the closest
             up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
-            candidates += [up, down]
-        for candidate in candidates:
-            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                hit = todo & (self.to_si(candidate, dimension) == si)
-            if not hit.any():
-                continue
-            lengths = np.full(si.shape, np.inf)
-            lengths[hit] = [len(repr(y)) for y in candidate[hit].tolist()]
-            better = lengths < best
-            out[better], best[better] = candidate[better], lengths[better]
-        missing = todo & np.isinf(best)
-        if missing.any():
+            for candidate in (up, down):
+                with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                    hit = todo & (self.to_si(candidate, dimension) == si)
+                for index, value in zip(np.flatnonzero(hit).tolist(), candidate[hit].tolist()):
+                    written = repr(value)
+                    if len(written) < best[index]:
+                        out[index], best[index], text[index] = value, len(written), written
+        missing = np.flatnonzero(todo & np.isinf(best))
+        if missing.size:
             if depth >= 3:  # pragma: no cover - the nearest estimate always has a preimage
-                out[missing] = estimate[missing]
+                found = estimate[missing], [repr(value) for value in estimate[missing].tolist()]
             else:
                 with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                     reached = np.atleast_1d(self.to_si(estimate[missing], dimension))
-                out[missing] = self._preimages(reached, dimension, spread, depth + 1)
-        return out
+                found = self._preimages(reached, dimension, spread, depth + 1)
+            out[missing] = found[0]
+            for index, written in zip(missing.tolist(), found[1]):
+                text[index] = written
+        return out, text
 
     # ----------------------------------------------------------------- labels
     def label(self, dimension, order=0) -> str:

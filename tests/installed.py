@@ -2,8 +2,8 @@
 environment running the tests (``pip install -e .`` put it beside this Python), run in a process
 of its own with a headless matplotlib, never ``dynamics.cli.main`` called in the test's process.
 
-Used by the tests that check what a user runs: the README as written, every subcommand on every
-shipped example, the Dask cluster by address, hostile files through the command line.
+Used by the tests that check what a user runs: the README as written, the example scripts as
+commands, the Dask cluster by address, hostile files through the command line.
 """
 
 from __future__ import annotations

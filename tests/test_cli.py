@@ -185,11 +185,11 @@ def test_long_range_has_every_step_and_stop_exactly():
 
 
 # ------------------------------------------------------------------------- check
-def test_check_prints_the_mobility_report(model, capsys):
-    """In this process (the installed command's check: tests/test_entry_points.py)."""
-    status = main(["check", str(model)])
-    report, errors = capsys.readouterr()
-    assert status == 0, errors
+def test_check_prints_the_mobility_report(model):
+    """Through the installed entry point (the shipped models' check: tests/test_entry_points.py)."""
+    done = run("check", model, cwd=model.parent)
+    report, errors = done.stdout, done.stderr
+    assert done.returncode == 0, errors
     assert errors == ""
     assert "crank-rocker" in report
     assert "Degrees of freedom: 1" in report

@@ -1,16 +1,12 @@
-"""Every example script and every subcommand on every shipped example, run as a user runs them.
+"""Every example script and every subcommand on every shipped example.
 
-The other tests reach the code through its functions (``examples/x.py``'s ``main()`` imported,
-``dynamics.cli.main`` called, ``python -m mechanism``); a user types ``kinematrix ...`` and
-``python examples/x.py``. Here each runs in a process of its own:
-
-* ``kinematrix`` is the installed entry point of the environment running the tests
-  (:mod:`installed`), in a temporary folder, headless;
-* ``python examples/x.py``, with ``MPLBACKEND=Agg``, from a temporary copy of the examples
-  folder (its current folder), where it writes its picture by default (and its animation, for
-  a script that has ``--gif``, asked for). This is each script's one drawing: tests/test_examples.py
-  checks the numbers of its ``analyse()`` in the test's process. A script the README runs as a
-  command (its block runs in tests/test_readme_as_written.py) is not run again here.
+The other tests reach the scripts through their functions (``examples/x.py``'s ``main()``
+imported, ``python -m mechanism``); a user types ``python examples/x.py``. Here each script runs in
+a process of its own, ``python examples/x.py``, with ``MPLBACKEND=Agg``, from a temporary copy of
+the examples folder (its current folder), where it writes its picture by default (and its
+animation, for a script that has ``--gif``, asked for). This is each script's one drawing:
+tests/test_examples.py checks the numbers of its ``analyse()`` in the test's process. A script the
+README runs as a command (its block runs in tests/test_readme_as_written.py) is not run again here.
 
 For each shipped model file: ``check``, ``sweep`` (a short range of its first driver, with a
 speed), ``plot`` of that sweep's CSV and ``simulate`` (a hundredth of a second); for each
@@ -18,21 +14,29 @@ corner or axle file also ``suspension`` and ``study`` (a few variants), unless t
 block runs that subcommand on that file (:data:`BY_README`); each exit status is
 checked, and each file written (a CSV with its units line, header and rows; a PNG that is a
 picture). Ranges are short (a few positions) to keep the suite's time: the point is that
-each command on each file runs end to end through the entry point; the numbers are checked
-by the other tests.
+each command on each file runs end to end; the numbers are checked by the other tests. These
+run through :func:`dynamics.cli.main` (what the entry point calls) in the test's process, in a
+temporary current folder: what a file changes is the command's work, not the process around it.
+The installed ``kinematrix`` entry point runs every subcommand in processes of its own in
+tests/test_readme_as_written.py (the README's blocks), tests/test_cli.py and
+tests/test_cli_user.py (exit statuses, one-line errors, Ctrl-C, streams).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from installed import ROOT, kinematrix, user_environment
+from dynamics.cli import main
+from installed import ROOT, user_environment
 
 EXAMPLES = ROOT / "examples"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -113,6 +117,15 @@ def readme_commands():
     return {found for body in blocks for found in re.findall(r"\bkinematrix (\w+) examples/([\w.]+\.toml)", body)}
 
 
+def kinematrix(*args, cwd):
+    """``kinematrix ARGS`` in the folder ``cwd``, through :func:`dynamics.cli.main` in this
+    process: its status, standard output and error as a finished process has them."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in args])
+    return SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
+
+
 def test_every_shipped_model_and_script_is_listed():
     """A new example gets its line above (a driver to sweep), or this fails."""
     assert sorted(MODELS) == model_files()
@@ -123,7 +136,7 @@ def test_every_shipped_model_and_script_is_listed():
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_every_model_file_runs_every_subcommand(name, tmp_path):
-    """check, sweep, plot, simulate (and suspension, study for a corner) through the entry point."""
+    """check, sweep, plot, simulate (and suspension, study for a corner), each to its end."""
     model = EXAMPLES / name
     drive, column, moves = MODELS[name]
     driver = drive.split("=")[0]

@@ -84,6 +84,16 @@ def test_a_decimal_in_file_units_comes_back_as_written(written, dimension):
     assert MM_DEG.from_si(MM_DEG.to_si(written, dimension), dimension) == written
 
 
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True), min_size=1, max_size=8),
+       dimension=st.sampled_from(["length", "angle", "angle/length", "force/length", "dimensionless"]))
+def test_a_cells_text_is_the_repr_of_its_number_in_file_units(values, dimension):
+    """The CSV writer's text of each value (kept from the search for the shortest number) is
+    ``repr`` of what :meth:`Units.from_si` gives: generic values, typed ones, zeros, non-finite."""
+    si = np.array(values + [0.415, -0.0, 1e-320], dtype=float)
+    assert MM_DEG.texts(si, dimension) == [repr(x) for x in MM_DEG.from_si(si, dimension).tolist()]
+
+
 def test_save_model_writes_the_shortest_numbers(tmp_path):
     """Values typed in SI come out in mm as typed (415.0, never 415.00000000000006)."""
     m = Mechanism("short")

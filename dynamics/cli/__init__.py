@@ -39,7 +39,11 @@ command line), ``HELP`` (one line for ``kinematrix --help``), ``add_arguments(pa
 user's mistake) and add it to :data:`COMMAND_MODULES`: one new module plus one line here. A
 command imports only its own module (the others are listed by name); ``kinematrix --help``
 and :data:`COMMANDS` import them all. Keep numpy, matplotlib and the engine inside ``run``,
-so that ``kinematrix --help`` stays fast.
+so that ``kinematrix --help`` stays fast; inside ``run``, check every option against the model
+read but not assembled (``read_model(path, assemble=False)``; a corner or axle file:
+:func:`loops.suspension.files.read_suspension`) before ``loaded.assembled()`` or ``.build()``
+runs the engine, and the checks that load matplotlib or Dask last, so that a user's mistake
+is answered without numba, scipy, Dask or matplotlib (tests/test_user_errors_light.py).
 """
 
 from __future__ import annotations

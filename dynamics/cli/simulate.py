@@ -76,13 +76,14 @@ def run(args) -> int:
 
     check_distinct([("MODEL", args.model)], [("--out", args.out), ("--plot", args.plot)])
     check_standard_output(args.out)
-    mechanism = read_model(args.model).mechanism
-    units = mechanism.units
-    quantities = variable_quantities(mechanism.snapshot())
+    loaded = read_model(args.model, assemble=False)  # the options first: assembling loads the engine
+    units = loaded.units
+    quantities = variable_quantities(loaded.mechanism.snapshot())
     if not (math.isfinite(args.t_end) and args.t_end > 0):
         raise UserError(f"--t-end: must be positive, got {args.t_end!r}")
     initial = initial_state(args, units, quantities)
     check_image(args.plot, "--plot")
+    mechanism = loaded.assembled()
     options = sample_times(args, mechanism)
     try:
         from dynamics import simulate  # after the user's mistakes: it loads scipy.linalg (0.1 s)

@@ -35,7 +35,6 @@ def run(args) -> int:
         out = os.path.splitext(args.csv)[0] + ".png"
         if os.path.lexists(out):
             raise UserError(f"{out} exists: name the image with --out (to replace it, or another)")
-    check_image(out, "--out")
     check_distinct([("FILE.csv", args.csv)], [("--out", out)])
     try:
         header, table = plotting.read_csv(args.csv)
@@ -49,6 +48,7 @@ def run(args) -> int:
             raise UserError(f"{args.csv}: no column {name!r} (columns: {', '.join(header)})")
     if not len(table):
         raise UserError(f"{args.csv}: no rows of values below the header (nothing to plot)")
+    check_image(out, "--out")  # after the table: matplotlib's formats load matplotlib
 
     def label(name):
         unit = units.get(name, "")

@@ -78,17 +78,20 @@ def plotted_points(args, model):
 
 
 def run(args) -> int:
+    from loops.sweep import driver_table
     from mechanism.errors import SweepInterrupted, SweepStopped
     from mechanism.model_file import read_model
 
     check_distinct([("MODEL", args.model)], [("--out", args.out), ("--plot", args.plot), ("--animate", args.animate)])
     check_standard_output(args.out)
-    mechanism = read_model(args.model).mechanism
-    units = mechanism.units
-    model = mechanism.snapshot()
+    loaded = read_model(args.model, assemble=False)  # the options first: assembling loads the engine
+    units = loaded.units
+    model = loaded.mechanism.snapshot()
     quantities = variable_quantities(model)
     drivers, rates = drivers_and_rates(args, units, quantities)
     plot_points = plotted_points(args, model)
+    driver_table(drivers)  # the sweep's own check of the drivers' lengths, before the engine loads
+    mechanism = loaded.assembled()
 
     count = max(len(v) for v in drivers.values())
     status, note = 0, None

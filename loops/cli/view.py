@@ -48,14 +48,18 @@ def page_path(args):
 def run(args) -> int:
     from mechanism.errors import SweepStopped
     from mechanism.model_file import read_model
+    from loops.sweep import driver_table
     from loops.views import mechanism_view
 
     out = page_path(args)
-    mechanism = read_model(args.model).mechanism
+    loaded = read_model(args.model, assemble=False)  # the drivers first: assembling loads the engine
+    drivers, _ = drivers_and_rates(args, loaded.units, variable_quantities(loaded.mechanism.snapshot()))
+    if drivers:
+        driver_table(drivers)  # the sweep's own check of the drivers' lengths, before the engine loads
+    mechanism = loaded.assembled()
     report = mechanism.check()
     result, status = None, 0
-    if args.drive:
-        drivers, _ = drivers_and_rates(args, mechanism.units, variable_quantities(mechanism.snapshot()))
+    if drivers:
         try:
             result = mechanism.sweep(drivers)
         except SweepStopped as stop:

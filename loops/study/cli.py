@@ -61,7 +61,8 @@ def add_arguments(parser):
 
 def study_plan(args, suspension):
     """The :class:`~loops.study.study.Plan` of ``--analysis`` and its ranges (file units -> SI):
-    the registry's inputs a study takes; an option of another analysis is refused."""
+    the registry's inputs a study takes; an option of another analysis is refused.
+    ``suspension``: the design, or its file read (:class:`~loops.suspension.files.SuspensionFile`)."""
     from loops.study.study import Plan
 
     kind = args.analysis
@@ -78,7 +79,9 @@ def study_plan(args, suspension):
 
 
 def output_options(args):
-    """``(chunk size, metrics of the band sheet or None)``, the output options checked before the run."""
+    """``(chunk size, metrics of the band sheet or None)``, the output options checked before
+    the run (the sheet's image format and the scheduler's address apart: they load matplotlib
+    and Dask)."""
     from loops.study.study import DEFAULT_CHUNK
 
     chunk = DEFAULT_CHUNK if args.chunk_size is None else args.chunk_size
@@ -92,9 +95,7 @@ def output_options(args):
     if args.scheduler_timeout is not None and args.scheduler is None:
         raise UserError("--scheduler-timeout: the wait for a --scheduler; name the scheduler with --scheduler ADDRESS")
     if args.scheduler is not None:
-        _check_scheduler(args.scheduler)
         scheduler_seconds(args.scheduler_timeout)
-    check_image(args.plot, "--plot")
     outputs = (("--out", args.out), ("--summary", args.summary), ("--plot", args.plot))
     check_distinct([("MODEL", args.model), ("--vary", args.vary)], outputs)
     check_standard_output(None if args.out is None and not (args.summary or args.plot) else "")
@@ -132,14 +133,20 @@ def run(args) -> int:
     from loops.study.coordinates import parameters
     from loops.study.designs import read_vary
     from loops.study.study import check_parameters
-    from loops.suspension import load_suspension
+    from loops.suspension.files import read_suspension
 
-    suspension = load_suspension(args.model)
+    # What needs neither a library nor the engine first, then what needs matplotlib's formats
+    # or Dask's parser, then the engine: the vary file names the built design's hardpoints.
+    design = read_suspension(args.model)
+    plan = study_plan(args, design)
+    chunk, wanted = output_options(args)
+    check_image(args.plot, "--plot")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
+    suspension = design.build()
     names, offsets = read_vary(args.vary, suspension)
     coords = parameters(suspension.model, names)
-    plan = study_plan(args, suspension)
     check_parameters(suspension, coords, offsets, plan.analysis)
-    chunk, wanted = output_options(args)
     client, opened = _connected(args)
     try:
         return _run_study(args, suspension, coords, offsets, plan, chunk, wanted, client)

@@ -62,7 +62,9 @@ def single_value(option, kind, item, study=False):
 def command_line_inputs(entry, args, suspension, items=None, study=False):
     """``{keyword: value}`` of ``entry``'s inputs (``items``, default all) from the options, in
     SI: ranges in the model file's units, a second model file loaded; one line for a missing
-    one, two of a group of which one is given, several values for a single one."""
+    one, two of a group of which one is given, several values for a single one. ``suspension``:
+    a Suspension or its file read (:class:`~loops.suspension.files.SuspensionFile`: its units
+    and steering, so that the options are checked before the engine loads)."""
     from loops.suspension import load_suspension
 
     kind, items = entry.name, list(entry.inputs if items is None else items)
@@ -237,12 +239,12 @@ def hardpoint_tables(args):
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def load_designs(models):
-    """The designs' suspensions, refused unless their files share one set of units (the
-    command line's ranges are read in them)."""
-    from loops.suspension import load_suspension
+def read_designs(models):
+    """The designs' files read (:class:`~loops.suspension.files.SuspensionFile`, not built yet),
+    refused unless they share one set of units (the command line's ranges are read in them)."""
+    from loops.suspension.files import read_suspension
 
-    designs = [load_suspension(path) for path in models]
+    designs = [read_suspension(path) for path in models]
     first = designs[0].units
     for path, design in zip(models[1:], designs[1:]):
         if (design.units.length, design.units.angle) != (first.length, first.angle):
@@ -262,11 +264,15 @@ def run(args) -> int:
     if args.analysis is None:
         return 0
 
+    designs = read_designs(models)
+    entry = ANALYSES[args.analysis]
+    inputs = [command_line_inputs(entry, args, design) for design in designs]  # before the engine loads
+    suspensions = [design.build() for design in designs]
     results, status = [], 0
-    for path, out, suspension in zip(models, outs, load_designs(models)):
-        if args.axle or ANALYSES[args.analysis].axle:
+    for path, out, suspension, given in zip(models, outs, suspensions, inputs):
+        if args.axle or entry.axle:
             suspension = suspension.axle()
-        result, stopped = suspension_analysis(suspension, args)
+        result, stopped = suspension_analysis(suspension, args, given)
         name = os.path.basename(path)
         report_held(result.held, f"{name}: ")
         results.append(result)
@@ -322,13 +328,12 @@ def steering_quantity(suspension):
     return "length"
 
 
-def suspension_analysis(suspension, args):
-    """Run ``args.analysis`` (the registry's) on ``suspension`` with the ranges in the file's
-    units: ``(SuspensionResult, SweepStopped or None)``."""
+def suspension_analysis(suspension, args, inputs):
+    """Run ``args.analysis`` (the registry's) on ``suspension`` with its ``inputs`` (SI, from
+    :func:`command_line_inputs`): ``(SuspensionResult, SweepStopped or None)``."""
     from mechanism.errors import SweepStopped
 
     entry = ANALYSES[args.analysis]
-    inputs = command_line_inputs(entry, args, suspension)
     try:
         return entry.run(suspension, travel_at=args.travel_at, **inputs), None
     except SweepStopped as stop:

@@ -460,7 +460,7 @@ def apply_hardpoints(model_path, table_path, out_path=None):
         spans several lines.
     """
     table_file = os.path.basename(os.fspath(table_path))
-    loaded = read_model(model_path)
+    loaded = read_model(model_path, assemble=False)  # its units: apply_hardpoint_values reads it whole
     rows = read_hardpoints(table_path, loaded.units)
     return apply_hardpoint_values(model_path, {name: (f"{table_file}: line {number}", xyz)
                                                for name, (number, xyz) in rows.items()}, out_path)
