@@ -1,8 +1,8 @@
 """Plots of sweeps: point trajectories, curves of one column against another, a 3D snapshot
 of the mechanism, and an animated GIF of a sweep.
 
-This is the only module of kinematrix that imports matplotlib, and it does so inside the
-functions, so ``import loops`` never pays for it. Figures are built with the object API
+This module imports matplotlib inside the functions (as :mod:`loops.figure_layout`, which
+lays out the sheets' fixed grids, does), so ``import loops`` never pays for it. Figures are built with the object API
 (:class:`matplotlib.figure.Figure`), never with pyplot's global state, so every function
 works headless (no display, no backend choice needed) and leaves the caller's pyplot
 figures alone. Each function either draws into an ``ax`` the caller gives (for example from
@@ -65,11 +65,13 @@ def figure_path(out, filename):
     return out
 
 
-def new_figure(figsize):
-    """A matplotlib Figure (object API, constrained layout), never pyplot's global state."""
+def new_figure(figsize, layout="constrained"):
+    """A matplotlib Figure (object API, constrained layout unless ``layout`` says otherwise:
+    ``None`` for a figure laid out by :func:`loops.figure_layout.lay_out_grid`), never pyplot's
+    global state."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=figsize, layout=layout)
 
 
 def save_figure(fig, path, dpi=120):
@@ -431,7 +433,8 @@ def plot_snapshot(result, index=0, *, path=None, points=None, length_scale=1.0, 
 # ----------------------------------------------------------------------- animation
 def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length_unit="m",
                   trails=True, every=None, max_frames=120, dpi=72, view=None):
-    """Save an animated GIF of a sweep (matplotlib's PillowWriter; needs pillow).
+    """Save an animated GIF of a sweep (frames drawn by matplotlib's Agg canvas, the GIF
+    assembled by pillow; needs pillow).
 
     Parameters
     ----------
@@ -447,14 +450,16 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
     -------
     path
     """
-    try:  # before matplotlib.animation, which imports PIL itself
-        import PIL  # noqa: F401  (PillowWriter's dependency)
+    try:
+        import PIL  # noqa: F401  (the GIF's writer)
     except ImportError:
         raise RuntimeError("saving a GIF animation needs the pillow package (pip install pillow)") from None
-    from matplotlib import animation
+    from mechanism.atomic import target_path, write_atomically
+
     count = len(result)
     if count == 0:
         raise ValueError("the sweep has no positions to animate")
+    target_path(path)  # a located error for what is not a file name, before drawing
     if every is None:
         every = -(-count // max(int(max_frames), 1))
     frames = list(range(0, count, max(int(every), 1)))
@@ -463,6 +468,7 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
 
     scene = _Scene(result, points, length_scale)
     fig = new_figure((6, 5))
+    fig.dpi = dpi
     ax = fig.add_subplot(1, 1, 1, projection="3d")
     update = scene.draw(ax, frames[0])
     trail_lines = {}
@@ -482,32 +488,46 @@ def animate_sweep(result, path, *, points=None, fps=20, length_scale=1.0, length
             xyz = scene.tracks[name][: frame + 1]
             line.set_data_3d(xyz[:, 0], xyz[:, 1], xyz[:, 2])
         title.set_text(f"{result.model.name}: position {frame + 1} of {count}")
-        return []
 
-    movie = animation.FuncAnimation(fig, draw, frames=frames, blit=False, repeat=False)
-    movie.save(path, writer=_atomic_gif_writer(animation)(fps=fps), dpi=dpi)
+    images = _frames(fig, ax, draw, frames)
+    buffer = io.BytesIO()
+    images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    write_atomically(path, buffer.getvalue())
     return path
 
 
-def _atomic_gif_writer(animation):
-    """matplotlib's PillowWriter, finishing into memory and then writing the GIF atomically
-    (:func:`mechanism.atomic.write_atomically`): a full disk or an interruption never leaves a
-    truncated file."""
-    import io  # noqa: PLC0415
+def _frames(fig, ax, draw, frames):
+    """The GIF's frames (pillow images, RGB where opaque) of the positions ``frames``, each drawn by
+    ``draw(position)`` on ``ax`` of ``fig`` (constrained layout, Agg canvas).
 
-    from mechanism.atomic import write_atomically  # noqa: PLC0415
+    Limits, view and layout stay fixed, so the still part (panes, grid, ticks, axis labels) is
+    drawn once, laid out with the first frame's artists, and every frame is that with the
+    moving artists (lines, texts, the title, the legend that covers them) drawn over it in the
+    order a whole draw uses: the pixels of a whole draw, without drawing again what stays.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
-    class AtomicGifWriter(animation.PillowWriter):
-        def grab_frame(self, **savefig_kwargs):
-            super().grab_frame(**savefig_kwargs)
-            # The first frame's constrained layout holds for every frame (fixed limits, a one-line
-            # title): the later frames keep it instead of solving it again each.
-            self.fig.set_layout_engine("none")
+    canvas = FigureCanvasAgg(fig)
 
-        def finish(self):
-            buffer = io.BytesIO()
-            self._frames[0].save(buffer, format="GIF", save_all=True, append_images=self._frames[1:],
-                                 duration=int(1000 / self.fps), loop=0)
-            write_atomically(self.outfile, buffer.getvalue())
+    def image():  # an opaque frame as RGB, which pillow maps onto a GIF's palette better
+        frame = Image.frombuffer("RGBA", canvas.get_width_height(), bytes(canvas.buffer_rgba()), "raw", "RGBA", 0, 1)
+        return frame if frame.getextrema()[3][0] < 255 else frame.convert("RGB")
 
-    return AtomicGifWriter
+    draw(frames[0])
+    moving = {id(artist) for artist in [*ax.lines, *ax.texts, ax.title, ax.get_legend()]}
+    moving = sorted((a for a in ax.get_children() if id(a) in moving), key=lambda a: a.get_zorder())
+    for artist in moving:
+        artist.set_animated(True)  # left out of the canvas's draw of the still part
+    canvas.draw()  # the still part, laid out with the first frame's moving artists
+    fig.set_layout_engine("none")
+    still = canvas.copy_from_bbox(fig.bbox)
+    renderer = canvas.get_renderer()
+    images = []
+    for position in frames:
+        draw(position)
+        canvas.restore_region(still)
+        for artist in moving:
+            artist.draw(renderer)
+        images.append(image())
+    return images

@@ -106,3 +106,32 @@ def test_a_mirrored_axle_in_roll_draws_both_wheels(front):
     camber = next(ax for ax in panels(fig) if ax.get_title() == "camber")
     assert [line.get_linestyle() for line in camber.lines] == ["-", "--"]
     assert [t.get_text() for t in camber.get_legend().get_texts()] == ["front-axle left", "front-axle right"]
+
+
+def test_panels_views_and_labels_neither_overlap_nor_leave_the_page(front):
+    """The sheet's grid is laid out once from its labels (loops.figure_layout.lay_out_grid), not
+    by constrained layout at every draw: no axes' labels, ticks or title run into another's or
+    off the page, and every panel is about as large as constrained layout makes it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    fig = plot_sheet(parallel_travel(front, np.linspace(-0.08, 0.08, 9)))
+    assert not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = [(ax.get_title() or "notes", ax.get_tightbbox(renderer)) for ax in fig.axes]
+    page = fig.bbox
+    for name, box in boxes:
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1 and page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1, name
+    for k, (name, box) in enumerate(boxes):
+        for other, other_box in boxes[k + 1:]:
+            overlap_x = min(box.x1, other_box.x1) - max(box.x0, other_box.x0)
+            overlap_y = min(box.y1, other_box.y1) - max(box.y0, other_box.y0)
+            assert min(overlap_x, overlap_y) <= 1, (name, other)
+    once = {ax.get_title(): ax.get_position().bounds for ax in panels(fig)}
+    fig.set_layout_engine("constrained")
+    canvas.draw()
+    constrained = {ax.get_title(): ax.get_position().bounds for ax in panels(fig)}
+    for title, (_, _, width, height) in once.items():
+        assert abs(width / constrained[title][2] - 1) < 0.12 and abs(height / constrained[title][3] - 1) < 0.12, title

@@ -73,6 +73,9 @@ def check_image(path, option):
     suffix = os.path.splitext(path)[1][1:].lower()
     if not suffix:
         return
+    from .matplotlib_import import import_matplotlib
+
+    import_matplotlib()
     from matplotlib.backend_bases import FigureCanvasBase
 
     formats = FigureCanvasBase.get_supported_filetypes()

@@ -480,6 +480,7 @@ class Optimised:
         to ``path`` atomically when given. Returns the matplotlib Figure."""
         from mechanism.units import Units  # noqa: PLC0415
 
+        from ..figure_layout import lay_out_grid  # noqa: PLC0415
         from ..plotting import new_figure, save_figure  # noqa: PLC0415
         from ..suspension.metrics import readable  # noqa: PLC0415
         from ..suspension.sheets import TEXT_SIZE, axis_label  # noqa: PLC0415
@@ -488,9 +489,10 @@ class Optimised:
         count = len(self.targets)
         columns = min(count, 3)
         rows = math.ceil(count / columns)
-        fig = new_figure((5.2 * columns, 3.8 * rows))
+        fig = new_figure((5.2 * columns, 3.8 * rows), layout=None)  # laid out once, lay_out_grid below
+        grid = fig.add_gridspec(rows, columns)
         for i, (target, before, after) in enumerate(zip(self.targets, self.before, self.after)):
-            ax = fig.add_subplot(rows, columns, i + 1)
+            ax = fig.add_subplot(grid[i // columns, i % columns])
             x_column = self.inputs[target.analysis]
             x = np.asarray(x_column.values) * units.factor(x_column.dimension)
             dimension = target.dimension
@@ -506,5 +508,6 @@ class Optimised:
             ax.legend(fontsize=TEXT_SIZE)
         fig.suptitle(title or f"{self._original.name}: {len(self.coordinates)} hardpoint coordinates fitted, cost "
                      f"{self.start_cost:.3g} -> {self.cost:.3g}")
+        lay_out_grid(fig, grid)
         save_figure(fig, path)
         return fig

@@ -83,6 +83,7 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
     -------
     matplotlib.figure.Figure
     """
+    from ..figure_layout import lay_out_grid  # noqa: PLC0415
     from ..plotting import new_figure, save_figure  # noqa: PLC0415
 
     metrics = band_metrics(result, metrics, lower, upper)
@@ -90,9 +91,10 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
     x_name, (x_dimension, x_values) = next(iter(result.inputs.items()))
     x = np.asarray(x_values, dtype=float) * units.factor(x_dimension)
     columns, rows = panel_grid(len(metrics))
-    fig = new_figure((5.2 * columns, 3.6 * rows + 0.6))
+    fig = new_figure((5.2 * columns, 3.6 * rows + 0.6), layout=None)  # laid out once, lay_out_grid below
+    grid = fig.add_gridspec(rows, columns)
     for k, name in enumerate(metrics):
-        ax = fig.add_subplot(rows, columns, k + 1)
+        ax = fig.add_subplot(grid[k // columns, k % columns])
         dimension, values = result.metrics[name]
         scale = units.factor(dimension)
         low, high = result.band(name, lower, upper)
@@ -113,6 +115,7 @@ def plot_bands(result, path=None, metrics=None, lower=5.0, upper=95.0, *, units=
     stopped = f", {len(result.reasons)} stopped" if result.reasons else ""
     fig.suptitle(title or f"design study: {result.analysis} analysis, {result.variants} variants{stopped}; "
                  f"{len(result.coordinates)} coordinate{'s' if len(result.coordinates) != 1 else ''} varied")
+    lay_out_grid(fig, grid)
     if path is not None:
         save_figure(fig, path, dpi=90)
     return fig

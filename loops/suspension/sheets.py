@@ -81,6 +81,7 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
     -------
     matplotlib.figure.Figure
     """
+    from ..figure_layout import lay_out_grid  # noqa: PLC0415
     from ..plotting import new_figure, save_figure  # noqa: PLC0415
 
     results = [results] if not isinstance(results, (list, tuple)) else list(results)
@@ -107,7 +108,7 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
                 raise ModelError(f"metric {name!r}", f"not a metric of the {analysis} analysis of these designs")
         if not 0 < len(panels) <= 12:
             raise ModelError("metrics", f"expected 1 to 12 metrics, got {len(panels)}")
-    fig = new_figure((19, 11.2))
+    fig = new_figure((19, 11.2), layout=None)  # the grid is fixed: laid out once, lay_out_grid below
     grid = fig.add_gridspec(4, 6, height_ratios=(1, 1, 1, 0.08 + 0.08 * len(results)))
     colors = _colors(len(results))
     for k, metric in enumerate(panels):
@@ -132,6 +133,7 @@ def plot_sheet(results, path=None, *, labels=None, units=None, title=None, metri
     front.legend(fontsize=TEXT_SIZE, loc="upper right")
     name = " vs ".join(labels)
     fig.suptitle(title or f"{analysis}: {name} (wheel travel at the {results[0].travel_at.replace('-', ' ')})")
+    lay_out_grid(fig, grid)
     if path is not None:
         save_figure(fig, path, dpi=90)
     return fig
@@ -377,9 +379,10 @@ def _load_sheet(result, path, units, title):
     and side views at the design position (the applied load red at the wheel), a bar per
     hardpoint (its force at the design position, and the largest over the positions light),
     and the driver, rack, spring and member forces against wheel travel."""
+    from ..figure_layout import lay_out_grid  # noqa: PLC0415
     from ..plotting import new_figure, save_figure  # noqa: PLC0415
 
-    fig = new_figure((19, 11.2))
+    fig = new_figure((19, 11.2), layout=None)  # the grid is fixed: laid out once, lay_out_grid below
     grid = fig.add_gridspec(2, 3, width_ratios=(1.2, 1.0, 1.0))
     front, side, bars = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[:, 1])
     curves, members = fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[1, 2])
@@ -431,6 +434,7 @@ def _load_sheet(result, path, units, title):
     fig.suptitle(title or f"load case {case.name} of {_name(result)}: held by the {result.held_by}; force "
                  f"{case.longitudinal:g}, {case.lateral:g}, {case.vertical:g} {case.unit} (forward, outboard, up) "
                  f"at the {case.at.replace('-', ' ')}")
+    lay_out_grid(fig, grid)
     if path is not None:
         save_figure(fig, path, dpi=90)
     return fig
