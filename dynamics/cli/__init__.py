@@ -56,6 +56,7 @@ import sys
 
 from dynamics.cli.kernel_mode import choose_kernels
 from loops.cli.arguments import INTERRUPTED, PROG, STOPPED, USER_ERROR, ArgumentParser, UserError
+from loops.cli.matplotlib_import import in_a_command_process
 
 __all__ = ["main", "build_parser", "version", "COMMANDS", "COMMAND_MODULES"]
 
@@ -140,8 +141,9 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 stopped early, 2 user error, 130 Ctrl-C).
     Run as the process's own command (``argv`` None: the ``kinematrix`` entry point, ``python -m
     dynamics``), a small job on a cold kernel cache runs its kernels as plain Python
-    (:mod:`dynamics.cli.kernel_mode`) and the process's exit skips the cycle collector
-    (:func:`_freeze_for_exit`); called with ``argv`` (from Python) it does neither."""
+    (:mod:`dynamics.cli.kernel_mode`), matplotlib is imported without its help
+    (:mod:`loops.cli.matplotlib_import`) and the process's exit skips the cycle collector
+    (:func:`_freeze_for_exit`); called with ``argv`` (from Python) it does none of these."""
     _one_blas_thread()
     try:
         words = sys.argv[1:] if argv is None else list(argv)
@@ -151,6 +153,7 @@ def main(argv=None) -> int:
         args = build_parser(command).parse_args(argv)
         if argv is None:
             choose_kernels(command_module(args.command), args)
+            in_a_command_process()
         return args.handler(args)
     except UserError as exc:
         return _user_error(exc)
