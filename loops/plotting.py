@@ -2,10 +2,10 @@
 of the mechanism, and an animated GIF of a sweep.
 
 This module imports matplotlib inside the functions (as :mod:`loops.figure_layout`, which
-lays out the sheets' fixed grids, does), so ``import loops`` never pays for it. Figures are built with the object API
-(:class:`matplotlib.figure.Figure`), never with pyplot's global state, so every function
-works headless (no display, no backend choice needed) and leaves the caller's pyplot
-figures alone. Each function either draws into an ``ax`` the caller gives (for example from
+lays out the sheets' fixed grids, does), so ``import loops`` never pays for it. Figures are
+built with the object API (:class:`matplotlib.figure.Figure`), never with pyplot's global
+state, so every function works headless (no display, no backend choice needed) and leaves the
+caller's pyplot figures alone. Each function either draws into an ``ax`` the caller gives (for example from
 ``plt.subplots``) or makes its own figure, saves it when ``path`` is given, and returns the
 figure.
 
